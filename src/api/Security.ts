@@ -1,0 +1,34 @@
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { AccountInactive, AuthRequired, Conflict, Forbidden, InvalidApiKey, RateLimited, ValidationError } from "../domain/Errors.ts"
+import type { Role } from "../domain/Identity.ts"
+
+export interface Principal {
+  readonly customerId: string
+  /** `null` for the customer's own (owner) key. */
+  readonly memberId: string | null
+  readonly keyId: string
+  readonly role: Role
+}
+
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("herald/api/CurrentPrincipal") {}
+
+/**
+ * The least role an endpoint needs. Unannotated endpoints need `viewer` for
+ * GET and `admin` for anything that changes state.
+ */
+export const RequiredRole = Context.Reference<Role | undefined>("herald/api/RequiredRole", {
+  defaultValue: () => undefined
+})
+
+/**
+ * Bearer-key authentication for every customer route: pre-auth and REST rate
+ * limits, key and status checks, tenant isolation on the path's customerId,
+ * the endpoint's role, and `Idempotency-Key` replay on POST.
+ */
+export class Authentication extends HttpApiMiddleware.Service<Authentication, {
+  provides: CurrentPrincipal
+}>()("herald/api/Authentication", {
+  security: { bearer: HttpApiSecurity.bearer },
+  error: [AuthRequired, InvalidApiKey, AccountInactive, Forbidden, RateLimited, Conflict, ValidationError]
+}) {}

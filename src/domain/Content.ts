@@ -1,0 +1,140 @@
+import { Result, Schema } from "effect"
+
+export const ContentType = Schema.Literals(["blog", "social", "email", "ad", "outreach"])
+export type ContentType = typeof ContentType.Type
+
+export const ContentStatus = Schema.Literals(["draft", "pending_approval", "approved", "published", "rejected"])
+export type ContentStatus = typeof ContentStatus.Type
+
+/** What a caller does to a piece; the state machine decides the resulting status. */
+export type ContentAction = "approve" | "reject" | "edit" | "publish"
+
+export const ReviewAction = Schema.Literals(["approve", "reject"])
+export type ReviewAction = typeof ReviewAction.Type
+
+/**
+ * Every allowed move (CONTRACT.md, Content). Edits keep draft and
+ * pending_approval where they are; an edited rejected piece goes back to draft.
+ */
+export const allowedMoves: Readonly<Record<ContentStatus, ReadonlyArray<ContentStatus>>> = {
+  draft: ["draft", "approved", "rejected"],
+  pending_approval: ["pending_approval", "approved", "rejected"],
+  rejected: ["draft"],
+  approved: ["published"],
+  published: []
+}
+
+/** The statuses a new piece may start in. */
+export const initialStatuses: ReadonlyArray<ContentStatus> = ["draft", "pending_approval", "approved"]
+
+const targetOf = (from: ContentStatus, action: ContentAction): ContentStatus => {
+  switch (action) {
+    case "approve":
+      return "approved"
+    case "reject":
+      return "rejected"
+    case "publish":
+      return "published"
+    case "edit":
+      return from === "rejected" ? "draft" : from
+  }
+}
+
+export interface ForbiddenMove {
+  readonly from: ContentStatus
+  readonly to: ContentStatus
+  readonly action: ContentAction
+}
+
+export const describeForbiddenMove = ({ action, from, to }: ForbiddenMove): string =>
+  `Cannot ${action} content: the move from ${from} to ${to} is not allowed`
+
+/** The one state machine every change of a piece goes through. */
+export const transition = (from: ContentStatus, action: ContentAction): Result.Result<ContentStatus, ForbiddenMove> => {
+  const to = targetOf(from, action)
+  return allowedMoves[from].includes(to) ? Result.succeed(to) : Result.fail({ from, to, action })
+}
+
+/** Body length limits by platform (CONTRACT.md); other platforms have none. */
+export const platformBodyLimits: Readonly<Record<string, number>> = {
+  x: 280,
+  linkedin: 3000,
+  instagram: 2200,
+  facebook: 63206,
+  tiktok: 2200,
+  pinterest: 500
+}
+
+/** A message when `body` is too long for `platform`, else undefined. */
+export const bodyLimitViolation = (platform: string | null | undefined, body: string | null | undefined) => {
+  const limit = platform == null ? undefined : platformBodyLimits[platform]
+  return limit !== undefined && body != null && body.length > limit
+    ? `must be at most ${limit} characters for ${platform}`
+    : undefined
+}
+
+export const Platform = Schema.String.check(
+  Schema.isPattern(/^[a-z0-9][a-z0-9_.-]{0,39}$/, {
+    message: "must be 1 to 40 lowercase letters, digits, '_', '.' or '-'"
+  })
+).annotate({ description: "Where the piece goes: x, linkedin, instagram, facebook, tiktok, pinterest, or another channel name" })
+
+export const Title = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(300))
+export const Body = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100_000))
+export const ReviewNote = Schema.String.check(Schema.isMaxLength(1000))
+
+/** Free-form data kept with a piece (e.g. `spend` of an ad); at most 50 keys of up to 40 characters. */
+export const Metadata = Schema.Record(Schema.String, Schema.Unknown).check(
+  Schema.isMaxProperties(50, { message: "must have at most 50 keys" }),
+  Schema.isPropertyNames(Schema.String.check(Schema.isMaxLength(40)), { message: "keys must be at most 40 characters" })
+).annotate({ description: "Free-form object, at most 50 keys of up to 40 characters" })
+
+const nullableDateTime = Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+
+export const ContentPiece = Schema.Struct({
+  id: Schema.String,
+  type: ContentType,
+  status: ContentStatus,
+  platform: Schema.NullOr(Schema.String),
+  title: Schema.NullOr(Schema.String),
+  body: Schema.NullOr(Schema.String),
+  metadata: Schema.Record(Schema.String, Schema.Unknown),
+  publishedUrl: Schema.NullOr(Schema.String.annotate({ format: "uri" })),
+  publishedAt: nullableDateTime,
+  scheduledAt: nullableDateTime,
+  reviewNote: Schema.NullOr(Schema.String),
+  agentId: Schema.NullOr(Schema.String),
+  runId: Schema.NullOr(Schema.String),
+  createdAt: Schema.String.annotate({ format: "date-time" })
+}).annotate({ identifier: "ContentPiece" })
+export type ContentPiece = typeof ContentPiece.Type
+
+/** A body too long for its platform fails the schema, so the 400 names `body`. */
+const withinPlatformLimit = Schema.makeFilter(
+  (input: { readonly platform?: string | undefined; readonly body: string }) => {
+    const message = bodyLimitViolation(input.platform, input.body)
+    return message === undefined ? undefined : { path: ["body"], issue: message }
+  }
+)
+
+export const NewContent = Schema.Struct({
+  type: ContentType,
+  platform: Schema.optional(Platform),
+  title: Schema.optional(Title),
+  body: Body,
+  metadata: Schema.optional(Metadata),
+  submit: Schema.optional(Schema.Boolean)
+}).check(withinPlatformLimit).annotate({ identifier: "NewContent" })
+export type NewContent = typeof NewContent.Type
+
+export const ContentUpdate = Schema.Struct({
+  title: Schema.optional(Title),
+  body: Schema.optional(Body),
+  metadata: Schema.optional(Metadata)
+}).annotate({ identifier: "ContentUpdate", description: "Only `title`, `body` and `metadata`; no other properties" })
+export type ContentUpdate = typeof ContentUpdate.Type
+
+export const Review = Schema.Struct({
+  action: ReviewAction,
+  note: Schema.optional(ReviewNote)
+}).annotate({ identifier: "ContentReview" })

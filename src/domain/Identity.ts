@@ -1,0 +1,97 @@
+import { Schema } from "effect"
+
+export const CustomerStatus = Schema.Literals(["onboarding", "active", "suspended", "cancelled"])
+export type CustomerStatus = typeof CustomerStatus.Type
+
+export const Role = Schema.Literals(["owner", "admin", "editor", "viewer"])
+export type Role = typeof Role.Type
+
+/** Roles a member key may hold; `owner` is the customer's own key. */
+export const MemberRole = Schema.Literals(["admin", "editor", "viewer"])
+export type MemberRole = typeof MemberRole.Type
+
+const rank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2, owner: 3 }
+
+/** True when `role` carries at least the rights of `required`. */
+export const roleAllows = (role: Role, required: Role): boolean => rank[role] >= rank[required]
+
+/** OAuth-style scopes published in the protected-resource metadata, by role. */
+export const scopesByRole: Record<Role, ReadonlyArray<string>> = {
+  viewer: ["read:content", "read:analytics", "read:workflows", "read:settings", "read:events"],
+  editor: [
+    "read:content", "read:analytics", "read:workflows", "read:settings", "read:events",
+    "write:content", "review:content", "publish:social"
+  ],
+  admin: [
+    "read:content", "read:analytics", "read:workflows", "read:settings", "read:events",
+    "write:content", "review:content", "publish:social",
+    "write:settings", "write:workflows", "write:webhooks", "write:team", "run:scans", "use:chat"
+  ],
+  owner: [
+    "read:content", "read:analytics", "read:workflows", "read:settings", "read:events",
+    "write:content", "review:content", "publish:social",
+    "write:settings", "write:workflows", "write:webhooks", "write:team", "run:scans", "use:chat",
+    "rotate:key"
+  ]
+}
+
+export const Email = Schema.String.check(
+  Schema.isMaxLength(254),
+  Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "must be an email address" })
+).annotate({ format: "email" })
+
+export const Customer = Schema.Struct({
+  id: Schema.String.annotate({ format: "uuid" }),
+  email: Schema.String.annotate({ format: "email" }),
+  plan: Schema.Literal("pro"),
+  status: CustomerStatus,
+  brandName: Schema.NullOr(Schema.String),
+  mcpEndpoint: Schema.String.annotate({ format: "uri" }),
+  createdAt: Schema.String.annotate({ format: "date-time" }),
+  trialEndsAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+}).annotate({ identifier: "Customer" })
+export type Customer = typeof Customer.Type
+
+/** A key shown once, with the MCP address that carries it. */
+export const IssuedKey = Schema.Struct({
+  apiKey: Schema.String,
+  mcpEndpoint: Schema.String.annotate({ format: "uri" })
+}).annotate({ identifier: "IssuedKey" })
+
+export const ProvisionRequest = Schema.Struct({
+  email: Email,
+  brandName: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200))),
+  status: Schema.optional(CustomerStatus)
+}).annotate({ identifier: "ProvisionRequest" })
+
+export const ProvisionResult = Schema.Struct({
+  customerId: Schema.String.annotate({ format: "uuid" }),
+  email: Schema.String.annotate({ format: "email" }),
+  apiKey: Schema.String,
+  mcpEndpoint: Schema.String.annotate({ format: "uri" })
+}).annotate({ identifier: "ProvisionResult" })
+
+export const TeamInvite = Schema.Struct({
+  email: Email,
+  role: MemberRole
+}).annotate({ identifier: "TeamInvite" })
+
+export const TeamMember = Schema.Struct({
+  memberId: Schema.String,
+  email: Schema.String.annotate({ format: "email" }),
+  role: MemberRole,
+  createdAt: Schema.String.annotate({ format: "date-time" })
+}).annotate({ identifier: "TeamMember" })
+export type TeamMember = typeof TeamMember.Type
+
+export const InvitedMember = Schema.Struct({
+  ...TeamMember.fields,
+  apiKey: Schema.String
+}).annotate({ identifier: "InvitedMember" })
+
+export const Event = Schema.Struct({
+  type: Schema.String,
+  timestamp: Schema.String.annotate({ format: "date-time" }),
+  data: Schema.Record(Schema.String, Schema.Unknown)
+}).annotate({ identifier: "Event" })
+export type Event = typeof Event.Type

@@ -1,0 +1,86 @@
+import { Schema } from "effect"
+import { WebhookEventType } from "./WebhookEvents.ts"
+
+/** At most this many live (not deleted) subscriptions per customer. */
+export const maxWebhooksPerCustomer = 25
+
+const isHttpUrl = (value: string): boolean => {
+  if (!URL.canParse(value)) return false
+  const url = new URL(value)
+  return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0
+}
+
+/** An absolute http(s) URL of at most 2048 characters. */
+export const WebhookUrl = Schema.String.check(
+  Schema.isMaxLength(2048),
+  Schema.makeFilter(isHttpUrl, { message: "must be an absolute http or https URL" })
+).annotate({ format: "uri", maxLength: 2048 })
+
+export const WebhookCreate = Schema.Struct({
+  url: WebhookUrl,
+  events: Schema.Array(WebhookEventType).check(
+    Schema.isMinLength(1),
+    Schema.isMaxLength(20),
+    Schema.isUnique({ message: "must not repeat an event kind" })
+  )
+}).annotate({ identifier: "WebhookCreate" })
+export type WebhookCreate = typeof WebhookCreate.Type
+
+export const Webhook = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String.annotate({ format: "uri" }),
+  events: Schema.Array(Schema.String),
+  createdAt: Schema.String.annotate({ format: "date-time" }),
+  disabledAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" })).annotate({
+    description: "Set when the endpoint answered 410 Gone; a disabled subscription receives nothing"
+  })
+}).annotate({ identifier: "Webhook" })
+export type Webhook = typeof Webhook.Type
+
+export const CreatedWebhook = Schema.Struct({
+  ...Webhook.fields,
+  secret: Schema.String.annotate({ description: "Signing secret (`whsec_` + base64), shown only here" })
+}).annotate({ identifier: "CreatedWebhook" })
+
+export const DeliveryAttempt = Schema.Struct({
+  id: Schema.String,
+  eventId: Schema.String,
+  eventType: Schema.String,
+  attempt: Schema.Number,
+  statusCode: Schema.NullOr(Schema.Number),
+  durationMs: Schema.Number,
+  error: Schema.NullOr(Schema.String),
+  attemptedAt: Schema.String.annotate({ format: "date-time" })
+}).annotate({ identifier: "DeliveryAttempt" })
+export type DeliveryAttempt = typeof DeliveryAttempt.Type
+
+export type Outcome = "succeeded" | "gone" | "retry"
+
+/** 2xx succeeds, 410 disables the endpoint, anything else (3xx included) is retried. */
+export const classifyStatus = (status: number): Outcome =>
+  status >= 200 && status < 300 ? "succeeded" : status === 410 ? "gone" : "retry"
+
+const maxRetryAfterSeconds = 86_400
+
+/** `Retry-After` as delay-seconds or an HTTP-date, in seconds from `nowMs`; capped at a day. */
+export const parseRetryAfter = (header: string | null | undefined, nowMs: number): number | undefined => {
+  if (header === null || header === undefined) return undefined
+  const text = header.trim()
+  const seconds = /^\d+$/.test(text) ? Number(text) : (Date.parse(text) - nowMs) / 1000
+  return Number.isFinite(seconds) ? Math.min(Math.max(Math.ceil(seconds), 0), maxRetryAfterSeconds) : undefined
+}
+
+/**
+ * Seconds until the attempt after failed attempt number `attempt` (1-based),
+ * or undefined when the schedule is spent. A `Retry-After` (honoured on 429
+ * and 503) pushes it later, never sooner than the schedule says.
+ */
+export const retryDelaySeconds = (
+  attempt: number,
+  schedule: ReadonlyArray<number>,
+  retryAfterSeconds?: number
+): number | undefined => {
+  const scheduled = schedule[attempt - 1]
+  if (scheduled === undefined) return undefined
+  return Math.max(scheduled, retryAfterSeconds ?? 0)
+}

@@ -1,0 +1,15 @@
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../api/Api.ts"
+import { Content } from "../Content.ts"
+
+export const ContentHandlers = HttpApiBuilder.group(Api, "content", Effect.fn(function*(handlers) {
+  const content = yield* Content
+  return handlers.handleAll({
+    list: ({ params, query }) => content.list(params.customerId, { ...query, limit: query.limit ?? 25 }),
+    create: ({ params, payload }) => content.create(params.customerId, payload, { actor: "person" }),
+    get: ({ params }) => content.get(params.customerId, params.contentId),
+    update: ({ params, payload }) => content.update(params.customerId, params.contentId, payload),
+    review: ({ params, payload }) => content.review(params.customerId, params.contentId, payload.action, payload.note)
+  })
+}))

@@ -1,0 +1,139 @@
+import { NodeServices } from "@effect/platform-node"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { Duration, Effect, FileSystem, Layer, Option, Path, Redacted, String as Str } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Migrator } from "effect/sql"
+import { mkdirSync } from "node:fs"
+import { connect } from "node:net"
+import type { Duplex } from "node:stream"
+import { fileURLToPath } from "node:url"
+import { AppConfig } from "../Config.ts"
+
+const migrationsDir = fileURLToPath(new URL("../../migrations", import.meta.url))
+
+/**
+ * Plain `.sql` files named `0001_name.sql`, applied in id order. SQL rather
+ * than TypeScript so PostgreSQL and PGlite run byte-identical statements.
+ */
+export const sqlFileLoader: Migrator.Loader<FileSystem.FileSystem | Path.Path> = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const files = yield* Effect.orDie(fs.readDirectory(migrationsDir))
+  const migrations: Array<Migrator.ResolvedMigration> = []
+  for (const file of files) {
+    const match = /^(\d+)_(.+)\.sql$/.exec(file)
+    if (match === null) continue
+    const text = yield* Effect.orDie(fs.readFileString(path.join(migrationsDir, file)))
+    // The extended protocol takes one statement at a time: a statement ends
+    // with `;` at the end of a line, a convention the migration files keep.
+    const statements = text.split(/;[ \t]*\r?\n/).map((s) => s.replace(/;\s*$/, "").trim())
+      .filter((s) => s.replace(/--.*$/gm, "").trim().length > 0)
+    const run = Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      for (const statement of statements) yield* sql.unsafe(statement).raw
+    })
+    migrations.push([Number(match[1]), match[2], Effect.succeed(run)])
+  }
+  return migrations.sort(([a], [b]) => a - b)
+}) as Migrator.Loader<FileSystem.FileSystem | Path.Path>
+
+const clientOptions = {
+  transformQueryNames: Str.camelToSnake,
+  transformResultNames: Str.snakeToCamel,
+  connectTimeout: Duration.seconds(5),
+  applicationName: "herald"
+} as const
+
+/**
+ * Starts an embedded PGlite and serves it on a loopback port, so the same
+ * PostgreSQL wire driver and the same migrations run against it.
+ */
+export const embeddedServer = (dataDir: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
+      const db = await PGlite.create(dataDir === undefined ? "memory://" : dataDir)
+      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+      await server.start()
+      const [, port] = server.getServerConn().split(":")
+      return { db, server, port: Number(port) }
+    }),
+    ({ db, server }) => Effect.promise(async () => {
+      await server.stop().catch(() => undefined)
+      await db.close().catch(() => undefined)
+    })
+  )
+
+/**
+ * A TCP connection to the database that is destroyed when a written statement
+ * gets no answer (not even its first byte) within `timeoutMs`. The driver then
+ * fails the statement with a ConnectionError (answered 503) and the pool opens
+ * a fresh connection, so a hung or partitioned database cannot hang requests.
+ * An idle connection is never timed out; nor is one upgraded to TLS (its writes
+ * bypass this socket's `write`), which keeps the driver's own behaviour.
+ */
+const watchedSocket = (host: string, port: number, timeoutMs: number) => (): Duplex => {
+  const socket = connect({ host, port, noDelay: true })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const disarm = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+  const write = socket.write.bind(socket) as (...args: Array<unknown>) => boolean
+  ;(socket as unknown as { write: (...args: Array<unknown>) => boolean }).write = (...args) => {
+    timer ??= setTimeout(() => socket.destroy(new Error(`database gave no answer within ${timeoutMs} ms`)), timeoutMs)
+    return write(...args)
+  }
+  socket.on("data", disarm)
+  socket.on("close", disarm)
+  return socket
+}
+
+/** Host and port of a TCP database URL; undefined for a Unix-socket one. */
+const tcpTarget = (url: string): { host: string; port: number } | undefined => {
+  const parsed = new URL(url)
+  const hostParam = parsed.searchParams.get("host")
+  if (parsed.hostname.length === 0 || (hostParam !== null && hostParam.startsWith("/"))) return undefined
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ""), port: Number(parsed.port || 5432) }
+}
+
+const pgLayer = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const url = Option.map(config.databaseUrl, Redacted.value)
+  if (Option.isSome(url) && !url.value.startsWith("pglite:")) {
+    const target = tcpTarget(url.value)
+    return PgClient.layer({
+      ...clientOptions,
+      url: Redacted.make(url.value),
+      maxConnections: config.pgMaxConnections,
+      ...(target === undefined ? {} : { stream: watchedSocket(target.host, target.port, config.dbResponseTimeoutMs) })
+    })
+  }
+  const dataDir = Option.isSome(url) && url.value === "pglite://memory" ? undefined : config.dataDir
+  return Layer.unwrap(Effect.map(embeddedServer(dataDir), ({ port }) =>
+    PgClient.layer({
+      ...clientOptions,
+      host: "127.0.0.1",
+      port,
+      stream: watchedSocket("127.0.0.1", port, config.dbResponseTimeoutMs),
+      username: "postgres",
+      database: "postgres",
+      // PGlite is one session: two pooled connections would interleave transactions.
+      maxConnections: 1
+    })
+  ))
+}))
+
+const migrate = PgMigrator.run({ loader: sqlFileLoader, table: "herald_migrations" }).pipe(
+  // Two processes starting at once may race on creating the migrations table;
+  // the loser retries and finds the work done.
+  Effect.retry({ times: 3 }),
+  Effect.provide(NodeServices.layer)
+)
+
+/** The SQL client with every migration applied. */
+export const DatabaseLive = Layer.effectDiscard(migrate).pipe(
+  Layer.provideMerge(pgLayer)
+)

@@ -1,0 +1,148 @@
+import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
+import { createClient } from "redis"
+import { AppConfig } from "../Config.ts"
+import { RateLimited } from "../domain/Errors.ts"
+import { addResponseHeaders, CurrentRequest } from "./RequestContext.ts"
+
+/** Fixed-window counters: `hit` adds `cost` (0 peeks) and returns the new count. */
+export class RateLimitStore extends Context.Service<RateLimitStore, {
+  readonly hit: (key: string, cost: number, windowMs: number) => Effect.Effect<number, Error>
+  readonly ping: Effect.Effect<void, Error>
+}>()("herald/server/RateLimitStore") {
+  static readonly layerMemory = Layer.sync(RateLimitStore, () => {
+    const counters = new Map<string, { count: number; expiresAt: number }>()
+    let hits = 0
+    const sweep = (now: number) => {
+      for (const [key, entry] of counters) if (entry.expiresAt <= now) counters.delete(key)
+    }
+    return RateLimitStore.of({
+      hit: (key, cost, windowMs) =>
+        Effect.map(Clock.currentTimeMillis, (now) => {
+          if (++hits % 10_000 === 0) sweep(now)
+          const entry = counters.get(key)
+          if (entry === undefined || entry.expiresAt <= now) {
+            counters.set(key, { count: cost, expiresAt: now + windowMs })
+            return cost
+          }
+          entry.count += cost
+          return entry.count
+        }),
+      ping: Effect.void
+    })
+  })
+
+  static readonly layerRedis = (url: string, keyPrefix = "herald:") =>
+    Layer.effect(RateLimitStore, Effect.gen(function*() {
+      const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: (n) => Math.min(n * 100, 2000) } })
+      client.on("error", () => undefined)
+      yield* Effect.acquireRelease(
+        Effect.tryPromise(() => client.connect()),
+        () => Effect.promise(() => client.close().catch(() => undefined))
+      )
+      const script = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
+if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return c`
+      return RateLimitStore.of({
+        hit: (key, cost, windowMs) =>
+          Effect.tryPromise({
+            try: () => client.eval(script, { keys: [`${keyPrefix}${key}`], arguments: [String(cost), String(windowMs)] }),
+            catch: (cause) => new Error("rate limit store unavailable", { cause })
+          }).pipe(Effect.map(Number)),
+        ping: Effect.tryPromise({
+          try: () => client.ping(),
+          catch: (cause) => new Error("rate limit store unavailable", { cause })
+        })
+      })
+    }))
+
+  /** Redis when REDIS_URL is set, so several processes share one budget. */
+  static readonly layer = Layer.unwrap(Effect.map(AppConfig, (config) =>
+    Option.match(config.redisUrl, {
+      onNone: () => RateLimitStore.layerMemory,
+      onSome: (url) => RateLimitStore.layerRedis(Redacted.value(url), config.redisKeyPrefix)
+    })
+  ))
+}
+
+export interface Policy {
+  readonly name: string
+  readonly limit: number
+  readonly windowSeconds: number
+}
+
+export const policies = {
+  rest: { name: "rest", limit: 60, windowSeconds: 60 },
+  mcp: { name: "mcp", limit: 30, windowSeconds: 60 },
+  preAuth: { name: "pre-auth", limit: 20, windowSeconds: 60 },
+  checkout: { name: "checkout", limit: 5, windowSeconds: 60 },
+  paymentWebhook: { name: "payment-webhook", limit: 100, windowSeconds: 60 },
+  admin: { name: "admin", limit: 10, windowSeconds: 60 }
+} as const satisfies Record<string, Policy>
+
+export interface Usage {
+  readonly policy: Policy
+  readonly count: number
+  readonly remaining: number
+  readonly resetSeconds: number
+}
+
+/** Which policy's headers a response already shows, so the tighter one wins. */
+const shown = new WeakMap<object, number>()
+
+export const rateLimitHeaders = (usage: Usage): Record<string, string> => ({
+  "ratelimit-policy": `"${usage.policy.name}";q=${usage.policy.limit};w=${usage.policy.windowSeconds}`,
+  ratelimit: `"${usage.policy.name}";r=${usage.remaining};t=${usage.resetSeconds}`
+})
+
+export class RateLimits extends Context.Service<RateLimits, {
+  /** Counts `cost` against the policy for `key` (0 only reads); shows nothing. */
+  readonly count: (policy: Policy, key: string, cost?: number) => Effect.Effect<Usage>
+  /** Shows a usage in the response headers unless a tighter one is shown already. */
+  readonly show: (usage: Usage) => Effect.Effect<void>
+  /** Counts one request and fails with 429 once the window's budget is spent. */
+  readonly enforce: (policy: Policy, key: string) => Effect.Effect<Usage, RateLimited>
+  /** Fails with 429 when the budget is already spent, without counting. */
+  readonly check: (policy: Policy, key: string) => Effect.Effect<Usage, RateLimited>
+}>()("herald/server/RateLimits") {
+  static readonly layer = Layer.effect(RateLimits, Effect.gen(function*() {
+    const store = yield* RateLimitStore
+
+    const count = Effect.fn("RateLimits.count")(function*(policy: Policy, key: string, cost = 1) {
+      const now = yield* Clock.currentTimeMillis
+      const windowMs = policy.windowSeconds * 1000
+      const window = Math.floor(now / windowMs)
+      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000))
+      // An unreachable store must not take the API down with it: fail open.
+      const used = yield* store.hit(`${policy.name}:${key}:${window}`, cost, windowMs).pipe(
+        Effect.tapError((error) => Effect.logWarning("rate limit store unavailable", error.message)),
+        Effect.orElseSucceed(() => 0)
+      )
+      return { policy, count: used, remaining: Math.max(0, policy.limit - used), resetSeconds } satisfies Usage
+    })
+
+    const show = (usage: Usage) =>
+      Effect.flatMap(Effect.serviceOption(CurrentRequest), (state) => {
+        if (Option.isNone(state)) return Effect.void
+        const previous = shown.get(state.value)
+        if (previous !== undefined && usage.remaining > previous) return Effect.void
+        shown.set(state.value, usage.remaining)
+        return addResponseHeaders(rateLimitHeaders(usage))
+      })
+
+    const refuse = (usage: Usage) =>
+      show(usage).pipe(
+        Effect.andThen(addResponseHeaders({ "retry-after": String(usage.resetSeconds) })),
+        Effect.andThen(Effect.fail(new RateLimited()))
+      )
+
+    const enforce = (policy: Policy, key: string) =>
+      Effect.flatMap(count(policy, key), (usage) =>
+        usage.count > policy.limit ? refuse(usage) : Effect.as(show(usage), usage))
+
+    const check = (policy: Policy, key: string) =>
+      Effect.flatMap(count(policy, key, 0), (usage) =>
+        usage.count > policy.limit ? refuse(usage) : Effect.succeed(usage))
+
+    return RateLimits.of({ count, show, enforce, check })
+  })).pipe(Layer.provideMerge(RateLimitStore.layer))
+}

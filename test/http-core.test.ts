@@ -1,0 +1,313 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { request as httpRequest } from "node:http"
+import { call, type Reply, TestServer, testApp } from "./support/harness.ts"
+
+let client = 0
+/**
+ * The admin secret, from a client address of its own: the app trusts
+ * X-Forwarded-For here, so the admin limit (10 a minute per IP) does not
+ * leak from one check to the next.
+ */
+const admin = () => ({ "x-admin-secret": "test-admin-secret", "x-forwarded-for": `203.0.113.${++client % 250}` })
+const MiB = 1024 * 1024
+
+interface RawReply {
+  readonly status: number
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly text: string
+}
+
+/**
+ * A request through `node:http`, for what fetch will not send: a body without
+ * Content-Length (chunked), written in pieces while the server may already
+ * have answered and closed.
+ */
+const raw = (options: {
+  readonly method: string
+  readonly path: string
+  readonly headers?: Record<string, string>
+  readonly chunks?: ReadonlyArray<Buffer>
+}) =>
+  Effect.flatMap(TestServer, ({ url }) =>
+    Effect.promise(() =>
+      new Promise<RawReply>((resolve, reject) => {
+        const req = httpRequest(url + options.path, { method: options.method, headers: options.headers })
+        req.on("response", (res) => {
+          const parts: Array<Buffer> = []
+          res.on("data", (chunk: Buffer) => parts.push(chunk))
+          res.on("end", () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(parts).toString("utf8") }))
+          res.on("error", reject)
+        })
+        // The server may answer and close before the whole body is written.
+        req.on("error", (error) => setTimeout(() => reject(error), 1_000))
+        const write = async () => {
+          for (const chunk of options.chunks ?? []) {
+            if (req.destroyed) return
+            if (!req.write(chunk)) await new Promise((r) => req.once("drain", r))
+          }
+          req.end()
+        }
+        write().catch(() => undefined)
+      })
+    )
+  )
+
+const json = (reply: RawReply): any => JSON.parse(reply.text)
+
+/** The Error shape exactly: `{error, code, requestId}` (+ `details`), the id equal to the header. */
+const assertError = (res: Reply, status: number, code: string) => {
+  assert.strictEqual(res.status, status, res.text)
+  const requestId = res.headers.get("x-request-id")
+  assert.isString(requestId)
+  const keys = Object.keys(res.json).sort()
+  assert.deepStrictEqual(keys, code === "E_VALIDATION" ? ["code", "details", "error", "requestId"] : ["code", "error", "requestId"])
+  assert.strictEqual(res.json.code, code)
+  assert.strictEqual(res.json.requestId, requestId)
+  assert.isString(res.json.error)
+  assert.isAbove(res.json.error.length, 0)
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json/)
+  assertNoStack(res.text)
+}
+
+const assertNoStack = (text: string) => {
+  assert.notMatch(text, /\n\s+at |node_modules|\.ts:\d+|stack/i, "a stack trace leaked into a body")
+}
+
+const provision = (email: string) =>
+  Effect.map(call("POST", "/api/admin/provision", { headers: admin(), body: { email, status: "active" } }), (res) => {
+    assert.strictEqual(res.status, 200, res.text)
+    return res.json as { customerId: string; apiKey: string }
+  })
+
+layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })("HTTP core", (it) => {
+  it.effect("every response carries a request id, the error ones in the body too", () =>
+    Effect.gen(function*() {
+      const { customerId, apiKey } = yield* provision("ids@example.com")
+      const auth = { authorization: `Bearer ${apiKey}` }
+      const replies: Array<readonly [string, Reply]> = [
+        ["health", yield* call("GET", "/api/health")],
+        ["ready", yield* call("GET", "/api/health/ready")],
+        ["status", yield* call("GET", "/api/public/status")],
+        ["openapi", yield* call("GET", "/openapi.json")],
+        ["discovery", yield* call("GET", "/.well-known/oauth-protected-resource")],
+        ["head", yield* call("HEAD", "/api/health")],
+        ["customer", yield* call("GET", `/api/customer/${customerId}`, { headers: auth })],
+        ["404", yield* call("GET", "/api/nothing-here")],
+        ["405", yield* call("DELETE", "/api/health")],
+        ["401", yield* call("GET", `/api/customer/${customerId}`)],
+        ["415", yield* call("POST", `/api/customer/${customerId}/rotate-key`, { headers: { ...auth, "content-type": "text/plain" }, body: "{}", raw: true })],
+        ["400", yield* call("POST", `/api/customer/${customerId}/rotate-key`, { headers: { ...auth, "content-type": "application/json" }, body: "{", raw: true })]
+      ]
+      const ids = new Set<string>()
+      for (const [name, res] of replies) {
+        const id = res.headers.get("x-request-id")
+        assert.match(id ?? "", /^req_[0-9a-f]{32}$/, `${name} has no request id`)
+        ids.add(id!)
+        if (res.status >= 400) assert.strictEqual(res.json.requestId, id, name)
+      }
+      assert.strictEqual(ids.size, replies.length, "request ids are unique")
+      assert.strictEqual(replies[5][1].status, 200)
+      assert.strictEqual(replies[5][1].text, "")
+
+      const big = yield* raw({
+        method: "POST",
+        path: "/api/admin/provision",
+        headers: { ...admin(), "content-type": "application/json", "content-length": String(2 * MiB) },
+        chunks: [Buffer.alloc(2 * MiB, 0x20)]
+      })
+      assert.strictEqual(big.status, 413)
+      assert.strictEqual(json(big).requestId, big.headers["x-request-id"])
+    }))
+
+  it.effect("a well-formed incoming X-Request-ID is echoed, anything else replaced", () =>
+    Effect.gen(function*() {
+      for (const id of ["abcdefgh", "A1.b2_c3-d4", "x".repeat(128), "0123456789abcdef0123456789abcdef"]) {
+        const ok = yield* call("GET", "/api/health", { headers: { "x-request-id": id } })
+        assert.strictEqual(ok.headers.get("x-request-id"), id)
+        const missing = yield* call("GET", "/api/missing", { headers: { "x-request-id": id } })
+        assert.strictEqual(missing.headers.get("x-request-id"), id)
+        assert.strictEqual(missing.json.requestId, id)
+      }
+      for (const id of ["short", "abc def ghi", "x".repeat(129), "semi;colon-1234", "quote\"1234567", "slash/12345678", ""]) {
+        const res = yield* call("GET", "/api/missing", { headers: { "x-request-id": id } })
+        const got = res.headers.get("x-request-id")
+        assert.notStrictEqual(got, id)
+        assert.match(got ?? "", /^req_[0-9a-f]{32}$/)
+        assert.strictEqual(res.json.requestId, got)
+      }
+    }))
+
+  it.effect("unknown routes are 404, known paths with another method 405 with Allow", () =>
+    Effect.gen(function*() {
+      assertError(yield* call("GET", "/api/does-not-exist"), 404, "E_NOT_FOUND")
+      assertError(yield* call("POST", "/nope/nope/nope", { body: {} }), 404, "E_NOT_FOUND")
+      assertError(yield* call("GET", "/"), 404, "E_NOT_FOUND")
+
+      const wrong = yield* call("DELETE", "/api/health")
+      assertError(wrong, 405, "E_METHOD_NOT_ALLOWED")
+      assert.strictEqual(wrong.headers.get("allow"), "GET, HEAD")
+
+      const post = yield* call("GET", "/api/admin/provision")
+      assertError(post, 405, "E_METHOD_NOT_ALLOWED")
+      assert.strictEqual(post.headers.get("allow"), "POST")
+
+      const put = yield* call("PUT", "/api/customer/abc/rotate-key", { body: {} })
+      assertError(put, 405, "E_METHOD_NOT_ALLOWED")
+      assert.strictEqual(put.headers.get("allow"), "POST")
+
+      const options = yield* call("OPTIONS", "/api/health")
+      assert.strictEqual(options.status, 204)
+      assert.include(options.headers.get("allow") ?? "", "GET")
+      assert.isString(options.headers.get("x-request-id"))
+    }))
+
+  it.effect("bodies over 1 MiB are 413, with or without Content-Length", () =>
+    Effect.gen(function*() {
+      const { customerId, apiKey } = yield* provision("big@example.com")
+      const targets = [
+        { path: "/api/admin/provision", headers: admin() },
+        { path: `/api/customer/${customerId}/rotate-key`, headers: { authorization: `Bearer ${apiKey}` } }
+      ]
+      for (const target of targets) {
+        const declared = yield* raw({
+          method: "POST",
+          path: target.path,
+          headers: { ...target.headers, "content-type": "application/json", "content-length": String(MiB + 1) },
+          chunks: [Buffer.alloc(MiB + 1, 0x20)]
+        })
+        assert.strictEqual(declared.status, 413, declared.text)
+        assert.strictEqual(json(declared).code, "E_PAYLOAD_TOO_LARGE")
+        assert.strictEqual(json(declared).requestId, declared.headers["x-request-id"])
+
+        const chunked = yield* raw({
+          method: "POST",
+          path: target.path,
+          headers: { ...target.headers, "content-type": "application/json", "transfer-encoding": "chunked" },
+          chunks: Array.from({ length: 20 }, () => Buffer.alloc(64 * 1024, 0x20))
+        })
+        assert.strictEqual(chunked.status, 413, chunked.text)
+        assert.deepStrictEqual(Object.keys(json(chunked)).sort(), ["code", "error", "requestId"])
+        assert.strictEqual(json(chunked).code, "E_PAYLOAD_TOO_LARGE")
+        assert.strictEqual(json(chunked).requestId, chunked.headers["x-request-id"])
+      }
+      // Exactly 1 MiB is allowed through to validation.
+      const limit = yield* raw({
+        method: "POST",
+        path: "/api/admin/provision",
+        headers: { ...admin(), "content-type": "application/json" },
+        chunks: [Buffer.from(JSON.stringify({ email: "x".repeat(MiB - 20) }).padEnd(MiB, " "))]
+      })
+      assert.strictEqual(limit.status, 400, limit.text)
+      assert.strictEqual(json(limit).code, "E_VALIDATION")
+    }))
+
+  it.effect("wrong content type 415, malformed JSON 400, schema failures 400 with details", () =>
+    Effect.gen(function*() {
+      for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/xml"]) {
+        const res = yield* call("POST", "/api/admin/provision", {
+          headers: { ...admin(), "content-type": type },
+          body: "email=a@b.co",
+          raw: true
+        })
+        assertError(res, 415, "E_UNSUPPORTED_MEDIA_TYPE")
+      }
+      for (const body of ["{", "{\"email\":", "not json", "{'email':'a@b.co'}", "[1,2,"]) {
+        const res = yield* call("POST", "/api/admin/provision", {
+          headers: { ...admin(), "content-type": "application/json" },
+          body,
+          raw: true
+        })
+        assertError(res, 400, "E_MALFORMED_JSON")
+      }
+      const invalid = yield* call("POST", "/api/admin/provision", {
+        headers: admin(),
+        body: { email: "not-an-email", status: "dormant" }
+      })
+      assertError(invalid, 400, "E_VALIDATION")
+      const paths = invalid.json.details.map((d: { path: string }) => d.path).sort()
+      assert.deepStrictEqual(paths, ["body.email", "body.status"])
+      for (const detail of invalid.json.details) {
+        assert.deepStrictEqual(Object.keys(detail).sort(), ["message", "path"])
+        assert.isString(detail.message)
+      }
+      assert.include(invalid.json.error, "body.")
+
+      const extra = yield* call("POST", "/api/admin/provision", { headers: admin(), body: { email: "a@b.co", admin: true } })
+      assertError(extra, 400, "E_VALIDATION")
+      assert.strictEqual(extra.json.details[0].path, "body.admin")
+
+      const wrongType = yield* call("POST", "/api/admin/provision", { headers: admin(), body: [1, 2, 3] })
+      assertError(wrongType, 400, "E_VALIDATION")
+
+      const { customerId, apiKey } = yield* provision("query@example.com")
+      const query = yield* call("GET", `/api/events/${customerId}?limit=0`, {
+        headers: { authorization: `Bearer ${apiKey}` }
+      })
+      assertError(query, 400, "E_VALIDATION")
+      assert.strictEqual(query.json.details[0].path, "query.limit")
+    }))
+
+  it.effect("authentication errors have the Error shape and a Bearer challenge", () =>
+    Effect.gen(function*() {
+      const missing = yield* call("GET", "/api/customer/00000000-0000-0000-0000-000000000000")
+      assertError(missing, 401, "E_AUTH_REQUIRED")
+      assert.strictEqual(missing.json.error, "Authorization header required")
+      assert.match(missing.headers.get("www-authenticate") ?? "", /^Bearer realm="herald"/)
+      const bad = yield* call("GET", "/api/customer/00000000-0000-0000-0000-000000000000", {
+        headers: { authorization: "Basic Zm9vOmJhcg==" }
+      })
+      assertError(bad, 401, "E_INVALID_API_KEY")
+      const adminless = yield* call("POST", "/api/admin/provision", { body: { email: "a@b.co" } })
+      assertError(adminless, 401, "E_ADMIN_AUTH")
+    }))
+
+  it.effect("a trailing slash is tolerated", () =>
+    Effect.gen(function*() {
+      const health = yield* call("GET", "/api/health/")
+      assert.strictEqual(health.status, 200)
+      assert.strictEqual(health.json.service, "herald")
+      assert.strictEqual((yield* call("GET", "/api/health/ready/")).status, 200)
+      assert.strictEqual((yield* call("GET", "/openapi.json/")).status, 200)
+      const { customerId, apiKey } = yield* provision("slash@example.com")
+      const customer = yield* call("GET", `/api/customer/${customerId}/`, { headers: { authorization: `Bearer ${apiKey}` } })
+      assert.strictEqual(customer.status, 200, customer.text)
+      assert.strictEqual(customer.json.id, customerId)
+      const provisioned = yield* call("POST", "/api/admin/provision/", { headers: admin(), body: { email: "s2@example.com" } })
+      assert.strictEqual(provisioned.status, 200, provisioned.text)
+      assertError(yield* call("DELETE", "/api/health/"), 405, "E_METHOD_NOT_ALLOWED")
+    }))
+
+  it.effect("readiness body is {service, status, timestamp}; components only with the admin secret", () =>
+    Effect.gen(function*() {
+      const plain = yield* call("GET", "/api/health/ready")
+      assert.strictEqual(plain.status, 200)
+      assert.deepStrictEqual(Object.keys(plain.json).sort(), ["service", "status", "timestamp"])
+      assert.strictEqual(plain.json.service, "herald")
+      assert.include(["ok", "degraded"], plain.json.status)
+      assert.isBelow(Math.abs(Date.parse(plain.json.timestamp) - Date.now()), 60_000)
+      for (const secret of ["wrong", "test-admin-secre", "test-admin-secret-", ""]) {
+        const wrong = yield* call("GET", "/api/health/ready", { headers: { "x-admin-secret": secret } })
+        assert.strictEqual(wrong.status, 200)
+        assert.deepStrictEqual(Object.keys(wrong.json).sort(), ["service", "status", "timestamp"])
+      }
+      const detailed = yield* call("GET", "/api/health/ready", { headers: admin() })
+      assert.deepStrictEqual(Object.keys(detailed.json).sort(), ["components", "service", "status", "timestamp"])
+      for (const component of detailed.json.components) {
+        assert.isString(component.name)
+        assert.include(["ok", "degraded", "down"], component.status)
+        assert.isNumber(component.latencyMs)
+      }
+      assert.deepInclude(detailed.json.components.map((c: any) => c.name), "database")
+
+      const live = yield* call("GET", "/api/health")
+      assert.deepStrictEqual(Object.keys(live.json).sort(), ["service", "status", "timestamp"])
+      const status = yield* call("GET", "/api/public/status")
+      assert.deepStrictEqual(
+        Object.keys(status.json).sort(),
+        ["components", "incidents", "status", "timestamp", "uptime24h", "uptime7d"]
+      )
+      assert.isBelow(Math.abs(Date.parse(status.json.timestamp) - Date.now()), 60_000)
+    }))
+})

@@ -1,0 +1,184 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { createServer } from "node:http"
+import { AppConfig, appConfig } from "../src/Config.ts"
+import { Customers } from "../src/server/Customers.ts"
+import { DatabaseLive } from "../src/server/Database.ts"
+import { Events } from "../src/server/Events.ts"
+import { Idempotency } from "../src/server/Idempotency.ts"
+import { call, send, testApp, testDatabaseUrl } from "./support/harness.ts"
+import { assertError, bearer, provision } from "./support/processes.ts"
+
+layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on the API", (it) => {
+  it.effect("a response that revealed a key is never replayed: same key is 409, whatever the body", () =>
+    Effect.gen(function*() {
+      const a = yield* provision()
+      const body = { email: "once@example.com", role: "viewer" }
+      const headers = bearer(a.apiKey, { "idempotency-key": "invite-1" })
+      const first = yield* call("POST", `/api/team/${a.customerId}/members`, { headers, body })
+      assert.strictEqual(first.status, 200, first.text)
+      assert.isNull(first.headers.get("idempotent-replayed"))
+      const again = yield* call("POST", `/api/team/${a.customerId}/members`, { headers, body })
+      assertError(again, 409, "E_CONFLICT")
+      assert.notInclude(again.text, first.json.apiKey)
+      const other = yield* call("POST", `/api/team/${a.customerId}/members`, { headers, body: { ...body, role: "editor" } })
+      assertError(other, 409, "E_CONFLICT")
+      const list = yield* call("GET", `/api/team/${a.customerId}/members`, { headers: bearer(a.apiKey) })
+      assert.strictEqual(list.json.members.length, 1, "the retried invite created nothing")
+      // Rotation is the same: its key is shown once.
+      const rotateHeaders = bearer(a.apiKey, { "idempotency-key": "rotate-1" })
+      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, { headers: rotateHeaders, body: {} })
+      assert.strictEqual(rotated.status, 200)
+      const retried = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, {
+        headers: bearer(rotated.json.apiKey, { "idempotency-key": "rotate-1" }),
+        body: {}
+      })
+      assertError(retried, 409, "E_CONFLICT")
+      const still = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(rotated.json.apiKey) })
+      assert.strictEqual(still.status, 200, "the retry did not rotate again")
+    }))
+
+  it.effect("keys are scoped per customer; a failed request frees its key; bad keys are 400", () =>
+    Effect.gen(function*() {
+      const a = yield* provision()
+      const b = yield* provision()
+      const body = { email: "same@example.com", role: "viewer" }
+      const ra = yield* call("POST", `/api/team/${a.customerId}/members`, { headers: bearer(a.apiKey, { "idempotency-key": "shared" }), body })
+      const rb = yield* call("POST", `/api/team/${b.customerId}/members`, { headers: bearer(b.apiKey, { "idempotency-key": "shared" }), body })
+      assert.strictEqual(ra.status, 200)
+      assert.strictEqual(rb.status, 200, rb.text)
+      const bad = yield* call("POST", `/api/team/${a.customerId}/members`, {
+        headers: bearer(a.apiKey, { "idempotency-key": "retry-me" }),
+        body: { email: "nope", role: "viewer" }
+      })
+      assertError(bad, 400, "E_VALIDATION")
+      const good = yield* call("POST", `/api/team/${a.customerId}/members`, {
+        headers: bearer(a.apiKey, { "idempotency-key": "retry-me" }),
+        body: { email: "fixed@example.com", role: "viewer" }
+      })
+      assert.strictEqual(good.status, 200, good.text)
+      const tooLong = yield* call("POST", `/api/team/${a.customerId}/members`, {
+        headers: bearer(a.apiKey, { "idempotency-key": "k".repeat(256) }),
+        body: { email: "long@example.com", role: "viewer" }
+      })
+      assertError(tooLong, 400, "E_VALIDATION")
+      // Another tenant's route is 403 before any idempotency bookkeeping.
+      const cross = yield* call("POST", `/api/team/${a.customerId}/members`, {
+        headers: bearer(b.apiKey, { "idempotency-key": "shared" }),
+        body
+      })
+      assertError(cross, 403, "E_FORBIDDEN")
+    }))
+})
+
+/**
+ * Replay of a secret-free response, through real HTTP and the real store, on a
+ * probe route wrapped by the same Idempotency service the Bearer middleware
+ * uses (the identity routes' POSTs all reveal a key, so none replays).
+ */
+class Probe extends Context.Service<Probe, { readonly url: string; readonly customerId: string; readonly calls: () => number }>()(
+  "test/IdempotencyProbe"
+) {}
+
+const ProbeLive = Layer.effect(Probe, Effect.gen(function*() {
+  const databaseUrl = yield* testDatabaseUrl
+  const base = yield* Effect.orDie(appConfig)
+  const config = { ...base, databaseUrl: Option.some(Redacted.make(databaseUrl)), logLevel: "none" as const, pgMaxConnections: 2 }
+  let calls = 0
+  const route = HttpRouter.use((router) =>
+    Effect.gen(function*() {
+      const idempotency = yield* Idempotency
+      yield* router.add("POST", "/probe/:customerId", (request) =>
+        Effect.gen(function*() {
+          const { params } = yield* HttpRouter.RouteContext
+          return yield* idempotency.wrap(
+            params.customerId!,
+            Effect.gen(function*() {
+              const body = (yield* Effect.orDie(request.json)) as { fail?: boolean; secret?: boolean }
+              calls++
+              if (body.fail === true) return HttpServerResponse.jsonUnsafe({ error: "refused" }, { status: 422 })
+              return HttpServerResponse.jsonUnsafe(
+                { call: calls, body, ...(body.secret === true ? { secret: "whsec_x" } : {}) },
+                { status: 200 }
+              )
+            })
+          )
+        }).pipe(
+          Effect.catch((error: { code: string; error: string }) =>
+            Effect.succeed(HttpServerResponse.jsonUnsafe({ code: error.code, error: error.error }, {
+              status: error.code === "E_CONFLICT" ? 409 : 400
+            })))
+        ))
+    })
+  )
+  const scope = yield* Effect.scope
+  const context = yield* Layer.buildWithScope(
+    HttpRouter.serve(route, { disableLogger: true, disableListenLog: true }).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+      Layer.provideMerge(Customers.layer),
+      Layer.provideMerge(Layer.mergeAll(Idempotency.layer, Events.layer)),
+      Layer.provideMerge(DatabaseLive),
+      Layer.provideMerge(Layer.succeed(AppConfig, config))
+    ),
+    scope
+  )
+  const address = Context.get(context, HttpServer.HttpServer).address
+  if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
+  const { customer } = yield* Context.get(context, Customers).provision({ email: "probe@example.com" })
+  return { url: `http://127.0.0.1:${address.port}`, customerId: customer.id, calls: () => calls }
+}))
+
+layer(ProbeLive, { timeout: 60_000 })("Idempotency-Key replay", (it) => {
+  it.effect("same key and body replays the first response; other body is 409; errors and secrets are not kept", () =>
+    Effect.gen(function*() {
+      const { url, customerId, calls } = yield* Probe
+      const post = (key: string | undefined, body: unknown) =>
+        Effect.promise(() => send(url, "POST", `/probe/${customerId}`, { headers: key === undefined ? {} : { "idempotency-key": key }, body }))
+      const first = yield* post("k1", { a: 1 })
+      assert.strictEqual(first.status, 200)
+      assert.isNull(first.headers.get("idempotent-replayed"))
+      const replay = yield* post("k1", { a: 1 })
+      assert.strictEqual(replay.status, 200)
+      assert.strictEqual(replay.headers.get("idempotent-replayed"), "true")
+      assert.strictEqual(replay.text, first.text)
+      assert.match(replay.headers.get("content-type") ?? "", /application\/json/)
+      assert.strictEqual(calls(), 1, "the handler ran once")
+      const conflict = yield* post("k1", { a: 2 })
+      assert.strictEqual(conflict.status, 409)
+      assert.strictEqual(conflict.json.code, "E_CONFLICT")
+      // Without a key nothing is remembered.
+      yield* post(undefined, { a: 1 })
+      yield* post(undefined, { a: 1 })
+      assert.strictEqual(calls(), 3)
+      // A failed response frees the key for a retry.
+      const failed = yield* post("k2", { fail: true })
+      assert.strictEqual(failed.status, 422)
+      const retried = yield* post("k2", { fail: true })
+      assert.strictEqual(retried.status, 422)
+      assert.isNull(retried.headers.get("idempotent-replayed"))
+      assert.strictEqual(calls(), 5)
+      // A response carrying a secret is not stored, so its key cannot replay it.
+      const secret = yield* post("k3", { secret: true })
+      assert.strictEqual(secret.status, 200)
+      const secretAgain = yield* post("k3", { secret: true })
+      assert.strictEqual(secretAgain.status, 409)
+      assert.notInclude(secretAgain.text, "whsec_x")
+      assert.strictEqual(calls(), 6)
+    }))
+
+  it.effect("concurrent requests with one key run the handler once", () =>
+    Effect.gen(function*() {
+      const { url, customerId, calls } = yield* Probe
+      const before = calls()
+      const replies = yield* Effect.promise(() =>
+        Promise.all(Array.from({ length: 6 }, () =>
+          send(url, "POST", `/probe/${customerId}`, { headers: { "idempotency-key": "burst" }, body: { b: 1 } }))))
+      assert.strictEqual(calls() - before, 1)
+      for (const r of replies) assert.include([200, 409], r.status)
+      const ok = replies.filter((r) => r.status === 200)
+      assert.isAtLeast(ok.length, 1)
+      for (const r of ok) assert.strictEqual(r.json.call, before + 1)
+    }))
+})

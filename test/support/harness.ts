@@ -1,0 +1,118 @@
+import { PgClient } from "@effect/sql-pg"
+import { Clock, Context, Effect, Layer, Option, Redacted, Scope } from "effect"
+import { HttpServer } from "effect/http"
+import { randomBytes } from "node:crypto"
+import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
+import { AppWithoutConfig } from "../../src/server/App.ts"
+
+// Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
+delete process.env.BASE_URL
+
+/** The running application under test: its base URL and its config. */
+export class TestServer extends Context.Service<TestServer, {
+  readonly url: string
+  readonly config: AppConfigShape
+}>()("test/TestServer") {}
+
+/** The PostgreSQL URL of the suite run, when it runs against a real server. */
+export const externalDatabaseUrl = (): string | undefined => {
+  const url = process.env.DATABASE_URL
+  return url !== undefined && url.startsWith("postgres") ? url : undefined
+}
+
+/** A fresh, empty schema on the external PostgreSQL for one test file. */
+export const freshSchemaUrl = (baseUrl: string) =>
+  Effect.gen(function*() {
+    const schema = `t_${randomBytes(6).toString("hex")}`
+    const run = (statement: string) =>
+      Effect.gen(function*() {
+        const sql = yield* PgClient.PgClient
+        yield* sql.unsafe(statement).raw
+      }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(baseUrl), maxConnections: 1 })), Effect.orDie)
+    yield* Effect.acquireRelease(run(`CREATE SCHEMA ${schema}`), () =>
+      run(`DROP SCHEMA ${schema} CASCADE`).pipe(Effect.ignore))
+    const url = new URL(baseUrl)
+    url.searchParams.set("options", `-c search_path=${schema}`)
+    return url.toString()
+  })
+
+/** The database a test app should use: a fresh PG schema, or an in-memory PGlite. */
+export const testDatabaseUrl = Effect.suspend(() => {
+  const external = externalDatabaseUrl()
+  return external === undefined ? Effect.succeed("pglite://memory") : freshSchemaUrl(external)
+})
+
+/**
+ * Starts the whole application on a random loopback port. `overrides` replace
+ * settings; `databaseUrl` (default: a fresh database) may point elsewhere.
+ */
+export const testApp = (overrides: Partial<AppConfigShape> & { readonly database?: string } = {}) =>
+  Layer.effect(TestServer, Effect.gen(function*() {
+    const databaseUrl = overrides.database ?? (yield* testDatabaseUrl)
+    const base = yield* appConfig.pipe(Effect.orDie)
+    const { database: _, ...rest } = overrides
+    const config: AppConfigShape = {
+      ...base,
+      port: 0,
+      host: "127.0.0.1",
+      logLevel: "none",
+      databaseUrl: Option.some(Redacted.make(databaseUrl)),
+      redisUrl: Option.none(),
+      adminSecret: Option.some(Redacted.make("test-admin-secret")),
+      allowPrivateTargets: true,
+      ...rest
+    }
+    const scope = yield* Scope.Scope
+    // @effect/vitest hands layers a TestClock; the app's prober, dispatcher and
+    // rate-limit windows must run on real time, whatever the test file asks for.
+    const context = yield* Layer.buildWithScope(
+      AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
+      scope
+    ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
+    const server = Context.get(context, HttpServer.HttpServer)
+    const address = server.address
+    if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
+    const url = `http://127.0.0.1:${address.port}`
+    return { url, config: { ...config, baseUrl: url } }
+  }))
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  readonly json: any
+}
+
+export interface CallOptions {
+  readonly headers?: Record<string, string>
+  readonly body?: unknown
+  /** Send `body` as is rather than as JSON. */
+  readonly raw?: boolean
+}
+
+/** One HTTP request to the app under test. */
+export const call = (method: string, path: string, options: CallOptions = {}) =>
+  Effect.gen(function*() {
+    const { url } = yield* TestServer
+    return yield* Effect.promise(() => send(url, method, path, options))
+  })
+
+export const send = async (baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Reply> => {
+  const headers: Record<string, string> = { ...options.headers }
+  let body: string | undefined
+  if (options.body !== undefined) {
+    body = options.raw === true ? String(options.body) : JSON.stringify(options.body)
+    if (options.raw !== true && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
+      headers["content-type"] = "application/json"
+    }
+  }
+  const response = await fetch(baseUrl + path, { method, headers, redirect: "manual", ...(body === undefined ? {} : { body }) })
+  const text = await response.text()
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: response.status, headers: response.headers, text, json }
+}
