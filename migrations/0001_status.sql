@@ -1,5 +1,5 @@
 CREATE TABLE status_probes (
-  id BIGSERIAL PRIMARY KEY,
+  id UUID PRIMARY KEY,
   checked_at TIMESTAMPTZ NOT NULL,
   ok BOOLEAN NOT NULL,
   status TEXT NOT NULL,

@@ -42,6 +42,8 @@ export const sqlFileLoader: Migrator.Loader<FileSystem.FileSystem | Path.Path> =
 const clientOptions = {
   transformQueryNames: Str.camelToSnake,
   transformResultNames: Str.snakeToCamel,
+  // Stored JSON (event data, metadata, settings) is the customer's own: its keys stay as written.
+  transformJson: false,
   connectTimeout: Duration.seconds(5),
   applicationName: "herald"
 } as const

@@ -6,6 +6,7 @@ import type { ComponentDetail, ComponentStatus, Incident, PublicStatus } from ".
 import { RateLimitStore } from "./RateLimits.ts"
 
 interface Probe {
+  readonly id: string
   readonly checkedAt: Date
   readonly ok: boolean
   readonly status: ComponentStatus
@@ -18,6 +19,13 @@ interface OpenIncident {
   readonly startedAt: Date
   readonly summary: string
   resolvedAt: Date | null
+}
+
+interface StoredCounts {
+  readonly day: { readonly total: number; readonly ok: number }
+  readonly week: { readonly total: number; readonly ok: number }
+  /** Which of the probes then in memory the counts already include. */
+  readonly found: ReadonlySet<string>
 }
 
 const timed = <A, E>(effect: Effect.Effect<A, E>) =>
@@ -48,8 +56,8 @@ export class Health extends Context.Service<Health, {
     const sql = yield* SqlClient.SqlClient
     const limits = yield* RateLimitStore
     const pending: Array<Probe> = []
-    /** The stored history's last readable counts (24 h, 7 d), kept current as probes are written. */
-    let lastCounts: readonly [{ total: number; ok: number }, { total: number; ok: number }] | undefined
+    /** The stored history's last readable counts, for when the database is away. */
+    let lastCounts: StoredCounts | undefined
     const incidents = new Map<string, OpenIncident>()
     let last: Option.Option<{ status: ComponentStatus; components: ReadonlyArray<ComponentDetail> }> = Option.none()
 
@@ -90,12 +98,18 @@ export class Health extends Context.Service<Health, {
       }
     }
 
+    /**
+     * Probes stay in memory until their transaction commits, and are told apart
+     * from stored ones by id, so a reader racing a flush neither loses nor
+     * double-counts them.
+     */
     const flush = Effect.gen(function*() {
-      const probes = pending.splice(0)
+      const probes = [...pending]
       const dirty = [...incidents.values()]
       yield* sql.withTransaction(Effect.gen(function*() {
         if (Arr.isArrayNonEmpty(probes)) {
-          yield* sql`INSERT INTO status_probes ${sql.insert(Arr.map(probes, (p) => ({ ...p })))}`
+          yield* sql`INSERT INTO status_probes ${sql.insert(Arr.map(probes, (p) => ({ ...p })))}
+            ON CONFLICT (id) DO NOTHING`
         }
         for (const i of dirty) {
           yield* sql`
@@ -103,13 +117,10 @@ export class Health extends Context.Service<Health, {
             VALUES (${i.id}, ${i.component}, ${i.startedAt}, ${i.resolvedAt}, ${i.summary})
             ON CONFLICT (id) DO UPDATE SET resolved_at = EXCLUDED.resolved_at`
         }
-      })).pipe(Effect.onError(() => Effect.sync(() => pending.unshift(...probes))))
-      if (lastCounts !== undefined) {
-        const ok = probes.filter((p) => p.ok).length
-        lastCounts = [
-          { total: lastCounts[0].total + probes.length, ok: lastCounts[0].ok + ok },
-          { total: lastCounts[1].total + probes.length, ok: lastCounts[1].ok + ok }
-        ]
+      }))
+      const written = new Set(probes.map((p) => p.id))
+      for (let index = pending.length - 1; index >= 0; index--) {
+        if (written.has(pending[index].id)) pending.splice(index, 1)
       }
       for (const i of dirty) if (i.resolvedAt !== null) incidents.delete(i.id)
     })
@@ -119,7 +130,7 @@ export class Health extends Context.Service<Health, {
       const list = yield* components
       const status = overall(list)
       const db = list.find((c) => c.name === "database")
-      pending.push({ checkedAt: now, ok: status !== "down", status, latencyMs: db?.latencyMs ?? null })
+      pending.push({ id: randomUUID(), checkedAt: now, ok: status !== "down", status, latencyMs: db?.latencyMs ?? null })
       // A bounded backlog: a week of 30 s probes.
       if (pending.length > 20_160) pending.splice(0, pending.length - 20_160)
       trackIncidents(list, now)
@@ -129,25 +140,47 @@ export class Health extends Context.Service<Health, {
       yield* Effect.suspend(() => readCounts(now.getTime())).pipe(Effect.ignore)
     })
 
-    const Row = Schema.Struct({ total: Schema.Number, ok: Schema.Number })
-    const uptimeSince = (since: Date) =>
-      sql<{ total: string; ok: string }>`
-        SELECT count(*) AS total, count(*) FILTER (WHERE ok) AS ok
-        FROM status_probes WHERE checked_at >= ${since}`.pipe(
-        Effect.map((rows) => Schema.decodeUnknownSync(Row)({ total: Number(rows[0].total), ok: Number(rows[0].ok) }))
-      )
+    const CountsRow = Schema.Struct({
+      total24: Schema.NumberFromString,
+      ok24: Schema.NumberFromString,
+      total7: Schema.NumberFromString,
+      ok7: Schema.NumberFromString,
+      found: Schema.Array(Schema.String)
+    })
+    /**
+     * One statement, so one snapshot: the counts and which in-memory probes
+     * they already include cannot disagree.
+     */
+    const readCounts = (nowMs: number) =>
+      Effect.gen(function*() {
+        const memory = pending.map((p) => p.id)
+        const found = Arr.isArrayNonEmpty(memory)
+          ? sql`array_agg(id::text) FILTER (WHERE id::text IN ${sql.in(memory)})`
+          : sql`NULL::text[]`
+        const rows = yield* sql`
+          SELECT count(*) FILTER (WHERE checked_at >= ${new Date(nowMs - 86_400_000)})::text AS total24,
+                 count(*) FILTER (WHERE checked_at >= ${new Date(nowMs - 86_400_000)} AND ok)::text AS ok24,
+                 count(*)::text AS total7,
+                 count(*) FILTER (WHERE ok)::text AS ok7,
+                 coalesce(${found}, '{}'::text[]) AS found
+          FROM status_probes WHERE checked_at >= ${new Date(nowMs - 7 * 86_400_000)}`
+        const row = yield* Schema.decodeUnknownEffect(CountsRow)(rows[0]).pipe(Effect.orDie)
+        const counts: StoredCounts = {
+          day: { total: row.total24, ok: row.ok24 },
+          week: { total: row.total7, ok: row.ok7 },
+          found: new Set(row.found)
+        }
+        lastCounts = counts
+        return counts
+      })
 
-    const fraction = (db: { total: number; ok: number }, memory: ReadonlyArray<Probe>, since: Date) => {
+    const fraction = (stored: { total: number; ok: number }, memory: ReadonlyArray<Probe>, since: Date) => {
       const extra = memory.filter((p) => p.checkedAt >= since)
-      const total = db.total + extra.length
-      const ok = db.ok + extra.filter((p) => p.ok).length
+      const total = stored.total + extra.length
+      const ok = stored.ok + extra.filter((p) => p.ok).length
       return total === 0 ? 1 : ok / total
     }
 
-    const readCounts = (nowMs: number) =>
-      Effect.all([uptimeSince(new Date(nowMs - 86_400_000)), uptimeSince(new Date(nowMs - 7 * 86_400_000))]).pipe(
-        Effect.tap((counts) => Effect.sync(() => (lastCounts = counts)))
-      )
     const publicStatus = Effect.gen(function*() {
       const nowMs = yield* Clock.currentTimeMillis
       const now = new Date(nowMs)
@@ -156,7 +189,10 @@ export class Health extends Context.Service<Health, {
       const empty = { total: 0, ok: 0 }
       // While the database is away the stored history is unreadable: use the
       // last counts read, plus the probes held in memory since.
-      const [d, w] = yield* readCounts(nowMs).pipe(Effect.orElseSucceed(() => lastCounts ?? [empty, empty] as const))
+      const counts = yield* readCounts(nowMs).pipe(
+        Effect.orElseSucceed(() => lastCounts ?? { day: empty, week: empty, found: new Set<string>() })
+      )
+      const memory = pending.filter((p) => !counts.found.has(p.id))
       const stored = yield* sql<{ id: string; component: string; startedAt: Date; resolvedAt: Date | null; summary: string }>`
         SELECT id, component, started_at, resolved_at, summary FROM incidents
         WHERE started_at >= ${week} OR resolved_at IS NULL ORDER BY started_at DESC LIMIT 50`.pipe(
@@ -185,8 +221,8 @@ export class Health extends Context.Service<Health, {
       return {
         status: current.status,
         timestamp: iso(now),
-        uptime24h: fraction(d, pending, day),
-        uptime7d: fraction(w, pending, week),
+        uptime24h: fraction(counts.day, memory, day),
+        uptime7d: fraction(counts.week, memory, week),
         incidents: [...byId.values()].sort((a, b) => b.startedAt.localeCompare(a.startedAt)),
         components: current.components.map(({ name, status }) => ({ name, status }))
       } satisfies PublicStatus

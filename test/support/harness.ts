@@ -2,6 +2,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Clock, Context, Effect, Layer, Option, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
+import { createServer } from "node:net"
 import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
 import { AppWithoutConfig } from "../../src/server/App.ts"
 
@@ -37,6 +38,18 @@ export const freshSchemaUrl = (baseUrl: string) =>
   })
 
 /** The database a test app should use: a fresh PG schema, or an in-memory PGlite. */
+const freePort = Effect.promise(() =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+)
+
 export const testDatabaseUrl = Effect.suspend(() => {
   const external = externalDatabaseUrl()
   return external === undefined ? Effect.succeed("pglite://memory") : freshSchemaUrl(external)
@@ -51,10 +64,14 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
     const databaseUrl = overrides.database ?? (yield* testDatabaseUrl)
     const base = yield* appConfig.pipe(Effect.orDie)
     const { database: _, ...rest } = overrides
+    // The port is chosen first so the app's own BASE_URL (in links, the
+    // OpenAPI servers and WWW-Authenticate) is the address the tests call.
+    const port = yield* freePort
     const config: AppConfigShape = {
       ...base,
-      port: 0,
+      port,
       host: "127.0.0.1",
+      baseUrl: `http://127.0.0.1:${port}`,
       logLevel: "none",
       databaseUrl: Option.some(Redacted.make(databaseUrl)),
       redisUrl: Option.none(),
@@ -72,8 +89,7 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
     const server = Context.get(context, HttpServer.HttpServer)
     const address = server.address
     if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
-    const url = `http://127.0.0.1:${address.port}`
-    return { url, config: { ...config, baseUrl: url } }
+    return { url: `http://127.0.0.1:${address.port}`, config }
   }))
 
 export interface Reply {
