@@ -17,6 +17,8 @@ CREATE TABLE team_members (
   revoked_at TIMESTAMPTZ
 );
 CREATE INDEX team_members_customer ON team_members (customer_id, created_at);
+-- One live membership per address: a second invite of it is 409.
+CREATE UNIQUE INDEX team_members_one_email ON team_members (customer_id, lower(email)) WHERE revoked_at IS NULL;
 
 CREATE TABLE api_keys (
   id TEXT PRIMARY KEY,
@@ -40,9 +42,11 @@ CREATE TABLE events (
 );
 CREATE INDEX events_customer_created ON events (customer_id, created_at DESC, id DESC);
 
+-- scope: the customer id, or 'admin' for operator calls. The key itself is
+-- kept only as a digest: it also seals the stored reply (ReplaySeal.ts).
 CREATE TABLE idempotency_keys (
-  customer_id UUID NOT NULL REFERENCES customers (id) ON DELETE CASCADE,
-  key TEXT NOT NULL,
+  scope TEXT NOT NULL,
+  key_hash TEXT NOT NULL,
   method TEXT NOT NULL,
   path TEXT NOT NULL,
   request_hash TEXT NOT NULL,
@@ -50,6 +54,6 @@ CREATE TABLE idempotency_keys (
   content_type TEXT,
   body TEXT,
   created_at TIMESTAMPTZ NOT NULL DEFAULT now(),
-  PRIMARY KEY (customer_id, key)
+  PRIMARY KEY (scope, key_hash)
 );
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at);

@@ -48,5 +48,6 @@ CREATE TABLE IF NOT EXISTS server_secrets (
   value TEXT NOT NULL
 );
 INSERT INTO server_secrets (name, value)
-VALUES ('cursor', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''))
+VALUES ('cursor', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '')),
+  ('idempotency', replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', ''))
 ON CONFLICT (name) DO NOTHING;

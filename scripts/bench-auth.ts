@@ -20,23 +20,13 @@
  * BENCH_CONNECTIONS (default 32). autocannon runs in this process too (2-core
  * machines have no spare core for it), which costs both handlers alike.
  */
-import { Context, Effect, Layer, Option, Redacted, Scope } from "effect"
-import { HttpServer } from "effect/http"
+import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { createServer } from "node:http"
-import { createRequire } from "node:module"
-import { AppConfig, appConfig } from "../src/Config.ts"
 import { hashApiKey, isWellFormedKey, parseBearer } from "../src/domain/ApiKeys.ts"
-import { AppWithoutConfig } from "../src/server/App.ts"
 import { Customers } from "../src/server/Customers.ts"
+import { listenBare, load, type Result, runScript, startApp } from "./support/bench-kit.ts"
 
 delete process.env.BASE_URL
-
-// autocannon ships no type declarations.
-const autocannon = createRequire(import.meta.url)("autocannon") as (
-  options: Record<string, unknown>,
-  callback: (error: unknown, result: any) => void
-) => unknown
 
 const customersWanted = Number(process.env.BENCH_CUSTOMERS ?? 2000)
 const duration = Number(process.env.BENCH_DURATION ?? 5)
@@ -45,65 +35,29 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const only = process.env.BENCH_ONLY
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 
-interface Result {
-  readonly name: string
-  readonly rps: number
-  readonly p50: number
-  readonly p99: number
-  readonly non2xx: number
-  readonly errors: number
-  readonly total: number
+const run = (name: string, url: string, targets: ReadonlyArray<{ customerId: string; apiKey: string }>, seconds: number) => {
+  let i = 0
+  return load(name, {
+    url,
+    connections,
+    duration: seconds,
+    requests: [{
+      method: "GET",
+      setupRequest: (request: any) => {
+        const t = targets[i++ % targets.length]
+        return { ...request, path: `/api/customer/${t.customerId}`, headers: { authorization: `Bearer ${t.apiKey}` } }
+      }
+    }]
+  })
 }
 
-const run = (name: string, url: string, targets: ReadonlyArray<{ customerId: string; apiKey: string }>, seconds: number) =>
-  new Promise<Result>((resolve, reject) => {
-    let i = 0
-    const instance = autocannon({
-      url,
-      connections,
-      duration: seconds,
-      requests: [{
-        method: "GET",
-        setupRequest: (request: any) => {
-          const t = targets[i++ % targets.length]
-          return { ...request, path: `/api/customer/${t.customerId}`, headers: { authorization: `Bearer ${t.apiKey}` } }
-        }
-      }]
-    }, (error: unknown, result: any) => {
-      if (error) return reject(error)
-      resolve({
-        name,
-        rps: result.requests.average,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        non2xx: result.non2xx,
-        errors: result.errors + result.timeouts,
-        total: result.requests.total
-      })
-    })
-    void instance
-  })
-
 const main = Effect.gen(function*() {
-  const base = yield* Effect.orDie(appConfig)
-  const databaseUrl = Option.getOrElse(Option.map(base.databaseUrl, Redacted.value), () => "pglite://memory")
-  const config = {
-    ...base,
-    port: 0,
-    host: "127.0.0.1",
-    logLevel: "none" as const,
-    redisUrl: Option.none(),
+  // An empty DATABASE_URL counts as unset (see appConfig).
+  const databaseUrl = process.env.DATABASE_URL || "pglite://memory"
+  const { context, config, url: appUrl } = yield* startApp({
     databaseUrl: Option.some(Redacted.make(databaseUrl)),
     statusProbeIntervalMs: 3_600_000
-  }
-  const scope = yield* Scope.Scope
-  const context = yield* Layer.buildWithScope(
-    AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
-    scope
-  )
-  const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
-  const appUrl = `http://127.0.0.1:${address.port}`
+  })
   const customers = Context.get(context, Customers)
   const sql = Context.get(context, SqlClient.SqlClient)
 
@@ -118,7 +72,7 @@ const main = Effect.gen(function*() {
 
   // The bare handler: the same work, none of the framework.
   const prefix = config.apiKeyPrefix
-  const bare = createServer((req, res) => {
+  const bareUrl = yield* listenBare((req, res) => {
     const reply = (status: number, body: unknown) => {
       const text = JSON.stringify(body)
       res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
@@ -149,12 +103,6 @@ const main = Effect.gen(function*() {
       }] as const
     })).then(([status, body]) => reply(status, body), () => reply(500, { error: "Internal server error" }))
   })
-  yield* Effect.acquireRelease(
-    Effect.promise(() => new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve))),
-    () => Effect.promise(() => new Promise<void>((resolve) => bare.close(() => resolve())))
-  )
-  const bareAddress = bare.address()
-  const bareUrl = `http://127.0.0.1:${typeof bareAddress === "object" && bareAddress !== null ? bareAddress.port : 0}`
 
   // Same-run sanity check: both answer the same body for one customer.
   const probe = async (url: string) => {
@@ -170,22 +118,22 @@ const main = Effect.gen(function*() {
   // a run of R requests spends about R / customers of each budget.
   console.log(`${connections} connections; ${rounds} rounds of ${duration} s per handler, alternating, after a 2 s warm-up of each`)
   if (only === "full") {
-    const r = yield* Effect.promise(() => run("full stack", appUrl, targets, duration))
+    const r = yield* run("full stack", appUrl, targets, duration)
     console.log(`full stack ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx}`)
     return
   }
-  yield* Effect.promise(() => run("warm-up bare", bareUrl, targets, 2))
-  yield* Effect.promise(() => run("warm-up full", appUrl, targets, 2))
+  yield* run("warm-up bare", bareUrl, targets, 2)
+  yield* run("warm-up full", appUrl, targets, 2)
   const bareRuns: Array<Result> = []
   const fullRuns: Array<Result> = []
   for (let round = 0; round < rounds; round++) {
     // Alternate the order so drift on a shared machine hits both alike.
     if (round % 2 === 0) {
-      bareRuns.push(yield* Effect.promise(() => run("bare node:http", bareUrl, targets, duration)))
-      fullRuns.push(yield* Effect.promise(() => run("full stack", appUrl, targets, duration)))
+      bareRuns.push(yield* run("bare node:http", bareUrl, targets, duration))
+      fullRuns.push(yield* run("full stack", appUrl, targets, duration))
     } else {
-      fullRuns.push(yield* Effect.promise(() => run("full stack", appUrl, targets, duration)))
-      bareRuns.push(yield* Effect.promise(() => run("bare node:http", bareUrl, targets, duration)))
+      fullRuns.push(yield* run("full stack", appUrl, targets, duration))
+      bareRuns.push(yield* run("bare node:http", bareUrl, targets, duration))
     }
     console.log(`  round ${round + 1}: bare ${bareRuns[round].rps.toFixed(0)} req/s, full ${fullRuns[round].rps.toFixed(0)} req/s`)
   }
@@ -213,10 +161,4 @@ const main = Effect.gen(function*() {
   }
 })
 
-Effect.runPromise(Effect.scoped(main)).then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error)
-    process.exit(1)
-  }
-)
+runScript(main)

@@ -11,13 +11,11 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node scripts/bench-content.ts
  * Without DATABASE_URL it runs on an in-memory PGlite (slow to seed).
  */
-import { Context, Effect, Layer, Option, Redacted, Scope } from "effect"
-import { HttpServer } from "effect/http"
+import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { AppConfig, appConfig } from "../src/Config.ts"
-import { AppWithoutConfig } from "../src/server/App.ts"
 import { Customers } from "../src/server/Customers.ts"
 import { externalDatabaseUrl, freshSchemaUrl, send } from "../test/support/harness.ts"
+import { runScript, startApp } from "./support/bench-kit.ts"
 
 const targets = 25
 const perCustomer = 100
@@ -40,22 +38,11 @@ const run = (customers: number) =>
   Effect.gen(function*() {
     const external = externalDatabaseUrl()
     const databaseUrl = external === undefined ? "pglite://memory" : yield* freshSchemaUrl(external)
-    const base = yield* appConfig.pipe(Effect.orDie)
-    const config = {
-      ...base,
-      port: 0,
-      host: "127.0.0.1",
-      logLevel: "none" as const,
+    const { context, url } = yield* startApp({
       databaseUrl: Option.some(Redacted.make(databaseUrl)),
-      redisUrl: Option.none()
-    }
-    const context = yield* Layer.buildWithScope(
-      AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
-      yield* Scope.Scope
-    )
-    const address = Context.get(context, HttpServer.HttpServer).address
-    if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
-    const url = `http://127.0.0.1:${address.port}`
+      // The million-row seed is one long statement: the hung-database guard must not cut it.
+      dbResponseTimeoutMs: 300_000
+    })
     const sql = Context.get(context, SqlClient.SqlClient)
     const accounts = Context.get(context, Customers)
 
@@ -110,7 +97,4 @@ const main = Effect.gen(function*() {
     `10th page ${(large.p99Tenth / small.p99Tenth).toFixed(2)} (target <= 1.5)`)
 })
 
-Effect.runPromise(main as Effect.Effect<void>).then(() => process.exit(0), (error) => {
-  console.error(error)
-  process.exit(1)
-})
+runScript(main)

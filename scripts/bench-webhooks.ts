@@ -5,33 +5,22 @@
  * DATABASE_URL points at PostgreSQL (a scratch database: the migrations run in it).
  *   node scripts/bench-webhooks.ts [EVENTS=2000] [HOOKS=4]
  */
-import { Context, Effect, Layer, Option, Redacted, Scope } from "effect"
+import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import http from "node:http"
-import type { AddressInfo } from "node:net"
-import { AppConfig, appConfig } from "../src/Config.ts"
-import { AppWithoutConfig } from "../src/server/App.ts"
 import { Outbox } from "../src/server/Outbox.ts"
+import { listenBare, runScript, startApp } from "./support/bench-kit.ts"
 
 const events = Number(process.argv[2] ?? 2000)
 const hooks = Number(process.argv[3] ?? 4)
 delete process.env.BASE_URL
 
 const program = Effect.gen(function*() {
-  const base = yield* appConfig
   const external = process.env.DATABASE_URL
-  const config = {
-    ...base,
-    port: 0,
-    host: "127.0.0.1",
-    logLevel: "none" as const,
+  const { context } = yield* startApp({
     databaseUrl: Option.some(Redacted.make(external?.startsWith("postgres") === true ? external : "pglite://memory")),
-    redisUrl: Option.none(),
     allowPrivateTargets: true,
     webhookPollIntervalMs: 50
-  }
-  const scope = yield* Scope.Scope
-  const context = yield* Layer.buildWithScope(AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))), scope)
+  })
   const sql = Context.get(context, SqlClient.SqlClient)
   const outbox = Context.get(context, Outbox)
 
@@ -40,16 +29,14 @@ const program = Effect.gen(function*() {
   const finished = new Promise<void>((resolve) => (done = resolve))
   const urls: Array<string> = []
   for (let i = 0; i < hooks; i++) {
-    const server = http.createServer((req, res) => {
+    const url = yield* listenBare((req, res) => {
       req.resume()
       req.on("end", () => {
         res.end("ok")
         if (++received === events * hooks) done()
       })
     })
-    yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve())))
-    yield* Effect.addFinalizer(() => Effect.sync(() => server.close()))
-    urls.push(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`)
+    urls.push(`${url}/hook`)
   }
 
   const customerId = crypto.randomUUID()
@@ -76,7 +63,4 @@ const program = Effect.gen(function*() {
   console.log(`delivered all in ${seconds.toFixed(2)} s: ${Math.round((events * hooks) / seconds)} deliveries/s`)
 })
 
-Effect.runPromise(Effect.scoped(program).pipe(Effect.orDie)).then(() => process.exit(0), (error) => {
-  console.error(error)
-  process.exit(1)
-})
+runScript(program)

@@ -89,5 +89,11 @@ layer(testApp({ adminSecret: Option.none() }), { timeout: 60_000 })("admin route
         const res = yield* provisionFrom("203.0.113.9", { email: "x@example.com" }, secret)
         assertError(res, 404, "E_NOT_FOUND")
       }
+      // Whatever the method: a 405 would tell that the route exists.
+      for (const method of ["GET", "PUT", "DELETE", "OPTIONS"]) {
+        const res = yield* call(method, "/api/admin/provision")
+        assertError(res, 404, "E_NOT_FOUND")
+        assert.isNull(res.headers.get("allow"))
+      }
     }))
 })

@@ -147,15 +147,15 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
       const wrong = yield* call("DELETE", "/api/health")
       assertError(wrong, 405, "E_METHOD_NOT_ALLOWED")
-      assert.strictEqual(wrong.headers.get("allow"), "GET, HEAD")
+      assert.strictEqual(wrong.headers.get("allow"), "GET, HEAD, OPTIONS")
 
       const post = yield* call("GET", "/api/admin/provision")
       assertError(post, 405, "E_METHOD_NOT_ALLOWED")
-      assert.strictEqual(post.headers.get("allow"), "POST")
+      assert.strictEqual(post.headers.get("allow"), "POST, OPTIONS")
 
       const put = yield* call("PUT", "/api/customer/abc/rotate-key", { body: {} })
       assertError(put, 405, "E_METHOD_NOT_ALLOWED")
-      assert.strictEqual(put.headers.get("allow"), "POST")
+      assert.strictEqual(put.headers.get("allow"), "POST, OPTIONS")
 
       const options = yield* call("OPTIONS", "/api/health")
       assert.strictEqual(options.status, 204)

@@ -6,14 +6,14 @@ import {
   ContentType,
   ContentUpdate,
   NewContent,
-  Platform,
   Review
 } from "../domain/Content.ts"
 import { InvalidCursor, InvalidTransition, ValidationError } from "../domain/Errors.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
 import { CustomerIdParam, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { PathId, storableText } from "../domain/Text.ts"
 
-const ContentIdParams = { ...CustomerIdParam, contentId: Schema.String.check(Schema.isMaxLength(64)) }
+const ContentIdParams = { ...CustomerIdParam, contentId: PathId }
 
 const transitions =
   "Moves: (new) → draft | pending_approval | approved; draft, pending_approval → approved | rejected (review); rejected → draft (edit); approved → published. Any other move is 409 `E_INVALID_TRANSITION` naming from and to."
@@ -25,7 +25,8 @@ export class ContentApi extends HttpApiGroup.make("content")
       query: {
         status: Schema.optional(ContentStatus),
         type: Schema.optional(ContentType),
-        platform: Schema.optional(Platform),
+        // Any name filters (one no piece has finds nothing); only creation holds platforms to their pattern.
+        platform: Schema.optional(Schema.String.check(Schema.isMaxLength(100), storableText)),
         limit: Schema.optional(intQuery(1, 100)),
         cursor: Schema.optional(Schema.String.check(Schema.isMaxLength(1000)))
       },

@@ -1,4 +1,5 @@
 import { Result, Schema } from "effect"
+import { nestedAtMost, storableJson, storableText } from "./Text.ts"
 
 export const ContentType = Schema.Literals(["blog", "social", "email", "ad", "outreach"])
 export type ContentType = typeof ContentType.Type
@@ -79,15 +80,17 @@ export const Platform = Schema.String.check(
   })
 ).annotate({ description: "Where the piece goes: x, linkedin, instagram, facebook, tiktok, pinterest, or another channel name" })
 
-export const Title = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(300))
-export const Body = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100_000))
-export const ReviewNote = Schema.String.check(Schema.isMaxLength(1000))
+export const Title = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(300), storableText)
+export const Body = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100_000), storableText)
+export const ReviewNote = Schema.String.check(Schema.isMaxLength(1000), storableText)
 
-/** Free-form data kept with a piece (e.g. `spend` of an ad); at most 50 keys of up to 40 characters. */
+/** Free-form data kept with a piece (e.g. `spend` of an ad); at most 50 keys of up to 40 characters, 16 levels deep. */
 export const Metadata = Schema.Record(Schema.String, Schema.Unknown).check(
   Schema.isMaxProperties(50, { message: "must have at most 50 keys" }),
-  Schema.isPropertyNames(Schema.String.check(Schema.isMaxLength(40)), { message: "keys must be at most 40 characters" })
-).annotate({ description: "Free-form object, at most 50 keys of up to 40 characters" })
+  Schema.isPropertyNames(Schema.String.check(Schema.isMaxLength(40)), { message: "keys must be at most 40 characters" }),
+  nestedAtMost(16),
+  storableJson
+).annotate({ description: "Free-form object, at most 50 keys of up to 40 characters, nested at most 16 levels" })
 
 const nullableDateTime = Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
 
@@ -119,22 +122,22 @@ const withinPlatformLimit = Schema.makeFilter(
 
 export const NewContent = Schema.Struct({
   type: ContentType,
-  platform: Schema.optional(Platform),
-  title: Schema.optional(Title),
+  platform: Schema.optionalKey(Platform),
+  title: Schema.optionalKey(Title),
   body: Body,
-  metadata: Schema.optional(Metadata),
-  submit: Schema.optional(Schema.Boolean)
+  metadata: Schema.optionalKey(Metadata),
+  submit: Schema.optionalKey(Schema.Boolean)
 }).check(withinPlatformLimit).annotate({ identifier: "NewContent" })
 export type NewContent = typeof NewContent.Type
 
 export const ContentUpdate = Schema.Struct({
-  title: Schema.optional(Title),
-  body: Schema.optional(Body),
-  metadata: Schema.optional(Metadata)
+  title: Schema.optionalKey(Title),
+  body: Schema.optionalKey(Body),
+  metadata: Schema.optionalKey(Metadata)
 }).annotate({ identifier: "ContentUpdate", description: "Only `title`, `body` and `metadata`; no other properties" })
 export type ContentUpdate = typeof ContentUpdate.Type
 
 export const Review = Schema.Struct({
   action: ReviewAction,
-  note: Schema.optional(ReviewNote)
+  note: Schema.optionalKey(ReviewNote)
 }).annotate({ identifier: "ContentReview" })

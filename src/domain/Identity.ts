@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { storableText } from "./Text.ts"
 
 export const CustomerStatus = Schema.Literals(["onboarding", "active", "suspended", "cancelled"])
 export type CustomerStatus = typeof CustomerStatus.Type
@@ -37,6 +38,7 @@ export const scopesByRole: Record<Role, ReadonlyArray<string>> = {
 
 export const Email = Schema.String.check(
   Schema.isMaxLength(254),
+  storableText,
   Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "must be an email address" })
 ).annotate({ format: "email" })
 
@@ -60,8 +62,8 @@ export const IssuedKey = Schema.Struct({
 
 export const ProvisionRequest = Schema.Struct({
   email: Email,
-  brandName: Schema.optional(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200))),
-  status: Schema.optional(CustomerStatus)
+  brandName: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200), storableText)),
+  status: Schema.optionalKey(CustomerStatus)
 }).annotate({ identifier: "ProvisionRequest" })
 
 export const ProvisionResult = Schema.Struct({

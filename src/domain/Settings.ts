@@ -23,7 +23,7 @@ export const AutonomyLevel = Schema.Number.check(
 
 export const Amount = Schema.Number.check(
   Schema.isFinite({ message: "must be a finite number" }),
-  Schema.isBetween({ minimum: 0, maximum: 1e9 }, { message: "must be between 0 and 1000000000" })
+  Schema.isGreaterThanOrEqualTo(0, { message: "must be at least 0" })
 )
 
 /** A struct with one optional property per allowed key, so unknown keys fail a strict decode. */

@@ -1,5 +1,5 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { ByteSize, type Cause, Context, Effect, Layer } from "effect"
+import { ByteSize, type Cause, Context, Effect, Layer, Option } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { unhandled } from "effect/Types"
 import { createServer, STATUS_CODES } from "node:http"
@@ -28,9 +28,13 @@ const pathOf = (url: string) => {
   return q === -1 ? url : url.slice(0, q)
 }
 
-/** 404 / 405 / 413 decided before any handler or limit runs (CONTRACT precedence). */
-const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: string) => {
-  const allowed = allowedMethods(request.url)
+/**
+ * 404 / 405 / 413 decided before any handler or limit runs (CONTRACT
+ * precedence). Paths under a `hidden` prefix (the admin routes while
+ * ADMIN_SECRET is unset) are unknown whatever the method.
+ */
+const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: string, hidden: ReadonlyArray<string>) => {
+  const allowed = hidden.some((prefix) => request.url.startsWith(prefix)) ? [] : allowedMethods(request.url)
   const method = request.method.toUpperCase()
   if (allowed.length === 0) {
     const [code, error] = statusCodes[404]
@@ -42,7 +46,8 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
   }
   if (!allowed.includes(method)) {
     const [code, error] = statusCodes[405]
-    return errorResponse(405, { error: `${error}: ${method}`, code, requestId }, { allow: allowed.join(", ") })
+    const allow = allowed.includes("OPTIONS") ? allowed : [...allowed, "OPTIONS"]
+    return errorResponse(405, { error: `${error}: ${method}`, code, requestId }, { allow: allow.join(", ") })
   }
   const length = Number(request.headers["content-length"] ?? 0)
   if (length > maxBodyBytes) {
@@ -70,6 +75,7 @@ export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; 
   const bodyLimit = ByteSize.bytes(maxBodyBytes)
   // Decided once: below `info` the request line is never built (the hot path of a busy server).
   const logRequests = infoEnabled(config.logLevel)
+  const hidden = Option.isNone(config.adminSecret) ? ["/api/admin/"] : []
   const answerFailure = (cause: Cause.Cause<unknown>, requestId: string) =>
     Effect.flatMap(causeToResponse(cause, requestId), ([response, isDefect]) =>
       isDefect
@@ -86,7 +92,7 @@ export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; 
         clientIp: clientAddress(request, config.trustProxy),
         responseHeaders: {}
       }
-      const early = precheck(request, requestId)
+      const early = precheck(request, requestId, hidden)
       const handled = early !== undefined ? Effect.succeed(early) : httpEffect.pipe(
         // Overlays rather than a merge: merging copies every service of the app per request.
         Effect.updateContext((context: Context.Context<never>) =>

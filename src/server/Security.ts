@@ -74,6 +74,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
 
 export const AdminAuthenticationLive = Layer.effect(AdminAuthentication, Effect.gen(function*() {
   const limits = yield* RateLimits
+  const idempotency = yield* Idempotency
   const config = yield* AppConfig
   return AdminAuthentication.of({
     adminSecret: Effect.fn("AdminAuthentication")(function*(httpEffect) {
@@ -82,7 +83,7 @@ export const AdminAuthenticationLive = Layer.effect(AdminAuthentication, Effect.
       const { clientIp } = yield* currentRequest
       yield* limits.enforce(policies.admin, clientIp)
       if (!matchesAdminSecret(config.adminSecret, request.headers["x-admin-secret"])) return yield* new AdminAuthRequired()
-      return yield* httpEffect
+      return yield* idempotency.wrap("admin", httpEffect)
     })
   })
 }))

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
-import { NotFound } from "../domain/Errors.ts"
+import { Conflict, NotFound } from "../domain/Errors.ts"
 import type { MemberRole, TeamMember } from "../domain/Identity.ts"
 import { Customers } from "./Customers.ts"
 import { Events } from "./Events.ts"
@@ -23,7 +23,7 @@ const toMember = (row: MemberRow): TeamMember => ({
 
 /** Team members: each holds its own key, restricted by role, revocable on its own. */
 export class Team extends Context.Service<Team, {
-  readonly invite: (customerId: string, email: string, role: MemberRole) => Effect.Effect<TeamMember & { apiKey: string }>
+  readonly invite: (customerId: string, email: string, role: MemberRole) => Effect.Effect<TeamMember & { apiKey: string }, Conflict>
   readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<TeamMember>>
   readonly remove: (customerId: string, memberId: string) => Effect.Effect<void, NotFound>
 }>()("herald/server/Team") {
@@ -38,13 +38,15 @@ export class Team extends Context.Service<Team, {
         const id = `mem_${randomUUID().replaceAll("-", "").slice(0, 24)}`
         const rows = yield* sql<MemberRow>`
           INSERT INTO team_members (id, customer_id, email, role) VALUES (${id}, ${customerId}, ${email}, ${role})
+          ON CONFLICT (customer_id, lower(email)) WHERE revoked_at IS NULL DO NOTHING
           RETURNING id, email, role, created_at`
+        if (rows.length === 0) return yield* new Conflict({ error: "A member with this email already exists" })
         const apiKey = yield* customers.issueKey(customerId, role, id)
         const member = toMember(rows[0])
         yield* events.record(customerId, "team.invited", member)
         yield* outbox.emit(customerId, "team.invited", member)
         return { ...member, apiKey }
-      }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
     const list = Effect.fn("Team.list")(function*(customerId: string) {

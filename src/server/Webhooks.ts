@@ -74,7 +74,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         if (count >= maxWebhooksPerCustomer) return undefined
         const rows = yield* sql<WebhookRow>`
           INSERT INTO webhooks (id, customer_id, url, events, secret)
-          VALUES (${id}, ${customerId}, ${input.url}, ${input.events as Array<string>}, ${secret})
+          VALUES (${id}, ${customerId}, ${input.url}, ${[...new Set(input.events)]}, ${secret})
           RETURNING id, url, events, created_at, disabled_at`
         const hook = toWebhook(rows[0])
         yield* events.record(customerId, "webhook.created", { id: hook.id, url: hook.url, events: hook.events })

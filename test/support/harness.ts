@@ -1,6 +1,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Context, Effect, Layer, Option, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
@@ -9,10 +10,11 @@ import { AppWithoutConfig } from "../../src/server/App.ts"
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
 delete process.env.BASE_URL
 
-/** The running application under test: its base URL and its config. */
+/** The running application under test: its base URL, its config and its own SQL client (to check what it stored). */
 export class TestServer extends Context.Service<TestServer, {
   readonly url: string
   readonly config: AppConfigShape
+  readonly sql: SqlClient.SqlClient
 }>()("test/TestServer") {}
 
 /** The PostgreSQL URL of the suite run, when it runs against a real server. */
@@ -89,7 +91,7 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
     const server = Context.get(context, HttpServer.HttpServer)
     const address = server.address
     if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
-    return { url: `http://127.0.0.1:${address.port}`, config }
+    return { url: `http://127.0.0.1:${address.port}`, config, sql: Context.get(context, SqlClient.SqlClient) }
   }))
 
 export interface Reply {

@@ -1,0 +1,57 @@
+import { Schema, SchemaTransformation } from "effect"
+
+/**
+ * PostgreSQL's text and jsonb cannot hold NUL, and jsonb refuses an unpaired
+ * surrogate: such input must be a 400 at the edge, never a failed statement.
+ */
+export const isStorableText = (text: string): boolean => !text.includes("\u0000") && text.isWellFormed()
+
+/**
+ * Walks a JSON value without recursion (a body under 1 MiB can nest hundreds
+ * of thousands of levels), calling `visit` on every string, keys included,
+ * with its depth; stops at the first `false`.
+ */
+const everyString = (root: unknown, visit: (text: string, depth: number) => boolean, maxDepth: number): boolean => {
+  const stack: Array<readonly [unknown, number]> = [[root, 0]]
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!
+    if (typeof value === "string") {
+      if (!visit(value, depth)) return false
+    } else if (typeof value === "object" && value !== null) {
+      if (depth >= maxDepth) return false
+      for (const [key, inner] of Object.entries(value)) {
+        if (!Array.isArray(value) && !visit(key, depth)) return false
+        stack.push([inner, depth + 1])
+      }
+    }
+  }
+  return true
+}
+
+/** Every string in a JSON value, keys included, is storable. */
+export const isStorableJson = (value: unknown): boolean => everyString(value, isStorableText, Number.POSITIVE_INFINITY)
+
+/** Objects and arrays nest at most `levels` deep (the value itself is level 1). */
+export const isNestedAtMost = (value: unknown, levels: number): boolean => everyString(value, () => true, levels)
+
+const unstorableMessage = "must not contain NUL characters or unpaired surrogates"
+
+export const storableText = Schema.makeFilter((text: string) => isStorableText(text) || unstorableMessage)
+
+export const storableJson = Schema.makeFilter((value: unknown) => isStorableJson(value) || unstorableMessage)
+
+export const nestedAtMost = (levels: number) =>
+  Schema.makeFilter((value: unknown) => isNestedAtMost(value, levels) || `must nest at most ${levels} levels deep`)
+
+/**
+ * A resource id taken from a path. Any shape is accepted, because an id that
+ * names nothing is a 404 whatever it looks like; one no row could ever hold
+ * becomes the empty string, which no row holds either, so the lookup finds
+ * nothing instead of failing in the database.
+ */
+export const PathId = Schema.String.pipe(
+  Schema.decodeTo(
+    Schema.String,
+    SchemaTransformation.transform({ decode: (id) => (isStorableText(id) ? id : ""), encode: (id) => id })
+  )
+)
