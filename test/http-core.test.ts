@@ -168,7 +168,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       const { customerId, apiKey } = yield* provision("big@example.com")
       const targets = [
         { path: "/api/admin/provision", headers: admin() },
-        { path: `/api/customer/${customerId}/rotate-key`, headers: { authorization: `Bearer ${apiKey}` } }
+        { path: `/api/customer/${customerId}/rotate-key`, headers: { authorization: `Bearer ${apiKey}` } },
+        // 413 comes before authentication, however the body is framed.
+        { path: `/api/customer/${customerId}/rotate-key`, headers: {} },
+        { path: `/api/customer/${customerId}/rotate-key`, headers: { authorization: "Bearer svc_live_nope" } }
       ]
       for (const target of targets) {
         const declared = yield* raw({

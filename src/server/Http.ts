@@ -93,7 +93,13 @@ export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; 
         responseHeaders: {}
       }
       const early = precheck(request, requestId, hidden)
-      const handled = early !== undefined ? Effect.succeed(early) : httpEffect.pipe(
+      // A body of unannounced length is read (and cached) before anything else
+      // runs, so that one over the limit is 413 ahead of 429/401, as a
+      // Content-Length over the limit is.
+      const body = request.headers["transfer-encoding"] !== undefined && request.headers["content-length"] === undefined
+        ? Effect.andThen(request.arrayBuffer, httpEffect)
+        : httpEffect
+      const handled = early !== undefined ? Effect.succeed(early) : body.pipe(
         // Overlays rather than a merge: merging copies every service of the app per request.
         Effect.updateContext((context: Context.Context<never>) =>
           Context.add(Context.add(context, CurrentRequest, state), HttpIncomingMessage.MaxBodySize, bodyLimit)),
