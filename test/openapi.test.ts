@@ -47,6 +47,15 @@ const methods = ["get", "put", "post", "delete", "patch", "head", "options"] as 
 
 const baseUrl = "https://herald.example.test"
 
+const errorRef = "#/components/schemas/Error"
+
+/** The Error schema, or a component extending it (`allOf` the Error shape and more fields). */
+const isErrorShape = (doc: any, schema: any): boolean => {
+  if (schema?.$ref === errorRef) return true
+  const name = typeof schema?.$ref === "string" ? schema.$ref.split("/").pop() : undefined
+  return name !== undefined && doc.components.schemas[name]?.allOf?.[0]?.$ref === errorRef
+}
+
 layer(testApp({ baseUrl }), { timeout: 60_000, excludeTestServices: true })("OpenAPI document", (it) => {
   it.effect("is OpenAPI 3.1.0 with version, title and BASE_URL as its server", () =>
     Effect.gen(function*() {
@@ -78,7 +87,7 @@ layer(testApp({ baseUrl }), { timeout: 60_000, excludeTestServices: true })("Ope
       assert.strictEqual(new Set(operationIds).size, operationIds.length, "operationIds are unique")
     }))
 
-  it.effect("every 4xx and 5xx response is the Error schema", () =>
+  it.effect("every 4xx and 5xx response is the Error schema (or extends it)", () =>
     Effect.gen(function*() {
       const doc = (yield* call("GET", "/openapi.json")).json
       const wrong: Array<string> = []
@@ -91,7 +100,7 @@ layer(testApp({ baseUrl }), { timeout: 60_000, excludeTestServices: true })("Ope
             if (Number(status) < 400) continue
             const content = response.content
             const schema = content?.["application/json"]?.schema
-            if (schema?.$ref !== "#/components/schemas/Error" || Object.keys(content).length !== 1) {
+            if (!isErrorShape(doc, schema) || Object.keys(content).length !== 1) {
               wrong.push(`${method.toUpperCase()} ${path} ${status}`)
             }
           }

@@ -105,7 +105,8 @@ const customer = (base: string) =>
     return { api }
   })
 
-const invite = { email: "someone@example.com", role: "viewer" }
+/** A fresh address each time: one address has one live membership. */
+const invite = () => ({ email: `someone-${crypto.randomUUID()}@example.com`, role: "viewer" })
 
 layer(SharedDatabaseLive, { timeout: 90_000, excludeTestServices: true })("webhook delivery across processes", (it) => {
   it.effect("an event committed before a crash, and one in flight at a crash, are delivered by the next process", () =>
@@ -118,7 +119,7 @@ layer(SharedDatabaseLive, { timeout: 90_000, excludeTestServices: true })("webho
       const hook = (yield* Effect.promise(() =>
         api(first.url, "POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] }))).json
       receiver.state.secret = hook.secret
-      assert.strictEqual((yield* Effect.promise(() => api(first.url, "POST", "/api/team/{c}/members", invite))).status, 200)
+      assert.strictEqual((yield* Effect.promise(() => api(first.url, "POST", "/api/team/{c}/members", invite()))).status, 200)
       yield* Effect.promise(() => kill(first.child))
 
       // The second process claims it and crashes mid-request.
@@ -162,7 +163,7 @@ layer(SharedDatabaseLive, { timeout: 90_000, excludeTestServices: true })("webho
       receiver.state.secret = hook.secret
       const events = 20
       yield* Effect.forEach(Array.from({ length: events }, (_, i) => i), (i) =>
-        Effect.promise(() => api(i % 2 === 0 ? a.url : b.url, "POST", "/api/team/{c}/members", invite)), {
+        Effect.promise(() => api(i % 2 === 0 ? a.url : b.url, "POST", "/api/team/{c}/members", invite())), {
         concurrency: 4
       })
       yield* waitFor(receiver.state.received, (r) => r.length >= 2 * events, 30_000)

@@ -27,7 +27,7 @@ export class ContentApi extends HttpApiGroup.make("content")
         type: Schema.optional(ContentType),
         // Any name filters (one no piece has finds nothing); only creation holds platforms to their pattern.
         platform: Schema.optional(Schema.String.check(Schema.isMaxLength(100), storableText)),
-        limit: Schema.optional(intQuery(1, 100)),
+        limit: Schema.optional(intQuery(1, 100, 25)),
         cursor: Schema.optional(Schema.String.check(Schema.isMaxLength(1000)))
       },
       success: Schema.Struct({ content: Schema.Array(ContentPiece), nextCursor: Schema.NullOr(Schema.String) }),

@@ -26,7 +26,7 @@ export class CustomersApi extends HttpApiGroup.make("customers")
     HttpApiEndpoint.get("events", "/api/events/:customerId", {
       params: CustomerIdParam,
       query: {
-        limit: Schema.optional(intQuery(1, 200)),
+        limit: Schema.optional(intQuery(1, 200, 50)),
         since: Schema.optional(DateTimeQuery)
       },
       success: Schema.Struct({ events: Schema.Array(Event) })

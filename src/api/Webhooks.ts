@@ -54,7 +54,7 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     })),
     HttpApiEndpoint.get("deliveries", "/api/hooks/:customerId/:webhookId/deliveries", {
       params: WebhookParams,
-      query: { limit: Schema.optional(intQuery(1, 100)) },
+      query: { limit: Schema.optional(intQuery(1, 100, 50)) },
       success: Schema.Struct({ deliveries: Schema.Array(DeliveryAttempt) }),
       error: NotFoundError
     }).annotateMerge(OpenApi.annotations({

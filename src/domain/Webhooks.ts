@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { WebhookEventType } from "./WebhookEvents.ts"
+import { storableText } from "./Text.ts"
 
 /** At most this many live (not deleted) subscriptions per customer. */
 export const maxWebhooksPerCustomer = 25
@@ -13,16 +14,15 @@ const isHttpUrl = (value: string): boolean => {
 /** An absolute http(s) URL of at most 2048 characters. */
 export const WebhookUrl = Schema.String.check(
   Schema.isMaxLength(2048),
-  Schema.makeFilter(isHttpUrl, { message: "must be an absolute http or https URL" })
-).annotate({ format: "uri", maxLength: 2048 })
+  storableText,
+  Schema.makeFilter(isHttpUrl, { message: "must be an absolute http or https URL", toJsonSchema: () => ({ format: "uri" }) })
+)
 
 export const WebhookCreate = Schema.Struct({
   url: WebhookUrl,
-  events: Schema.Array(WebhookEventType).check(
-    Schema.isMinLength(1),
-    Schema.isMaxLength(20),
-    Schema.isUnique({ message: "must not repeat an event kind" })
-  )
+  // 1 to 20 items as the spec says; a kind named twice is kept once.
+  events: Schema.Array(WebhookEventType).check(Schema.isMinLength(1), Schema.isMaxLength(20))
+    .annotate({ description: "1 to 20 event kinds; repeats are kept once" })
 }).annotate({ identifier: "WebhookCreate" })
 export type WebhookCreate = typeof WebhookCreate.Type
 
@@ -46,9 +46,9 @@ export const DeliveryAttempt = Schema.Struct({
   id: Schema.String,
   eventId: Schema.String,
   eventType: Schema.String,
-  attempt: Schema.Number,
-  statusCode: Schema.NullOr(Schema.Number),
-  durationMs: Schema.Number,
+  attempt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
+  statusCode: Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 999 }))),
+  durationMs: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
   error: Schema.NullOr(Schema.String),
   attemptedAt: Schema.String.annotate({ format: "date-time" })
 }).annotate({ identifier: "DeliveryAttempt" })

@@ -3,7 +3,8 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../Config.ts"
 import { scopesByRole } from "../domain/Identity.ts"
 
-const discoveryHeaders = {
+/** Discovery documents are public and readable from any origin (CONTRACT: CORS `*` on discovery GETs). */
+export const discoveryHeaders = {
   "access-control-allow-origin": "*",
   "cache-control": "public, max-age=300"
 }

@@ -1,11 +1,13 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
+import { IdempotencyKey } from "../api/Shared.ts"
 import { Conflict, ValidationError } from "../domain/Errors.ts"
 import { canonicalBody, openReplay, sealReplay } from "../domain/ReplaySeal.ts"
 import { sha256Hex } from "../domain/Secrets.ts"
 
 const windowHours = 24
+const isValidKey = Schema.is(IdempotencyKey)
 
 const bodyText = (response: HttpServerResponse.HttpServerResponse): string | undefined =>
   response.body._tag === "Uint8Array" ? response.body.text ?? new TextDecoder().decode(response.body.body) : undefined
@@ -65,7 +67,7 @@ export class Idempotency extends Context.Service<Idempotency, {
         const request = yield* HttpServerRequest.HttpServerRequest
         const key = request.headers["idempotency-key"]
         if (request.method !== "POST" || key === undefined) return yield* effect
-        if (key.length === 0 || key.length > 255) return yield* invalidKey()
+        if (!isValidKey(key)) return yield* invalidKey()
         const keyHash = sha256Hex(key)
         const path = request.url.split("?")[0]
         const body = yield* Effect.orElseSucceed(request.text, () => "")

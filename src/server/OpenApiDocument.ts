@@ -1,8 +1,13 @@
-import { Effect } from "effect"
+import { Effect, Schema, SchemaAST } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { OpenApi } from "effect/http-api"
+import { HttpApi, OpenApi } from "effect/http-api"
 import { Api } from "../api/Api.ts"
+import { IdempotencyKey, idempotencyKeyDescription } from "../api/Shared.ts"
 import { AppConfig } from "../Config.ts"
+import { MalformedJson, statusCodes, ValidationError } from "../domain/Errors.ts"
+import { discoveryHeaders } from "./Discovery.ts"
+
+type Json = Record<string, any>
 
 const ErrorSchema = {
   type: "object",
@@ -23,38 +28,217 @@ const ErrorSchema = {
   }
 }
 
+/** Properties of the Error shape itself, and the class tag the HTTP layer strips from the wire. */
+const errorShapeProperties = new Set(["_tag", "error", "code", "requestId", "details"])
+
+const errorRef = (name = "Error") => ({ $ref: `#/components/schemas/${name}` })
+const errorContent = () => ({ "application/json": { schema: errorRef() } })
+
+/** Answered by the HTTP layer for every JSON body, before any handler sees it (CONTRACT "Errors"). */
+const bodyFailures = {
+  "413": statusCodes[413][0],
+  "415": statusCodes[415][0]
+} as const
+
+/** A JSON body that fails its schema, or is no JSON at all. */
+const bodyValidationCodes = [new ValidationError({}).code, new MalformedJson({}).code]
+
+/**
+ * Codes only `Idempotency-Key` handling produces, in the authentication
+ * middlewares; it acts on POST only, so other methods cannot answer them
+ * unless the endpoint declares the code itself.
+ */
+const idempotencyOnlyCodes = new Set([statusCodes[409][0]])
+
+/** JSON Schema of a self-contained value, for the few places the document shows one the generator did not. */
+const jsonSchemaOf = (schema: Schema.Top): Json => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  return Object.keys(document.definitions).length === 0 ? { ...document.schema } : {}
+}
+
+interface EndpointFacts {
+  /** Codes of the errors the endpoint declares itself (not its middlewares'). */
+  readonly ownCodes: ReadonlySet<string>
+  /** Parameters whose decoded value is a number or boolean: their value's schema, by location and name. */
+  readonly valueSchemas: ReadonlyMap<string, Json>
+}
+
+const errorCodes = (schema: Schema.Top): ReadonlyArray<string> => {
+  const document = Schema.toJsonSchemaDocument(schema)
+  const ref: unknown = document.schema.$ref
+  const root = typeof ref === "string" ? document.definitions[ref.split("/").pop()!] ?? {} : document.schema
+  return codesOf(root)
+}
+
+/**
+ * Query, path and header values travel as text, so the generator documents
+ * their wire form (a string). OpenAPI documents a parameter by its value and
+ * serialises it as text (`style: form` / `simple`), so a parameter that
+ * decodes to a number or boolean shows its decoded schema, with the bounds
+ * and default its schema carries.
+ */
+const decodedValueSchemas = (location: string, schema: Schema.Top | undefined, into: Map<string, Json>) => {
+  if (schema === undefined) return
+  const decoded = SchemaAST.toType(schema.ast)
+  if (!SchemaAST.isObjects(decoded)) return
+  for (const property of decoded.propertySignatures) {
+    const members = SchemaAST.isUnion(property.type)
+      ? property.type.types.filter((member) => !SchemaAST.isUndefined(member))
+      : [property.type]
+    if (members.length !== 1) continue
+    const value = jsonSchemaOf(Schema.make(members[0]))
+    if (value.type === "integer" || value.type === "number" || value.type === "boolean") {
+      into.set(`${location} ${String(property.name)}`, value)
+    }
+  }
+}
+
+const endpointFacts = (): Map<string, EndpointFacts> => {
+  const facts = new Map<string, EndpointFacts>()
+  HttpApi.reflect(Api, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      const valueSchemas = new Map<string, Json>()
+      decodedValueSchemas("path", endpoint.params, valueSchemas)
+      decodedValueSchemas("query", endpoint.query, valueSchemas)
+      decodedValueSchemas("header", endpoint.headers, valueSchemas)
+      const path = endpoint.path.replace(/:(\w+)/g, "{$1}")
+      facts.set(`${endpoint.method.toLowerCase()} ${path}`, {
+        ownCodes: new Set([...endpoint.error].flatMap(errorCodes)),
+        valueSchemas
+      })
+    }
+  })
+  return facts
+}
+
 /**
  * The generated document with what the generator cannot know: the servers
- * (BASE_URL) and the one Error shape that every 4xx/5xx body has on the wire.
+ * (BASE_URL), the one Error shape every 4xx/5xx body has on the wire (with
+ * any fields an error adds, as the readiness 503 does), the failures the HTTP
+ * layer answers before a handler runs (400 malformed JSON, 413, 415, 500), the
+ * `Idempotency-Key` header of every POST, optional bodies, and parameters
+ * shown by their decoded value.
  */
-export const openApiDocument = (baseUrl: string): Record<string, any> => {
-  const spec: Record<string, any> = OpenApi.fromApi(Api)
+export const openApiDocument = (baseUrl: string): Json => {
+  const spec: Json = OpenApi.fromApi(Api)
   spec.servers = [{ url: baseUrl }]
   spec.components ??= {}
   spec.components.schemas ??= {}
+  const generated: Json = { ...spec.components.schemas }
   spec.components.schemas.Error = ErrorSchema
-  for (const item of Object.values<Record<string, any>>(spec.paths ?? {})) {
-    for (const operation of Object.values<Record<string, any>>(item)) {
+  const facts = endpointFacts()
+  const resolve = (s: Json): Json =>
+    typeof s.$ref === "string" ? generated[String(s.$ref.split("/").pop())] ?? {} : s
+
+  for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
+    for (const [method, operation] of Object.entries<Json>(item)) {
       if (typeof operation !== "object" || operation.responses === undefined) continue
-      for (const [status, response] of Object.entries<Record<string, any>>(operation.responses)) {
+      const endpoint = facts.get(`${method} ${path}`)
+
+      for (const parameter of operation.parameters ?? []) {
+        const value = endpoint?.valueSchemas.get(`${parameter.in} ${parameter.name}`)
+        if (value !== undefined) parameter.schema = value
+      }
+
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
         if (Number(status) < 400) continue
         const described = response.content?.["application/json"]?.schema
-        const codes = described === undefined ? undefined : describeCodes(spec, described)
-        response.content = { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
-        if (codes !== undefined && codes.length > 0) response.description = `Error: ${codes.join(", ")}`
+        const members: Array<Json> = described === undefined ? [] : described.anyOf ?? described.oneOf ?? [described]
+        const generatedCodes = members.flatMap((member) => codesOf(resolve(member)))
+        const codes = method === "post" ? generatedCodes : generatedCodes.filter((code) =>
+          !idempotencyOnlyCodes.has(code) || endpoint?.ownCodes.has(code) === true
+        )
+        if (generatedCodes.length > 0 && codes.length === 0) {
+          delete operation.responses[status]
+          continue
+        }
+        response.content = { "application/json": { schema: errorBodySchema(spec, members, resolve) } }
+        if (codes.length > 0) response.description = `Error: ${codes.join(", ")}`
       }
-      operation.responses["500"] ??= {
-        description: "Error: E_INTERNAL",
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } }
+
+      const body = operation.requestBody?.content?.["application/json"]
+      if (body !== undefined) {
+        // A body schema that admits `null` takes no body at all (see EmptyObject).
+        const members: Array<Json> = body.schema?.anyOf ?? body.schema?.oneOf ?? [body.schema ?? {}]
+        if (members.some((member) => member.type === "null")) operation.requestBody.required = false
+        const invalid = operation.responses["400"]
+        const codes = new Set([...describedCodes(invalid), ...bodyValidationCodes])
+        operation.responses["400"] = {
+          description: `Error: ${[...codes].join(", ")}`,
+          content: errorContent()
+        }
+        for (const [status, code] of Object.entries(bodyFailures)) {
+          operation.responses[status] ??= { description: `Error: ${code}`, content: errorContent() }
+        }
       }
+
+      if (method === "post") {
+        operation.parameters ??= []
+        operation.parameters.push({
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description: idempotencyKeyDescription,
+          schema: jsonSchemaOf(IdempotencyKey)
+        })
+      }
+
+      operation.responses["500"] ??= { description: "Error: E_INTERNAL", content: errorContent() }
+      operation.responses = sortedByStatus(operation.responses)
     }
   }
   pruneUnusedSchemas(spec)
   return spec
 }
 
+const describedCodes = (response: Json | undefined): Array<string> =>
+  typeof response?.description === "string" && response.description.startsWith("Error: ")
+    ? response.description.slice("Error: ".length).split(", ")
+    : []
+
+const codesOf = (schema: Json): Array<string> => {
+  const code = schema.properties?.code
+  return code?.enum ?? (code?.const === undefined ? [] : [code.const])
+}
+
+/**
+ * The Error schema, or, for an error carrying more than the Error shape (the
+ * readiness 503 keeps its service, status and timestamp), a component that is
+ * the Error shape plus those fields.
+ */
+const errorBodySchema = (spec: Json, members: ReadonlyArray<Json>, resolve: (s: Json) => Json): Json => {
+  const schemas = new Map<string, Json>()
+  for (const member of members) {
+    const resolved = resolve(member)
+    const extra = Object.entries<Json>(resolved.properties ?? {}).filter(([name]) => !errorShapeProperties.has(name))
+    if (extra.length === 0 || typeof member.$ref !== "string") {
+      schemas.set("Error", errorRef())
+      continue
+    }
+    const name = String(member.$ref.split("/").pop()).replace(/Encoded$/, "")
+    const code = resolved.properties?.code
+    spec.components.schemas[name] = {
+      allOf: [
+        errorRef(),
+        {
+          type: "object",
+          required: (resolved.required ?? []).filter((field: string) => !errorShapeProperties.has(field)),
+          properties: Object.fromEntries(code === undefined ? extra : [...extra, ["code", code]])
+        }
+      ]
+    }
+    schemas.set(name, errorRef(name))
+  }
+  const list = [...schemas.values()]
+  return list.length === 0 ? errorRef() : list.length === 1 ? list[0] : { anyOf: list }
+}
+
+const sortedByStatus = (responses: Json): Json =>
+  Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)))
+
 /** Drops component schemas nothing refers to any more (the replaced error bodies). */
-const pruneUnusedSchemas = (spec: Record<string, any>) => {
+const pruneUnusedSchemas = (spec: Json) => {
   const schemas: Record<string, unknown> = spec.components.schemas
   for (;;) {
     const { schemas: _, ...rest } = spec.components
@@ -65,20 +249,14 @@ const pruneUnusedSchemas = (spec: Record<string, any>) => {
   }
 }
 
-const describeCodes = (spec: Record<string, any>, schema: Record<string, any>): Array<string> => {
-  const resolve = (s: Record<string, any>): Record<string, any> =>
-    typeof s.$ref === "string" ? spec.components?.schemas?.[String(s.$ref.split("/").pop())] ?? {} : s
-  const members: Array<Record<string, any>> = schema.anyOf ?? schema.oneOf ?? [schema]
-  return members.flatMap((member) => {
-    const code = resolve(member).properties?.code
-    return code?.enum ?? (code?.const === undefined ? [] : [code.const])
-  })
-}
-
 export const OpenApiRoute = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const body = JSON.stringify(openApiDocument(config.baseUrl))
-    yield* router.add("GET", "/openapi.json", HttpServerResponse.text(body, { contentType: "application/json" }))
+    yield* router.add(
+      "GET",
+      "/openapi.json",
+      HttpServerResponse.text(body, { contentType: "application/json", headers: discoveryHeaders })
+    )
   })
 )
