@@ -104,7 +104,7 @@ export class Customers extends Context.Service<Customers, {
       }).pipe(sql.withTransaction, Effect.orDie)
     })
 
-    const authenticate = Effect.fn("Customers.authenticate")(function*(key: string) {
+    const authenticate = Effect.fnUntraced(function*(key: string) {
       if (!isWellFormedKey(config.apiKeyPrefix, key)) return yield* new InvalidApiKey()
       const hash = hashApiKey(key)
       const rows = yield* sql<{

@@ -107,7 +107,8 @@ export class RateLimits extends Context.Service<RateLimits, {
   static readonly layer = Layer.effect(RateLimits, Effect.gen(function*() {
     const store = yield* RateLimitStore
 
-    const count = Effect.fn("RateLimits.count")(function*(policy: Policy, key: string, cost = 1) {
+    // Untraced, like the other per-request steps of authentication: a span and a captured stack on every request cost more than they tell.
+    const count = Effect.fnUntraced(function*(policy: Policy, key: string, cost = 1) {
       const now = yield* Clock.currentTimeMillis
       const windowMs = policy.windowSeconds * 1000
       const window = Math.floor(now / windowMs)

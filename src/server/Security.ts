@@ -31,7 +31,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
   }
 
   return Authentication.of({
-    bearer: Effect.fn("Authentication.bearer")(function*(httpEffect, { endpoint }) {
+    bearer: Effect.fnUntraced(function*(httpEffect, { endpoint }) {
       const request = yield* HttpServerRequest.HttpServerRequest
       const { clientIp } = yield* currentRequest
       const preAuth = yield* limits.check(policies.preAuth, clientIp)
@@ -77,7 +77,7 @@ export const AdminAuthenticationLive = Layer.effect(AdminAuthentication, Effect.
   const idempotency = yield* Idempotency
   const config = yield* AppConfig
   return AdminAuthentication.of({
-    adminSecret: Effect.fn("AdminAuthentication")(function*(httpEffect) {
+    adminSecret: Effect.fnUntraced(function*(httpEffect) {
       if (Option.isNone(config.adminSecret)) return yield* new NotFound()
       const request = yield* HttpServerRequest.HttpServerRequest
       const { clientIp } = yield* currentRequest
