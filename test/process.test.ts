@@ -1,22 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
-import { externalDatabaseUrl, freshSchemaUrl, send } from "./support/harness.ts"
+import { externalDatabaseUrl, freePort, freshSchemaUrl, send } from "./support/harness.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
-/** A port nobody listens on right now. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 interface Spawned {
   readonly child: ChildProcess

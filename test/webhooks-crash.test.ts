@@ -3,8 +3,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Context, Effect, Layer } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { createServer } from "node:net"
-import { externalDatabaseUrl, freshSchemaUrl, send } from "./support/harness.ts"
+import { externalDatabaseUrl, freePort, freshSchemaUrl, send } from "./support/harness.ts"
 import { startReceiver, waitFor } from "./support/webhook-receiver.ts"
 
 /**
@@ -32,13 +31,6 @@ const SharedDatabaseLive = Layer.effect(SharedDatabase, Effect.gen(function*() {
   return { url: `postgres://postgres@127.0.0.1:${port}/postgres` }
 }))
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 interface Instance {
   readonly url: string

@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../Config.ts"
 import { scopesByRole } from "../domain/Identity.ts"
@@ -20,16 +20,17 @@ export const protectedResourceMetadata = (baseUrl: string) => ({
   herald_role_scopes: scopesByRole
 })
 
-export const DiscoveryRoutes = Layer.mergeAll(
+/**
+ * A public JSON document built once from the base URL at start-up and served
+ * as is, with the discovery headers (CORS `*`, cacheable).
+ */
+export const jsonDocumentRoute = (path: `/${string}`, document: (baseUrl: string) => unknown) =>
   HttpRouter.use((router) =>
     Effect.gen(function*() {
       const config = yield* AppConfig
-      const body = JSON.stringify(protectedResourceMetadata(config.baseUrl))
-      yield* router.add(
-        "GET",
-        "/.well-known/oauth-protected-resource",
-        HttpServerResponse.text(body, { contentType: "application/json", headers: discoveryHeaders })
-      )
+      const body = JSON.stringify(document(config.baseUrl))
+      yield* router.add("GET", path, HttpServerResponse.text(body, { contentType: "application/json", headers: discoveryHeaders }))
     })
   )
-)
+
+export const DiscoveryRoutes = jsonDocumentRoute("/.well-known/oauth-protected-resource", protectedResourceMetadata)

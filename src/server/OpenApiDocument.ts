@@ -1,11 +1,9 @@
-import { Effect, Schema, SchemaAST } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { Schema, SchemaAST } from "effect"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { Api } from "../api/Api.ts"
 import { IdempotencyKey, idempotencyKeyDescription } from "../api/Shared.ts"
-import { AppConfig } from "../Config.ts"
 import { MalformedJson, statusCodes, ValidationError } from "../domain/Errors.ts"
-import { discoveryHeaders } from "./Discovery.ts"
+import { jsonDocumentRoute } from "./Discovery.ts"
 
 type Json = Record<string, any>
 
@@ -249,14 +247,4 @@ const pruneUnusedSchemas = (spec: Json) => {
   }
 }
 
-export const OpenApiRoute = HttpRouter.use((router) =>
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    const body = JSON.stringify(openApiDocument(config.baseUrl))
-    yield* router.add(
-      "GET",
-      "/openapi.json",
-      HttpServerResponse.text(body, { contentType: "application/json", headers: discoveryHeaders })
-    )
-  })
-)
+export const OpenApiRoute = jsonDocumentRoute("/openapi.json", openApiDocument)

@@ -39,8 +39,8 @@ export const freshSchemaUrl = (baseUrl: string) =>
     return url.toString()
   })
 
-/** The database a test app should use: a fresh PG schema, or an in-memory PGlite. */
-const freePort = Effect.promise(() =>
+/** A free loopback TCP port (listen on 0, read it, close). */
+export const freePort = (): Promise<number> =>
   new Promise<number>((resolve, reject) => {
     const probe = createServer()
     probe.once("error", reject)
@@ -50,7 +50,8 @@ const freePort = Effect.promise(() =>
       probe.close(() => resolve(port))
     })
   })
-)
+
+/** The database a test app should use: a fresh PG schema, or an in-memory PGlite. */
 
 export const testDatabaseUrl = Effect.suspend(() => {
   const external = externalDatabaseUrl()
@@ -68,7 +69,7 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
     const { database: _, ...rest } = overrides
     // The port is chosen first so the app's own BASE_URL (in links, the
     // OpenAPI servers and WWW-Authenticate) is the address the tests call.
-    const port = yield* freePort
+    const port = yield* Effect.promise(freePort)
     const config: AppConfigShape = {
       ...base,
       port,

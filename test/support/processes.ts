@@ -18,7 +18,6 @@ import { Context, Effect, Layer, Redacted, Scope, String as Str } from "effect"
 import { SqlClient } from "effect/sql"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes, randomUUID } from "node:crypto"
-import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 import { Api } from "../../src/api/Api.ts"
 import { Authentication } from "../../src/api/Security.ts"
@@ -26,23 +25,14 @@ import type { Role } from "../../src/domain/Identity.ts"
 import { requiredRole } from "../../src/server/Security.ts"
 import type { AppConfigShape } from "../../src/Config.ts"
 import { assert } from "@effect/vitest"
-import { call, externalDatabaseUrl, freshSchemaUrl, type Reply, send, testApp } from "./harness.ts"
+import { call, externalDatabaseUrl, freePort, freshSchemaUrl, type Reply, send, testApp } from "./harness.ts"
+
+export { freePort }
 
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url))
 
 // ---------------------------------------------------------------- processes
 
-/** A free loopback TCP port (listen on 0, read it, close). */
-export const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 export interface ServerProcess {
   readonly url: string
