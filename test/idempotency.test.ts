@@ -2,6 +2,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
+import { SqlClient } from "effect/sql"
 import { createServer } from "node:http"
 import { AppConfig, appConfig } from "../src/Config.ts"
 import { Customers } from "../src/server/Customers.ts"
@@ -58,6 +59,23 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
       for (const secret of [first.json.apiKey, rotated.json.apiKey, "invite-1", "rotate-1"]) {
         assert.notInclude(dump, secret)
       }
+    }))
+
+  it.effect("kept replies older than 24 h are swept; younger ones stay", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      yield* Effect.orDie(sql`INSERT INTO idempotency_keys (scope, key_hash, method, path, request_hash, created_at)
+        VALUES ('sweep-test', 'old', 'POST', '/x', 'h', now() - interval '25 hours'),
+               ('sweep-test', 'young', 'POST', '/x', 'h', now() - interval '23 hours')`)
+      yield* Layer.build(Idempotency.sweeper.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))))
+      let left: ReadonlyArray<string> = []
+      for (let i = 0; i < 50; i++) {
+        left = (yield* Effect.orDie(sql<{ keyHash: string }>`SELECT key_hash FROM idempotency_keys WHERE scope = 'sweep-test'`))
+          .map((row) => row.keyHash)
+        if (left.length === 1) break
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
+      }
+      assert.deepStrictEqual(left, ["young"])
     }))
 
   it.effect("operator provisioning honours Idempotency-Key", () =>

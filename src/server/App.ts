@@ -37,6 +37,7 @@ export const Services = Layer.mergeAll(Team.layer, Content.layer, Budget.layer, 
 export const AppWithoutConfig = HttpServerLive.pipe(
   Layer.provide(Health.prober),
   Layer.provide(WebhookDispatcher),
+  Layer.provide(Idempotency.sweeper),
   Layer.provideMerge(Services),
   Layer.provideMerge(LoggingLive)
 )

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { IdempotencyKey } from "../api/Shared.ts"
@@ -105,5 +105,17 @@ export class Idempotency extends Context.Service<Idempotency, {
       })
 
     return Idempotency.of({ wrap })
+  }))
+
+  /**
+   * Drops kept replies past their 24 h, hourly. Every instance may run it: the
+   * delete is the same whoever does it, so nothing needs electing.
+   */
+  static readonly sweeper = Layer.effectDiscard(Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const sweep = sql`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ${windowHours})`.pipe(
+      Effect.catchCause((cause) => Effect.logWarning("idempotency sweep failed", cause))
+    )
+    yield* sweep.pipe(Effect.repeat(Schedule.spaced(Duration.hours(1))), Effect.forkScoped)
   }))
 }
