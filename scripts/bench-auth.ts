@@ -13,7 +13,7 @@
  * SELECT on the app's own SQL client (same pool, same database), answer JSON.
  *
  * The REST limit (60/min per customer) is not lifted: the bench provisions
- * BENCH_CUSTOMERS customers (default 2,000) and spreads requests round-robin,
+ * BENCH_CUSTOMERS customers (default 10,000) and spreads requests round-robin,
  * so each stays under its budget; any non-2xx answer is reported.
  *
  * Env: BENCH_CUSTOMERS, BENCH_DURATION (s per run, default 5), BENCH_ROUNDS (default 3),
@@ -28,7 +28,7 @@ import { listenBare, load, type Result, runScript, startApp } from "./support/be
 
 delete process.env.BASE_URL
 
-const customersWanted = Number(process.env.BENCH_CUSTOMERS ?? 2000)
+const customersWanted = Number(process.env.BENCH_CUSTOMERS ?? 10000)
 const duration = Number(process.env.BENCH_DURATION ?? 5)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 /** `full` skips the bare handler (for profiling the full stack alone with --cpu-prof). */

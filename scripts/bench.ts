@@ -14,7 +14,8 @@
  * BENCH_WARMUP (s, default 2), BENCH_ROUNDS (default 2: the servers alternate,
  * and each one's best round counts, so load from other processes on a shared
  * machine weighs less), BENCH_ONLY=herald (skip the baseline, e.g. to
- * profile with `node --cpu-prof scripts/bench.ts`).
+ * profile with `node --cpu-prof scripts/bench.ts`), BENCH_WORKERS=1 (autocannon in
+ * a worker thread, on the other core).
  */
 import { Effect, Option, Redacted } from "effect"
 import { listenBare, load, type Result, runScript, startApp } from "./support/bench-kit.ts"
@@ -26,10 +27,11 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 50)
 const warmup = Number(process.env.BENCH_WARMUP ?? 2)
 const rounds = Number(process.env.BENCH_ROUNDS ?? 2)
 const only = process.env.BENCH_ONLY
+const workers = Number(process.env.BENCH_WORKERS ?? 0)
 const target = 0.6
 
 const run = (name: string, url: string, seconds: number) =>
-  load(name, { url: `${url}/api/health`, connections, duration: seconds })
+  load(name, { url: `${url}/api/health`, connections, duration: seconds, ...(workers > 0 ? { workers } : {}) })
 
 const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 

@@ -36,10 +36,23 @@ export interface AppConfigShape {
 
 const boolean = (name: string) => Config.Boolean(name).pipe(Config.withDefault(false))
 
-const optionalSecret = (name: string) =>
-  Config.Redacted(name).pipe(
+/** A whole number of at least `minimum` (a pool of 0 connections or a 0 ms poll would never work). */
+const intAtLeast = (name: string, minimum: number, defaultValue: number) =>
+  Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(minimum)), name).pipe(Config.withDefault(defaultValue))
+
+/** A string setting matching `pattern`; `message` says what is expected without echoing the value (it may be a secret). */
+const matching = (name: string, pattern: RegExp, message: string) =>
+  Config.schema(Schema.String.check(Schema.isPattern(pattern, { message })), name)
+
+/** An HTTP header name (RFC 9110 token): Node refuses to send any other. */
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** A secret that may be unset (or empty, the same); `config` says how it is read and checked. */
+const optionalSecret = (config: Config.Config<string>) =>
+  config.pipe(
     Config.option,
-    Config.map(Option.filter((value) => Redacted.value(value).length > 0))
+    Config.map(Option.filter((value) => value.length > 0)),
+    Config.map(Option.map(Redacted.make))
   )
 
 export const appConfig = Effect.gen(function*() {
@@ -52,24 +65,26 @@ export const appConfig = Effect.gen(function*() {
     port,
     host: yield* Config.String("HOST").pipe(Config.withDefault("0.0.0.0")),
     baseUrl,
-    databaseUrl: yield* optionalSecret("DATABASE_URL"),
-    dataDir: yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
-    redisUrl: yield* optionalSecret("REDIS_URL"),
-    redisKeyPrefix: yield* Config.String("REDIS_KEY_PREFIX").pipe(Config.withDefault("herald:")),
-    adminSecret: yield* optionalSecret("ADMIN_SECRET"),
-    apiKeyPrefix: yield* Config.String("API_KEY_PREFIX").pipe(Config.withDefault("svc_live_")),
-    webhookSignatureHeader: yield* Config.String("WEBHOOK_SIGNATURE_HEADER").pipe(
-      Config.withDefault("X-Service-Signature")
+    databaseUrl: yield* optionalSecret(
+      matching("DATABASE_URL", /^$|^(postgres|postgresql|pglite):\/\//, "must be a postgres:// or postgresql:// URL")
     ),
+    dataDir: yield* Config.String("DATA_DIR").pipe(Config.withDefault("./.data")),
+    redisUrl: yield* optionalSecret(Config.String("REDIS_URL")),
+    redisKeyPrefix: yield* Config.String("REDIS_KEY_PREFIX").pipe(Config.withDefault("herald:")),
+    adminSecret: yield* optionalSecret(Config.String("ADMIN_SECRET")),
+    apiKeyPrefix: yield* matching("API_KEY_PREFIX", /^[A-Za-z0-9_.-]{0,32}$/, "must be at most 32 of A-Z a-z 0-9 _ . -")
+      .pipe(Config.withDefault("svc_live_")),
+    webhookSignatureHeader: yield* matching("WEBHOOK_SIGNATURE_HEADER", headerName, "must be an HTTP header name")
+      .pipe(Config.withDefault("X-Service-Signature")),
     allowPrivateTargets: yield* boolean("ALLOW_PRIVATE_TARGETS"),
     trustProxy: yield* boolean("TRUST_PROXY"),
     logLevel: yield* Config.Literals(
       ["all", "trace", "debug", "info", "warn", "error", "fatal", "none"],
       "LOG_LEVEL"
     ).pipe(Config.withDefault("info" as const)),
-    statusProbeIntervalMs: yield* Config.Int("STATUS_PROBE_INTERVAL_MS").pipe(Config.withDefault(30_000)),
-    pgMaxConnections: yield* Config.Int("PG_MAX_CONNECTIONS").pipe(Config.withDefault(10)),
-    dbResponseTimeoutMs: yield* Config.Int("DB_RESPONSE_TIMEOUT_MS").pipe(Config.withDefault(10_000)),
+    statusProbeIntervalMs: yield* intAtLeast("STATUS_PROBE_INTERVAL_MS", 1, 30_000),
+    pgMaxConnections: yield* intAtLeast("PG_MAX_CONNECTIONS", 1, 10),
+    dbResponseTimeoutMs: yield* intAtLeast("DB_RESPONSE_TIMEOUT_MS", 1, 10_000),
     webhookRetrySchedule: yield* Config.schema(
       Schema.String.check(Schema.isPattern(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/)),
       "WEBHOOK_RETRY_SCHEDULE"
@@ -77,7 +92,7 @@ export const appConfig = Effect.gen(function*() {
       Config.withDefault("5,300,1800,7200,18000,36000,50400,72000,86400"),
       Config.map((text) => text.split(",").map(Number))
     ),
-    webhookPollIntervalMs: yield* Config.Int("WEBHOOK_POLL_INTERVAL_MS").pipe(Config.withDefault(500))
+    webhookPollIntervalMs: yield* intAtLeast("WEBHOOK_POLL_INTERVAL_MS", 1, 500)
   } satisfies AppConfigShape
 })
 

@@ -1,10 +1,11 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, Data, Effect, Exit, Layer, Runtime } from "effect"
+import { SqlError } from "effect/sql"
 import { describeConfigError } from "./Config.ts"
 import { App } from "./server/App.ts"
 
 /** Start-up refused for a reason already printed; exits 1 without a stack dump. */
-class InvalidConfiguration extends Data.TaggedError("InvalidConfiguration") {
+class StartupRefused extends Data.TaggedError("StartupRefused") {
   override readonly [Runtime.errorReported] = false
 }
 
@@ -21,8 +22,14 @@ Layer.launch(App).pipe(
     (error) =>
       Effect.andThen(
         Effect.sync(() => process.stderr.write(`Invalid configuration: ${describeConfigError(error)}\n`)),
-        Effect.fail(new InvalidConfiguration())
+        Effect.fail(new StartupRefused())
       )
   ),
+  // The database still unreachable after start-up's wait, or refusing a migration.
+  Effect.catchIf(SqlError.isSqlError, (error) =>
+    Effect.andThen(
+      Effect.sync(() => process.stderr.write(`Database unavailable at start: ${error.message} (${String(error.cause.cause)})\n`)),
+      Effect.fail(new StartupRefused())
+    )),
   NodeRuntime.runMain({ teardown })
 )

@@ -43,6 +43,8 @@ layer(testApp({ trustProxy: true, adminSecret: Option.some(Redacted.make(adminSe
       const ip = randomIp()
       for (const body of [
         { email: "not-an-email" },
+        { email: "<script>@example.com" },
+        { email: "a@localhost" },
         {},
         { email: "x@example.com", status: "deleted" },
         { email: "x@example.com", extra: 1 },

@@ -63,6 +63,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
         assert.strictEqual(res.json.details[0].path, `query.${field}`, `${query}: ${res.text}`)
         assert.include(res.json.error, field)
       }
+      // An integer out of range says so, whatever its sign.
+      for (const limit of ["0", "-1", "-0", "201", "1000000"]) {
+        const res = yield* call("GET", `/api/events/${a.customerId}?limit=${limit}`, { headers: bearer(a.apiKey) })
+        assert.strictEqual(res.json.details[0].message, "must be between 1 and 200", `${limit}: ${res.text}`)
+      }
     }))
 
   it.effect("a viewer reads the log; another customer cannot; the log is per customer", () =>

@@ -54,6 +54,8 @@ interface Target {
   readonly queryFields: ReadonlyArray<string>
   readonly hasBody: boolean
   readonly example: Json
+  /** The statuses /openapi.json lists for the operation: every answer must be one of them. */
+  readonly documented: ReadonlySet<string>
 }
 
 /** Field names of a JSON schema, through `$ref`, `anyOf` and `oneOf`. */
@@ -119,9 +121,13 @@ const targets = (doc: Json): ReadonlyArray<Target> =>
       bodyFields: fieldsOf(operation.requestBody?.content?.["application/json"]?.schema, doc),
       queryFields: (operation.parameters ?? []).filter((p: Json) => p.in === "query").map((p: Json) => p.name),
       hasBody: operation.requestBody !== undefined,
-      example: exampleOf(operation.requestBody?.content?.["application/json"]?.schema, doc)
+      example: exampleOf(operation.requestBody?.content?.["application/json"]?.schema, doc),
+      documented: new Set(Object.keys(operation.responses))
     }
   })
+
+/** False when the URL parser rewrites the path (an id of `.`, `..` or `%2e%2e`), so the request goes to another route. */
+const reachesTarget = (baseUrl: string, path: string) => new URL(baseUrl + path).pathname === path
 
 const requestFor = (target: Target) =>
   fc.record({
@@ -167,6 +173,7 @@ layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: tru
         })
         const context = `${target.id}: ${target.method} ${filled}?${query}\n${JSON.stringify(body).slice(0, 300)}\n=> ${res.status} ${res.text.slice(0, 300)}`
         assert.isBelow(res.status, 500, context)
+        if (reachesTarget(url, filled)) assert.isTrue(target.documented.has(String(res.status)), `undocumented status\n${context}`)
         assert.notStrictEqual(res.status, 429, context)
         if (res.status >= 400) {
           assert.isString(res.json?.error, context)
@@ -212,6 +219,7 @@ layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: tru
             })
             const context = `${target.id}: ${target.method} ${path}?${query}\n${JSON.stringify(body).slice(0, 300)}\n=> ${res.status} ${res.text.slice(0, 300)}`
             assert.isBelow(res.status, 500, context)
+            if (reachesTarget(url, path)) assert.isTrue(target.documented.has(String(res.status)), `undocumented status\n${context}`)
             // Rotation revokes the key in hand: go on with the new one.
             if (res.status === 200 && typeof res.json?.apiKey === "string" && target.id.startsWith("customers.rotateKey")) {
               customer = { ...customer, apiKey: res.json.apiKey }

@@ -44,6 +44,25 @@ layer(testApp({ trustProxy: true, webhookRetrySchedule: [1], webhookPollInterval
       assertNamesField(reviewed, "body.note")
     }))
 
+  it.effect("a JSON body that is not UTF-8 is malformed JSON, after authentication", () =>
+    Effect.gen(function*() {
+      const a = yield* provision({ status: "active" })
+      const json = { "content-type": "application/json", "x-forwarded-for": randomIp() }
+      const bytes = (text: string) => Uint8Array.from(Buffer.concat([Buffer.from(text.slice(0, text.indexOf("|"))), Buffer.from([0xff, 0xfe]), Buffer.from(text.slice(text.indexOf("|") + 1))]))
+      const content = `/api/content/${a.customerId}`
+      const bad = bytes('{"type":"blog","body":"a|b"}')
+      assertError(yield* call("POST", content, { headers: bearer(a.apiKey, json), body: bad, raw: true }), 400, "E_MALFORMED_JSON")
+      assertError(yield* call("POST", content, { headers: json, body: bad, raw: true }), 401, "E_AUTH_REQUIRED")
+      const admin = { ...json, "x-admin-secret": adminSecret }
+      assertError(yield* call("POST", "/api/admin/provision", { headers: admin, body: bytes('{"email":"|x@example.com"}'), raw: true }), 400, "E_MALFORMED_JSON")
+      // Nothing was stored; well-formed UTF-8, U+FFFD itself included, still passes.
+      const list = yield* call("GET", content, { headers: bearer(a.apiKey, { "x-forwarded-for": randomIp() }) })
+      assert.strictEqual(list.json.content.length, 0)
+      const fine = yield* call("POST", content, { headers: bearer(a.apiKey, json), body: { type: "blog", body: "caf\u00e9 \ufffd" } })
+      assert.strictEqual(fine.status, 200, fine.text)
+      assert.strictEqual(fine.json.body, "caf\u00e9 \ufffd")
+    }))
+
   it.effect("a path id that names nothing is 404 whatever its shape", () =>
     Effect.gen(function*() {
       const a = yield* provision({ status: "active" })
@@ -134,6 +153,72 @@ layer(testApp({ trustProxy: true, webhookRetrySchedule: [1], webhookPollInterval
       // Revoked, the address can be invited again.
       assert.strictEqual((yield* call("DELETE", `/api/team/${a.customerId}/members/${viewer.json.memberId}`, { headers: owner })).status, 200)
       assert.strictEqual((yield* invite("viewer@example.com")).status, 200)
+    }))
+
+  it.effect("lengths count characters, not UTF-16 units: an emoji is one", () =>
+    Effect.gen(function*() {
+      const a = yield* provision({ status: "active" })
+      const h = bearer(a.apiKey, { "x-forwarded-for": randomIp() })
+      const content = `/api/content/${a.customerId}`
+      const emoji = (n: number) => "\u{1F600}".repeat(n)
+      const post = (body: Record<string, unknown>) => call("POST", content, { headers: h, body })
+
+      const piece = yield* post({ type: "social", platform: "x", title: emoji(300), body: emoji(280) })
+      assert.strictEqual(piece.status, 200, piece.text)
+      assertNamesField(yield* post({ type: "social", platform: "x", body: emoji(281) }), "body.body")
+      assertNamesField(yield* post({ type: "blog", title: emoji(301), body: "b" }), "body.title")
+      const longKey = yield* post({ type: "blog", body: "b", metadata: { [emoji(41)]: 1 } })
+      assertError(longKey, 400, "E_VALIDATION")
+      assert.include(longKey.json.error, "keys must be at most 40 characters")
+      const keyOf40 = yield* post({ type: "blog", body: "b", metadata: { [emoji(40)]: 1 } })
+      assert.strictEqual(keyOf40.status, 200, keyOf40.text)
+
+      const review = (note: string) => call("POST", `${content}/${piece.json.id}/review`, { headers: h, body: { action: "reject", note } })
+      assertNamesField(yield* review(emoji(1001)), "body.note")
+      const reviewed = yield* review(emoji(1000))
+      assert.strictEqual(reviewed.status, 200, reviewed.text)
+      assert.strictEqual(reviewed.json.reviewNote, emoji(1000))
+    }))
+
+  it.effect("an unknown property reads the same in every strict body", () =>
+    Effect.gen(function*() {
+      const a = yield* provision({ status: "active" })
+      const h = bearer(a.apiKey, { "x-forwarded-for": randomIp() })
+      const hook = yield* call("POST", `/api/hooks/${a.customerId}`, {
+        headers: h,
+        body: { url: "https://example.com/hook", events: ["content.created"] }
+      })
+      assert.strictEqual(hook.status, 200, hook.text)
+      const piece = yield* call("POST", `/api/content/${a.customerId}`, { headers: h, body: { type: "blog", body: "b" } })
+      const messages = []
+      for (
+        const [method, path] of [
+          ["PUT", `/api/content/${a.customerId}/${piece.json.id}`],
+          ["POST", `/api/hooks/${a.customerId}/${hook.json.id}/rotate-secret`],
+          ["POST", `/api/customer/${a.customerId}/rotate-key`]
+        ] as const
+      ) {
+        const res = yield* call(method, path, { headers: h, body: { x: 1 } })
+        assertNamesField(res, "body.x")
+        messages.push(res.json.details.find((d: { path: string }) => d.path === "body.x").message)
+      }
+      assert.deepStrictEqual(new Set(messages).size, 1, messages.join(" | "))
+    }))
+
+  it.effect("a customer id is the same in any letter case", () =>
+    Effect.gen(function*() {
+      const a = yield* provision({ status: "active" })
+      const h = bearer(a.apiKey, { "x-forwarded-for": randomIp() })
+      const upper = a.customerId.toUpperCase()
+      const customer = yield* call("GET", `/api/customer/${upper}`, { headers: h })
+      assert.strictEqual(customer.status, 200, customer.text)
+      assert.strictEqual(customer.json.id, a.customerId)
+      const created = yield* call("POST", `/api/content/${upper}`, { headers: h, body: { type: "blog", body: "b" } })
+      assert.strictEqual(created.status, 200, created.text)
+      const listed = yield* call("GET", `/api/content/${a.customerId}`, { headers: h })
+      assert.strictEqual(listed.json.content[0].id, created.json.id)
+      const other = yield* provision({ status: "active" })
+      assertError(yield* call("GET", `/api/customer/${other.customerId.toUpperCase()}`, { headers: h }), 403, "E_FORBIDDEN")
     }))
 
   it.effect("a delivery attempt is dated when it was sent, not when its answer came", () =>

@@ -51,6 +51,13 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
       })
       assert.strictEqual(retried.status, 200, retried.text)
       assert.strictEqual(retried.json.apiKey, rotated.json.apiKey)
+      // No body is the same empty request as `{}` here.
+      const withoutBody = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, {
+        headers: bearer(rotated.json.apiKey, { "idempotency-key": "rotate-1" })
+      })
+      assert.strictEqual(withoutBody.status, 200, withoutBody.text)
+      assert.strictEqual(withoutBody.headers.get("idempotent-replayed"), "true")
+      assert.strictEqual(withoutBody.json.apiKey, rotated.json.apiKey)
       const still = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(rotated.json.apiKey) })
       assert.strictEqual(still.status, 200, "the retry did not rotate again")
 

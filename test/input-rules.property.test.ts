@@ -31,6 +31,7 @@ describe("stored idempotency replies", () => {
 
   it("compare text that is not JSON as sent, without throwing on deep nesting", () => {
     assert.strictEqual(canonicalBody("not json"), "not json")
+    for (const empty of ["", "  \n", "null", " null "]) assert.strictEqual(canonicalBody(empty), canonicalBody("{}"))
     const deep = "[".repeat(200_000) + "]".repeat(200_000)
     assert.isString(canonicalBody(deep))
   })

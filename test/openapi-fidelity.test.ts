@@ -22,6 +22,39 @@ const resolve = (doc: any, schema: any) =>
 const nonNull = (schema: any) => schema.anyOf?.find((member: any) => member.type !== "null") ?? schema
 
 layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (it) => {
+  it.effect("responses document the headers the server sends: request id, limits, Retry-After, the Bearer challenge", () =>
+    Effect.gen(function*() {
+      const doc = yield* openApi
+      const header = (response: any, name: string) => {
+        const ref = response.headers?.[name]?.$ref
+        return typeof ref === "string" ? doc.components.headers[ref.split("/").pop()!] : undefined
+      }
+      for (const { path, method, operation } of operations(doc)) {
+        const bearerRoute = (operation.security ?? []).some((r: any) => "bearer" in r)
+        for (const [status, response] of Object.entries<any>(operation.responses)) {
+          const where = `${method} ${path} ${status}`
+          assert.isTrue(header(response, "X-Request-ID")?.required, where)
+          if (status === "429") {
+            assert.deepStrictEqual(header(response, "Retry-After")?.schema, { type: "integer", minimum: 1 }, where)
+            assert.isDefined(header(response, "RateLimit-Policy"), where)
+            assert.isDefined(header(response, "RateLimit"), where)
+          }
+          if (status === "401") assert.strictEqual(header(response, "WWW-Authenticate") !== undefined, bearerRoute, where)
+        }
+      }
+
+      // What one limited route documents, it sends.
+      const a = yield* provision({ status: "active" })
+      const res = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(a.apiKey) })
+      for (const name of Object.keys(doc.paths["/api/customer/{customerId}"].get.responses["200"].headers)) {
+        assert.isNotNull(res.headers.get(name), name)
+      }
+      const denied = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer("svc_live_" + "0".repeat(64)) })
+      for (const name of Object.keys(doc.paths["/api/customer/{customerId}"].get.responses["401"].headers)) {
+        assert.isNotNull(denied.headers.get(name), name)
+      }
+    }))
+
   it.effect("limit query parameters are integers with their bounds; events shows its default", () =>
     Effect.gen(function*() {
       const doc = yield* openApi
@@ -183,7 +216,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
       }
     }))
 
-  it.effect("since must name a real instant: no rolled-over days, hours or offsets", () =>
+  it.effect("since must be an RFC 3339 instant: seconds given, no rolled-over days, hours or offsets", () =>
     Effect.gen(function*() {
       const a = yield* provision()
       const path = `/api/events/${a.customerId}`
@@ -197,14 +230,16 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
         "2020-01-01T23:60:00Z",
         "2020-01-01T23:59:60Z",
         "2020-01-01T00:00:00+24:00",
-        "2020-01-01T00:00:00+01:60"
+        "2020-01-01T00:00:00+01:60",
+        // RFC 3339, the OpenAPI date-time format, has no time without seconds.
+        "2021-06-30T10:00Z"
       ]
       for (const since of impossible) {
         const res = yield* call("GET", `${path}?since=${encodeURIComponent(since)}`, { headers: bearer(a.apiKey) })
         assertError(res, 400, "E_VALIDATION")
         assert.strictEqual(res.json.details[0].path, "query.since", `${since}: ${res.text}`)
       }
-      for (const since of ["2020-02-29T00:00:00Z", "2019-12-31T23:59:59.999+05:30", "2021-06-30T10:00Z"]) {
+      for (const since of ["2020-02-29T00:00:00Z", "2019-12-31T23:59:59.999+05:30", "2021-06-30T10:00:00-02:00"]) {
         const res = yield* call("GET", `${path}?since=${encodeURIComponent(since)}`, { headers: bearer(a.apiKey) })
         assert.strictEqual(res.status, 200, `${since}: ${res.text}`)
       }

@@ -3,6 +3,8 @@ import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { externalDatabaseUrl, freePort, freshSchemaUrl, send } from "./support/harness.ts"
+import { sharedDatabase } from "./support/processes.ts"
+import { tcpProxy } from "./support/tcp-proxy.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
@@ -141,13 +143,48 @@ describe("the server process", () => {
       assert.deepStrictEqual(exit, { code: 0, signal: null })
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
+  it.live("waits at start for a database that is not up yet, then serves", () =>
+    Effect.gen(function*() {
+      const database = new URL(yield* sharedDatabase)
+      const proxy = yield* tcpProxy(database.hostname, Number(database.port || 5432))
+      yield* Effect.promise(() => proxy.cut())
+      database.hostname = "127.0.0.1"
+      database.port = String(proxy.port)
+      const port = yield* Effect.promise(freePort)
+      const baseUrl = `http://127.0.0.1:${port}`
+      const spawned = yield* scopedMain({
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATABASE_URL: database.toString(),
+        LOG_LEVEL: "warn"
+      })
+      // Refused: the process says so and keeps trying rather than exiting.
+      yield* Effect.promise(async () => {
+        const deadline = Date.now() + 20_000
+        while (!spawned.stdout().includes("database unreachable at start") && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 100))
+        }
+      })
+      assert.include(spawned.stdout(), "database unreachable at start", spawned.stderr())
+      assert.isNull(spawned.child.exitCode)
+      assert.notInclude(spawned.stdout() + spawned.stderr(), database.password || "\u0000", "no password in the logs")
+      yield* Effect.promise(() => proxy.restore())
+      yield* waitUntilServing(baseUrl, spawned, 20_000)
+      const ready = yield* Effect.promise(() => send(baseUrl, "GET", "/api/health/ready"))
+      assert.strictEqual(ready.status, 200, ready.text)
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
   it.live("refuses to start on a bad setting, naming it on one line", () =>
     Effect.gen(function*() {
       const cases: Array<readonly [Record<string, string>, string]> = [
         [{ PORT: "abc" }, "PORT"],
         [{ LOG_LEVEL: "loud" }, "LOG_LEVEL"],
         [{ PORT: "70000" }, "PORT"],
-        [{ STATUS_PROBE_INTERVAL_MS: "soon" }, "STATUS_PROBE_INTERVAL_MS"]
+        [{ STATUS_PROBE_INTERVAL_MS: "soon" }, "STATUS_PROBE_INTERVAL_MS"],
+        [{ PG_MAX_CONNECTIONS: "0" }, "PG_MAX_CONNECTIONS"],
+        [{ DATABASE_URL: "mysql://user:hunter2@db.example.com/app" }, "DATABASE_URL"],
+        [{ WEBHOOK_SIGNATURE_HEADER: "Bad Header" }, "WEBHOOK_SIGNATURE_HEADER"],
+        [{ API_KEY_PREFIX: "key prefix" }, "API_KEY_PREFIX"]
       ]
       yield* Effect.forEach(cases, ([env, name]) =>
         Effect.gen(function*() {
@@ -162,6 +199,7 @@ describe("the server process", () => {
           assert.strictEqual(lines.length, 1, `one line expected, got:\n${stderr}`)
           assert.match(lines[0], new RegExp(`^Invalid configuration: ${name}: \\S`))
           assert.notMatch(stderr, /\bat .+:\d+/, "no stack trace")
+          assert.notInclude(stderr, "hunter2", "no secret echoed")
           assert.strictEqual(spawned.stdout().trim(), "")
         }), { concurrency: "unbounded", discard: true })
     }).pipe(Effect.scoped), { timeout: 40_000 })

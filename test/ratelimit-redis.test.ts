@@ -69,7 +69,7 @@ layer(ClusterLive, { timeout: 90_000 })("rate limits across processes", (it) => 
   it.effect("with Redis, 60 REST requests split across two processes pass and the 61st is 429 on either", () =>
     Effect.gen(function*() {
       const { shared: [p1, p2] } = yield* Cluster
-      const customer = yield* Effect.promise(() => provisionAt(p1.url))
+      const customer = yield* Effect.promise(() => provisionAt(p1))
       yield* awaitFreshWindow(20)
       const path = `/api/customer/${customer.customerId}`
       for (let n = 1; n <= 60; n++) {
@@ -93,7 +93,7 @@ layer(ClusterLive, { timeout: 90_000 })("rate limits across processes", (it) => 
   it.effect("with Redis, pre-auth failures from one address add up across processes", () =>
     Effect.gen(function*() {
       const { shared: [p1, p2] } = yield* Cluster
-      const customer = yield* Effect.promise(() => provisionAt(p2.url))
+      const customer = yield* Effect.promise(() => provisionAt(p2))
       yield* awaitFreshWindow(15)
       const ip = randomIp()
       const path = `/api/customer/${customer.customerId}`
@@ -111,7 +111,7 @@ layer(ClusterLive, { timeout: 90_000 })("rate limits across processes", (it) => 
   it.effect("without Redis each process keeps its own counters", () =>
     Effect.gen(function*() {
       const { separate: [p3, p4] } = yield* Cluster
-      const customer = yield* Effect.promise(() => provisionAt(p3.url))
+      const customer = yield* Effect.promise(() => provisionAt(p3))
       yield* awaitFreshWindow(20)
       const path = `/api/customer/${customer.customerId}`
       for (let n = 1; n <= 60; n++) {

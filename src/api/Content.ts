@@ -11,7 +11,7 @@ import {
 import { InvalidCursor, InvalidTransition, ValidationError } from "../domain/Errors.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
 import { CustomerIdParam, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
-import { PathId, storableText } from "../domain/Text.ts"
+import { isMaxChars, PathId, storableText } from "../domain/Text.ts"
 
 const ContentIdParams = { ...CustomerIdParam, contentId: PathId }
 
@@ -26,7 +26,7 @@ export class ContentApi extends HttpApiGroup.make("content")
         status: Schema.optional(ContentStatus),
         type: Schema.optional(ContentType),
         // Any name filters (one no piece has finds nothing); only creation holds platforms to their pattern.
-        platform: Schema.optional(Schema.String.check(Schema.isMaxLength(100), storableText)),
+        platform: Schema.optional(Schema.String.check(isMaxChars(100), storableText)),
         limit: Schema.optional(intQuery(1, 100, 25)),
         cursor: Schema.optional(Schema.String.check(Schema.isMaxLength(1000)))
       },

@@ -6,13 +6,21 @@ import { NotFound } from "../domain/Errors.ts"
  * The path's customer id is compared with the caller's in the security
  * middleware (403 on mismatch) before any decoding, so it is documented as the
  * uuid it always is but not checked here: any other shape is someone else's id.
+ * UUIDs are case-insensitive: handlers get the lower-case form ids are stored in.
  */
-export const CustomerIdParam = { customerId: Schema.String.annotate({ format: "uuid" }) }
+export const CustomerIdParam = {
+  customerId: Schema.String.annotate({ format: "uuid" }).pipe(
+    Schema.decodeTo(
+      Schema.String,
+      SchemaTransformation.transform({ decode: (id) => id.toLowerCase(), encode: (id) => id })
+    )
+  )
+}
 
 export const NotFoundError = NotFound
 
-/** Plain decimal digits only: no sign, exponent, hex prefix, fraction or spaces. */
-const DecimalDigits = Schema.String.check(Schema.isPattern(/^[0-9]+$/, { message: "must be an integer" }))
+/** Plain decimal digits, a minus sign at most: no plus, exponent, hex prefix, fraction or spaces. */
+const DecimalDigits = Schema.String.check(Schema.isPattern(/^-?[0-9]+$/, { message: "must be an integer" }))
 
 /**
  * An integer query parameter within `[min, max]`; `defaultValue` is what the
@@ -29,7 +37,7 @@ export const intQuery = (min: number, max: number, defaultValue?: number) => {
   ))
 }
 
-const isoDateTime = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):(\d{2}))$/
+const isoDateTime = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/
 
 const daysInMonth = (year: number, month: number): number =>
   month === 2
@@ -37,7 +45,7 @@ const daysInMonth = (year: number, month: number): number =>
     : [4, 6, 9, 11].includes(month) ? 30 : 31
 
 /**
- * ISO 8601 / RFC 3339 date-time with a zone whose every field is in range:
+ * RFC 3339 date-time (seconds and zone required) whose every field is in range:
  * `Date.parse` would roll `2020-02-31` over to March instead of refusing it.
  */
 export const isDateTime = (text: string): boolean => {
@@ -80,7 +88,7 @@ export const strictParse = { onExcessProperty: "error", errors: "all" } as const
  * property through). Used with `Schema.Null` so a missing body counts as empty.
  */
 export const EmptyObject = [
-  Schema.Record(Schema.String, Schema.Never.annotate({ message: "unexpected property" }))
+  Schema.Record(Schema.String, Schema.Never.annotate({ message: "Expected no excess property" }))
     .annotate({ identifier: "EmptyObject", description: "An empty object: no properties are allowed" }),
   Schema.Null
 ] as const

@@ -1,5 +1,5 @@
 import { Result, Schema } from "effect"
-import { nestedAtMost, storableJson, storableText } from "./Text.ts"
+import { charLength, isMaxChars, nestedAtMost, storableJson, storableText } from "./Text.ts"
 
 export const ContentType = Schema.Literals(["blog", "social", "email", "ad", "outreach"])
 export type ContentType = typeof ContentType.Type
@@ -69,7 +69,7 @@ export const platformBodyLimits: Readonly<Record<string, number>> = {
 /** A message when `body` is too long for `platform`, else undefined. */
 export const bodyLimitViolation = (platform: string | null | undefined, body: string | null | undefined) => {
   const limit = platform == null ? undefined : platformBodyLimits[platform]
-  return limit !== undefined && body != null && body.length > limit
+  return limit !== undefined && body != null && charLength(body) > limit
     ? `must be at most ${limit} characters for ${platform}`
     : undefined
 }
@@ -80,14 +80,14 @@ export const Platform = Schema.String.check(
   })
 ).annotate({ description: "Where the piece goes: x, linkedin, instagram, facebook, tiktok, pinterest, or another channel name" })
 
-export const Title = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(300), storableText)
-export const Body = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100_000), storableText)
-export const ReviewNote = Schema.String.check(Schema.isMaxLength(1000), storableText)
+export const Title = Schema.String.check(Schema.isMinLength(1), isMaxChars(300), storableText)
+export const Body = Schema.String.check(Schema.isMinLength(1), isMaxChars(100_000), storableText)
+export const ReviewNote = Schema.String.check(isMaxChars(1000), storableText)
 
 /** Free-form data kept with a piece (e.g. `spend` of an ad); at most 50 keys of up to 40 characters, 16 levels deep. */
 export const Metadata = Schema.Record(Schema.String, Schema.Unknown).check(
   Schema.isMaxProperties(50, { message: "must have at most 50 keys" }),
-  Schema.isPropertyNames(Schema.String.check(Schema.isMaxLength(40)), { message: "keys must be at most 40 characters" }),
+  Schema.isPropertyNames(Schema.String.check(isMaxChars(40)), { message: "keys must be at most 40 characters" }),
   nestedAtMost(16),
   storableJson
 ).annotate({ description: "Free-form object, at most 50 keys of up to 40 characters, nested at most 16 levels" })

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { storableText } from "./Text.ts"
+import { isMaxChars, storableText } from "./Text.ts"
 
 export const CustomerStatus = Schema.Literals(["onboarding", "active", "suspended", "cancelled"])
 export type CustomerStatus = typeof CustomerStatus.Type
@@ -39,7 +39,11 @@ export const scopesByRole: Record<Role, ReadonlyArray<string>> = {
 export const Email = Schema.String.check(
   Schema.isMaxLength(254),
   storableText,
-  Schema.isPattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/, { message: "must be an email address" })
+  // The HTML standard's valid e-mail address, with a dot required in the domain.
+  Schema.isPattern(
+    /^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/,
+    { message: "must be an email address" }
+  )
 ).annotate({ format: "email" })
 
 export const Customer = Schema.Struct({
@@ -62,7 +66,7 @@ export const IssuedKey = Schema.Struct({
 
 export const ProvisionRequest = Schema.Struct({
   email: Email,
-  brandName: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(200), storableText)),
+  brandName: Schema.optionalKey(Schema.String.check(Schema.isMinLength(1), isMaxChars(200), storableText)),
   status: Schema.optionalKey(CustomerStatus)
 }).annotate({ identifier: "ProvisionRequest" })
 

@@ -44,12 +44,16 @@ const sortKeys = (value: unknown): unknown => {
 
 /**
  * The request body as it is meant, so that key order and spacing do not make
- * a retry "another body". Text that is not JSON (or nests too deep to walk)
- * compares as sent.
+ * a retry "another body". No body and `null` are the empty object, as the
+ * endpoints that take one treat them (no other endpoint succeeds on any of
+ * the three, so none of them is ever kept there). Text that is not JSON (or
+ * nests too deep to walk) compares as sent.
  */
 export const canonicalBody = (text: string): string => {
+  if (text.trim() === "") return "{}"
   try {
-    return JSON.stringify(sortKeys(JSON.parse(text)))
+    const value = JSON.parse(text)
+    return value === null ? "{}" : JSON.stringify(sortKeys(value))
   } catch {
     return text
   }

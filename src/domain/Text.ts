@@ -34,6 +34,23 @@ export const isStorableJson = (value: unknown): boolean => everyString(value, is
 /** Objects and arrays nest at most `levels` deep (the value itself is level 1). */
 export const isNestedAtMost = (value: unknown, levels: number): boolean => everyString(value, () => true, levels)
 
+/**
+ * Length in characters (code points), as the spec's "characters" and JSON
+ * Schema's maxLength count them; `.length` counts UTF-16 units, two per emoji.
+ */
+export const charLength = (text: string): number => {
+  let count = 0
+  for (const _ of text) count++
+  return count
+}
+
+/** At most `max` characters (code points); documented as maxLength. */
+export const isMaxChars = (max: number) =>
+  Schema.makeFilter((text: string) => text.length <= max || charLength(text) <= max, {
+    expected: `a value with a length of at most ${max}`,
+    toJsonSchema: () => ({ maxLength: max })
+  })
+
 const unstorableMessage = "must not contain NUL characters or unpaired surrogates"
 
 export const storableText = Schema.makeFilter((text: string) => isStorableText(text) || unstorableMessage)

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { WebhookEventType } from "./WebhookEvents.ts"
-import { storableText } from "./Text.ts"
+import { isMaxChars, storableText } from "./Text.ts"
 
 /** At most this many live (not deleted) subscriptions per customer. */
 export const maxWebhooksPerCustomer = 25
@@ -13,7 +13,7 @@ const isHttpUrl = (value: string): boolean => {
 
 /** An absolute http(s) URL of at most 2048 characters. */
 export const WebhookUrl = Schema.String.check(
-  Schema.isMaxLength(2048),
+  isMaxChars(2048),
   storableText,
   Schema.makeFilter(isHttpUrl, { message: "must be an absolute http or https URL", toJsonSchema: () => ({ format: "uri" }) })
 )

@@ -19,7 +19,9 @@ import { Webhooks } from "./Webhooks.ts"
 const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
   Layer.mergeAll(
     Logger.layer([Logger.consoleJson]),
-    Layer.succeed(References.MinimumLogLevel, config.logLevel === "none" ? "None" : capitalize(config.logLevel))
+    Layer.succeed(References.MinimumLogLevel, config.logLevel === "none" ? "None" : capitalize(config.logLevel)),
+    // No tracer is exported: spans (one per Effect.fn call) would be timed and dropped.
+    Layer.succeed(References.TracerEnabled, false)
   )
 ))
 

@@ -154,13 +154,15 @@ export class Content extends Context.Service<Content, {
       }
     )
 
-    const get = Effect.fn("Content.get")(function*(customerId: string, contentId: string) {
+    // A read on the GET path: untraced (README, "Benchmarks").
+    const get = Effect.fnUntraced(function*(customerId: string, contentId: string) {
       const found = yield* repo.find(customerId, contentId, false)
       if (Option.isNone(found)) return yield* notFound()
       return found.value
     })
 
-    const list = Effect.fn("Content.list")(function*(customerId: string, query: ListQuery) {
+    // A read on the GET path: untraced (README, "Benchmarks").
+    const list = Effect.fnUntraced(function*(customerId: string, query: ListQuery) {
       const after = query.cursor === undefined
         ? undefined
         : yield* cursors.decode("content", customerId, Position, query.cursor)

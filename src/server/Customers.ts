@@ -84,7 +84,8 @@ export class Customers extends Context.Service<Customers, {
       }).pipe(sql.withTransaction, Effect.orDie)
     })
 
-    const get = Effect.fn("Customers.get")(function*(customerId: string) {
+    // A read on the GET path: untraced (README, "Benchmarks").
+    const get = Effect.fnUntraced(function*(customerId: string) {
       const rows = yield* sql<CustomerRow>`
         SELECT id, email, plan, status, brand_name, created_at, trial_ends_at
         FROM customers WHERE id = ${customerId}`.pipe(Effect.orDie)

@@ -2,8 +2,8 @@ import { NodeServices } from "@effect/platform-node"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
 import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Duration, Effect, FileSystem, Layer, Option, Path, Redacted, String as Str } from "effect"
-import { SqlClient } from "effect/sql"
+import { Duration, Effect, FileSystem, Layer, Option, Path, Redacted, Schedule, String as Str } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
 import type { Migrator } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { connect } from "node:net"
@@ -101,6 +101,34 @@ const tcpTarget = (url: string): { host: string; port: number } | undefined => {
   return { host: parsed.hostname.replace(/^\[|\]$/g, ""), port: Number(parsed.port || 5432) }
 }
 
+/** The database refused or dropped the connection (as opposed to refusing the statement). */
+export const isConnectionFailure = (error: unknown): error is SqlError.SqlError =>
+  SqlError.isSqlError(error) && error.cause._tag === "ConnectionError"
+
+/** How long start-up waits for an unreachable PostgreSQL: 30 tries, 2 s apart. */
+const startupRetries = 29
+
+/**
+ * At start PostgreSQL may still be coming up (a container started beside this
+ * one, a restart): while it refuses connections the service waits, saying so,
+ * for about a minute, then gives up (main.ts prints one line). The embedded
+ * database never refuses, so it is never rebuilt by this.
+ */
+const waitingForDatabase = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrap(
+    Layer.build(layer).pipe(
+      Effect.tapError((error) =>
+        isConnectionFailure(error)
+          ? Effect.logWarning("database unreachable at start; retrying in 2 s").pipe(
+            Effect.annotateLogs({ reason: String(error.cause.cause) })
+          )
+          : Effect.void
+      ),
+      Effect.retry({ while: isConnectionFailure, schedule: Schedule.spaced("2 seconds"), times: startupRetries }),
+      Effect.map(Layer.succeedContext)
+    )
+  )
+
 const pgLayer = Layer.unwrap(Effect.gen(function*() {
   const config = yield* AppConfig
   const url = Option.map(config.databaseUrl, Redacted.value)
@@ -136,6 +164,6 @@ const migrate = PgMigrator.run({ loader: sqlFileLoader, table: "herald_migration
 )
 
 /** The SQL client with every migration applied. */
-export const DatabaseLive = Layer.effectDiscard(migrate).pipe(
+export const DatabaseLive = waitingForDatabase(Layer.effectDiscard(migrate).pipe(
   Layer.provideMerge(pgLayer)
-)
+))

@@ -1,8 +1,10 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { ByteSize, type Cause, Context, Effect, Layer, Option } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { PgClient } from "@effect/sql-pg"
+import { ByteSize, type Cause, Context, Effect, Layer, Option, type Scope } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { SqlClient } from "effect/sql"
 import type { unhandled } from "effect/Types"
-import { createServer, STATUS_CODES } from "node:http"
+import { createServer, ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { AppConfig, type AppConfigShape } from "../Config.ts"
 import { statusCodes } from "../domain/Errors.ts"
@@ -152,16 +154,57 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   )
 }
 
-const makeNodeServer = () => createServer().on("clientError", answerClientError)
+/**
+ * Node's response with its Content-Length self-check left off. Effect's
+ * adapter turns the check on for every response, and Node then sends each one
+ * as a two-buffer writev (the second empty) rather than one write: about a
+ * twentieth of the cost of a small JSON answer. Every length Herald sends is
+ * the byte length of the body it goes with, computed by effect, so the check
+ * has nothing to catch here.
+ */
+class UncheckedResponse extends ServerResponse {}
+Object.defineProperty(UncheckedResponse.prototype, "strictContentLength", { get: () => false, set: () => {} })
+
+const makeNodeServer = () => createServer({ ServerResponse: UncheckedResponse }).on("clientError", answerClientError)
 
 export const AppRoutes = Layer.mergeAll(ApiRoutes, OpenApiRoute, DiscoveryRoutes, CoreMiddleware)
 
+/**
+ * Keys request fibers never read: the app's services and the database clients
+ * are taken by the layers that use them when those are built (handlers through
+ * leanGroup, whose types enforce it).
+ */
+const buildTimeOnly = (key: string) =>
+  key.startsWith("herald/") || key === SqlClient.SqlClient.key || key === PgClient.PgClient.key
+
+/**
+ * HttpRouter.serve with a leaner context for request fibers. Node's adapter
+ * gives every request fiber the context `serve` ran in, and each request
+ * copies it at least once (its first lookups flatten it; HttpApiBuilder merges
+ * into it), so every service of the app cost a copy per request.
+ */
+const serve = <E, R>(routes: Layer.Layer<never, E, R>) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const context = yield* Layer.build(Layer.provideMerge(
+      routes,
+      Layer.provide(HttpRouter.layer, Layer.succeed(HttpRouter.RouterConfig)({ ignoreTrailingSlash: true }))
+    ))
+    const app = Context.get(context, HttpRouter.HttpRouter).asHttpEffect()
+    const serving = Layer.effectDiscard(Effect.gen(function*() {
+      const server = yield* HttpServer.HttpServer
+      yield* server.serve(app).pipe(
+        Effect.updateContext((all: Context.Context<Scope.Scope>) => {
+          const kept = new Map(all.mapUnsafe)
+          for (const key of kept.keys()) if (buildTimeOnly(key)) kept.delete(key)
+          return Context.makeUnsafe<Scope.Scope>(kept)
+        })
+      )
+    }))
+    return Layer.merge(serving, Layer.succeedContext(context))
+  }))
+
 export const HttpServerLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
-  HttpRouter.serve(AppRoutes, {
-    disableLogger: true,
-    disableListenLog: true,
-    routerConfig: { ignoreTrailingSlash: true }
-  }).pipe(
+  serve(AppRoutes).pipe(
     Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, {
       port: config.port,
       host: config.host,

@@ -63,10 +63,19 @@ export class Idempotency extends Context.Service<Idempotency, {
       })
 
     const wrap = <E, R>(scope: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-      Effect.gen(function*() {
-        const request = yield* HttpServerRequest.HttpServerRequest
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         const key = request.headers["idempotency-key"]
-        if (request.method !== "POST" || key === undefined) return yield* effect
+        // Every authenticated request comes through here; most carry no key.
+        return request.method !== "POST" || key === undefined ? effect : keyed(scope, key, request, effect)
+      })
+
+    const keyed = <E, R>(
+      scope: string,
+      key: string,
+      request: HttpServerRequest.HttpServerRequest,
+      effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) =>
+      Effect.gen(function*() {
         if (!isValidKey(key)) return yield* invalidKey()
         const keyHash = sha256Hex(key)
         const path = request.url.split("?")[0]

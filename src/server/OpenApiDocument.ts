@@ -1,7 +1,8 @@
 import { Schema, SchemaAST } from "effect"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { Api } from "../api/Api.ts"
-import { IdempotencyKey, idempotencyKeyDescription } from "../api/Shared.ts"
+import { CustomerIdParam, IdempotencyKey, idempotencyKeyDescription } from "../api/Shared.ts"
+import { PathId } from "../domain/Text.ts"
 import { MalformedJson, statusCodes, ValidationError } from "../domain/Errors.ts"
 import { jsonDocumentRoute } from "./Discovery.ts"
 
@@ -38,6 +39,56 @@ const bodyFailures = {
   "415": statusCodes[415][0]
 } as const
 
+/** Response headers the HTTP layer adds (CONTRACT "Errors", "Rate limits", "Conventions beyond the spec"). */
+const responseHeaders: Json = {
+  "X-Request-ID": {
+    description: "The request's id: the caller's own X-Request-ID if it is 8 to 128 of `A-Z a-z 0-9 . _ -`, " +
+      "else `req_` and 32 hex digits. Error bodies repeat it as `requestId`.",
+    required: true,
+    schema: { type: "string" }
+  },
+  "RateLimit-Policy": {
+    description: "The limit this route counts against (IETF draft): `\"<name>\";q=<limit>;w=60`",
+    schema: { type: "string" }
+  },
+  RateLimit: {
+    description: "What is left of it (IETF draft): `\"<name>\";r=<remaining>;t=<seconds to reset>`",
+    schema: { type: "string" }
+  },
+  "Retry-After": {
+    description: "Seconds until the limit's window resets",
+    required: true,
+    schema: { type: "integer", minimum: 1 }
+  },
+  "WWW-Authenticate": {
+    description: "`Bearer realm=\"herald\", resource_metadata=\"<base url>/.well-known/oauth-protected-resource\"` (RFC 9728)",
+    required: true,
+    schema: { type: "string" }
+  },
+  "Idempotent-Replayed": {
+    description: "`true` when this is the kept reply to an earlier request with the same Idempotency-Key and body",
+    schema: { type: "string", enum: ["true"] }
+  }
+}
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+/**
+ * The headers a response of an operation carries: the request id always;
+ * on limited (authenticated) routes the limit headers on every answer given
+ * after the limits ran, `Retry-After` on 429; the Bearer challenge on its 401s;
+ * the replay marker on a POST's success.
+ */
+const headersOf = (method: string, operation: Json, status: string): Json => {
+  const schemes = new Set((operation.security ?? []).flatMap((requirement: Json) => Object.keys(requirement)))
+  const names = ["X-Request-ID"]
+  if (schemes.size > 0 && status !== "413" && status !== "500") names.push("RateLimit-Policy", "RateLimit")
+  if (status === "429") names.push("Retry-After")
+  if (status === "401" && schemes.has("bearer")) names.push("WWW-Authenticate")
+  if (method === "post" && status === "200") names.push("Idempotent-Replayed")
+  return Object.fromEntries(names.map((name) => [name, headerRef(name)]))
+}
+
 /** A JSON body that fails its schema, or is no JSON at all. */
 const bodyValidationCodes = [new ValidationError({}).code, new MalformedJson({}).code]
 
@@ -48,6 +99,9 @@ const bodyValidationCodes = [new ValidationError({}).code, new MalformedJson({})
  */
 const idempotencyOnlyCodes = new Set([statusCodes[409][0]])
 
+/** Outside a POST (where the Idempotency-Key is checked) only a request that decodes can fail validation. */
+const validationCode = new ValidationError({}).code
+
 /** JSON Schema of a self-contained value, for the few places the document shows one the generator did not. */
 const jsonSchemaOf = (schema: Schema.Top): Json => {
   const document = Schema.toJsonSchemaDocument(schema)
@@ -57,6 +111,8 @@ const jsonSchemaOf = (schema: Schema.Top): Json => {
 interface EndpointFacts {
   /** Codes of the errors the endpoint declares itself (not its middlewares'). */
   readonly ownCodes: ReadonlySet<string>
+  /** Whether decoding its request can fail: a query, headers, a body, or a path id of a shape that can. */
+  readonly validates: boolean
   /** Parameters whose decoded value is a number or boolean: their value's schema, by location and name. */
   readonly valueSchemas: ReadonlyMap<string, Json>
 }
@@ -91,6 +147,13 @@ const decodedValueSchemas = (location: string, schema: Schema.Top | undefined, i
   }
 }
 
+/** Path ids that take any text (an id that names nothing is a 404, never a 400). */
+const anyTextIds: ReadonlySet<SchemaAST.AST> = new Set([PathId.ast, CustomerIdParam.customerId.ast])
+
+const acceptsAnyText = (params: Schema.Top | undefined): boolean =>
+  params === undefined ||
+  (SchemaAST.isObjects(params.ast) && params.ast.propertySignatures.every((property) => anyTextIds.has(property.type)))
+
 const endpointFacts = (): Map<string, EndpointFacts> => {
   const facts = new Map<string, EndpointFacts>()
   HttpApi.reflect(Api, {
@@ -103,6 +166,8 @@ const endpointFacts = (): Map<string, EndpointFacts> => {
       const path = endpoint.path.replace(/:(\w+)/g, "{$1}")
       facts.set(`${endpoint.method.toLowerCase()} ${path}`, {
         ownCodes: new Set([...endpoint.error].flatMap(errorCodes)),
+        validates: endpoint.query !== undefined || endpoint.headers !== undefined || endpoint.payload.size > 0 ||
+          !acceptsAnyText(endpoint.params),
         valueSchemas
       })
     }
@@ -125,6 +190,7 @@ export const openApiDocument = (baseUrl: string): Json => {
   spec.components.schemas ??= {}
   const generated: Json = { ...spec.components.schemas }
   spec.components.schemas.Error = ErrorSchema
+  spec.components.headers = { ...spec.components.headers, ...responseHeaders }
   const facts = endpointFacts()
   const resolve = (s: Json): Json =>
     typeof s.$ref === "string" ? generated[String(s.$ref.split("/").pop())] ?? {} : s
@@ -145,7 +211,8 @@ export const openApiDocument = (baseUrl: string): Json => {
         const members: Array<Json> = described === undefined ? [] : described.anyOf ?? described.oneOf ?? [described]
         const generatedCodes = members.flatMap((member) => codesOf(resolve(member)))
         const codes = method === "post" ? generatedCodes : generatedCodes.filter((code) =>
-          !idempotencyOnlyCodes.has(code) || endpoint?.ownCodes.has(code) === true
+          (!idempotencyOnlyCodes.has(code) || endpoint?.ownCodes.has(code) === true) &&
+          (code !== validationCode || endpoint?.validates !== false)
         )
         if (generatedCodes.length > 0 && codes.length === 0) {
           delete operation.responses[status]
@@ -183,6 +250,9 @@ export const openApiDocument = (baseUrl: string): Json => {
       }
 
       operation.responses["500"] ??= { description: "Error: E_INTERNAL", content: errorContent() }
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        response.headers = { ...response.headers, ...headersOf(method, operation, status) }
+      }
       operation.responses = sortedByStatus(operation.responses)
     }
   }

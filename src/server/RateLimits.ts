@@ -31,27 +31,53 @@ export class RateLimitStore extends Context.Service<RateLimitStore, {
     })
   })
 
-  static readonly layerRedis = (url: string, keyPrefix = "herald:") =>
+  /**
+   * Counters in Redis. Start-up waits for Redis at most `connectWaitMs`, and no
+   * command waits for it: while it is down or slow a count fails (after at most
+   * `commandTimeoutMs`, then at once for as long again) and the limiter fails
+   * open, and the client keeps reconnecting in the background.
+   */
+  static readonly layerRedis = (url: string, keyPrefix = "herald:", commandTimeoutMs = 1000, connectWaitMs = 3000) =>
     Layer.effect(RateLimitStore, Effect.gen(function*() {
-      const client = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: (n) => Math.min(n * 100, 2000) } })
+      const client = createClient({
+        url,
+        // Commands sent while disconnected fail rather than queue behind the outage.
+        disableOfflineQueue: true,
+        socket: { connectTimeout: 2000, reconnectStrategy: (n) => Math.min(n * 100, 2000) }
+      })
       client.on("error", () => undefined)
       yield* Effect.acquireRelease(
-        Effect.tryPromise(() => client.connect()),
-        () => Effect.promise(() => client.close().catch(() => undefined))
+        // Resolves once connected, and the client retries by itself until then;
+        // start-up gives it `connectWaitMs` so that a healthy Redis counts from the first request.
+        Effect.promise(() => client.connect().then(() => undefined, () => undefined)).pipe(
+          Effect.timeoutOrElse({ duration: connectWaitMs, orElse: () => Effect.logWarning("rate limit store unreachable at start; counting in it once it answers") })
+        ),
+        // Nothing to flush (a count is one round trip), and a graceful close would wait on a hung Redis.
+        () => Effect.sync(() => client.isOpen && client.destroy())
       )
+      const unavailable = (cause: unknown) => new Error("rate limit store unavailable", { cause })
+      // After a failure the store is left alone for a while: a hung Redis would
+      // otherwise cost every request a timeout per count.
+      let restingUntil = 0
+      const command = <A>(run: () => Promise<A>) =>
+        Effect.suspend(() => {
+          if (Date.now() < restingUntil) return Effect.fail(unavailable("resting after a failure"))
+          return Effect.tryPromise({ try: run, catch: unavailable }).pipe(
+            Effect.timeoutOrElse({
+              duration: commandTimeoutMs,
+              orElse: () => Effect.fail(unavailable(`no answer within ${commandTimeoutMs} ms`))
+            }),
+            Effect.tapError(() => Effect.sync(() => void (restingUntil = Date.now() + commandTimeoutMs)))
+          )
+        })
       const script = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
 if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return c`
       return RateLimitStore.of({
         hit: (key, cost, windowMs) =>
-          Effect.tryPromise({
-            try: () => client.eval(script, { keys: [`${keyPrefix}${key}`], arguments: [String(cost), String(windowMs)] }),
-            catch: (cause) => new Error("rate limit store unavailable", { cause })
-          }).pipe(Effect.map(Number)),
-        ping: Effect.tryPromise({
-          try: () => client.ping(),
-          catch: (cause) => new Error("rate limit store unavailable", { cause })
-        })
+          command(() => client.eval(script, { keys: [`${keyPrefix}${key}`], arguments: [String(cost), String(windowMs)] }))
+            .pipe(Effect.map(Number)),
+        ping: Effect.asVoid(command(() => client.ping()))
       })
     }))
 
@@ -106,6 +132,7 @@ export class RateLimits extends Context.Service<RateLimits, {
 }>()("herald/server/RateLimits") {
   static readonly layer = Layer.effect(RateLimits, Effect.gen(function*() {
     const store = yield* RateLimitStore
+    let lastWarnedAt = Number.NEGATIVE_INFINITY
 
     // Untraced, like the other per-request steps of authentication: a span and a captured stack on every request cost more than they tell.
     const count = Effect.fnUntraced(function*(policy: Policy, key: string, cost = 1) {
@@ -115,7 +142,14 @@ export class RateLimits extends Context.Service<RateLimits, {
       const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000))
       // An unreachable store must not take the API down with it: fail open.
       const used = yield* store.hit(`${policy.name}:${key}:${window}`, cost, windowMs).pipe(
-        Effect.tapError((error) => Effect.logWarning("rate limit store unavailable", error.message)),
+        Effect.tapError((error) => {
+          // Once per 10 s at most: an outage under load would otherwise log a line per request.
+          if (now - lastWarnedAt < 10_000) return Effect.void
+          lastWarnedAt = now
+          return Effect.logWarning("rate limit store unavailable; failing open").pipe(
+            Effect.annotateLogs({ reason: String(error.cause ?? error.message) })
+          )
+        }),
         Effect.orElseSucceed(() => 0)
       )
       return { policy, count: used, remaining: Math.max(0, policy.limit - used), resetSeconds } satisfies Usage

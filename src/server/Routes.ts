@@ -16,15 +16,41 @@ const methods = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const
 const build = () => {
   const router = FindMyWay.make<true>({ ignoreTrailingSlash: true })
   const add = (method: string, path: `/${string}`) => router.on(method, path, true)
-  for (const group of Object.values(Api.groups)) {
-    for (const endpoint of Object.values(group.endpoints)) add(endpoint.method, endpoint.path as `/${string}`)
-  }
-  for (const [method, path] of extraRoutes) add(method, path)
+  for (const [method, path] of allRoutes()) add(method, path as `/${string}`)
   return router
 }
 
 let table: FindMyWay.Router<true> | undefined
-/** Answers by path; bounded, since unknown paths are unbounded (scanners, fuzzers). */
+/** Every literal segment of every route, in lower case (the router matches them in any case). */
+let literals: ReadonlySet<string> | undefined
+
+/** Method and path of every route the server answers. */
+export const allRoutes = (): Array<readonly [string, string]> => [
+  ...Object.values(Api.groups).flatMap((group) =>
+    Object.values(group.endpoints).map((endpoint) => [endpoint.method, endpoint.path] as const)
+  ),
+  ...extraRoutes
+]
+
+/** A segment that can only fill a parameter whatever the router makes of special characters. */
+const plainSegment = /^[A-Za-z0-9_-]+$/
+
+/**
+ * A path with each plain segment that names no literal replaced by `:`.
+ * Paths of one shape answer the same methods (such a segment can only go down
+ * a parameter edge), so the cache holds shapes, not ids: a busy server sees
+ * few shapes but as many paths as it has customers.
+ */
+const shapeOf = (path: string): string => {
+  literals ??= new Set(allRoutes().flatMap(([, route]) => route.split("/").filter((s) => !s.startsWith(":")).map((s) => s.toLowerCase())))
+  const segments = path.split("/")
+  for (let i = 0; i < segments.length; i++) {
+    if (plainSegment.test(segments[i]) && !literals.has(segments[i].toLowerCase())) segments[i] = ":"
+  }
+  return segments.join("/")
+}
+
+/** Answers by shape; bounded, since unknown shapes are unbounded (scanners, fuzzers). */
 const cache = new Map<string, ReadonlyArray<string>>()
 const cacheLimit = 2_000
 
@@ -32,12 +58,16 @@ const cacheLimit = 2_000
 export const allowedMethods = (url: string): ReadonlyArray<string> => {
   const q = url.indexOf("?")
   const path = q === -1 ? url : url.slice(0, q)
+  // A path of literals only is its own shape: found without splitting it.
   const cached = cache.get(path)
   if (cached !== undefined) return cached
+  const shape = shapeOf(path)
+  const known = cache.get(shape)
+  if (known !== undefined) return known
   table ??= build()
-  const allowed: Array<string> = methods.filter((method) => table!.find(method, path) !== undefined)
+  const allowed: Array<string> = methods.filter((method) => table!.find(method, shape) !== undefined)
   if (allowed.includes("GET")) allowed.splice(1, 0, "HEAD")
   if (cache.size >= cacheLimit) cache.clear()
-  cache.set(path, allowed)
+  cache.set(shape, allowed)
   return allowed
 }

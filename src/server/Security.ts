@@ -10,6 +10,7 @@ import { type Role, roleAllows } from "../domain/Identity.ts"
 import { matchesAdminSecret } from "./AdminSecret.ts"
 import { Customers } from "./Customers.ts"
 import { Idempotency } from "./Idempotency.ts"
+import { requireUtf8Json } from "./JsonBody.ts"
 import { policies, RateLimits } from "./RateLimits.ts"
 import { addResponseHeaders, currentRequest } from "./RequestContext.ts"
 
@@ -58,7 +59,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
       yield* limits.enforce(policies.rest, principal.customerId)
       const route = yield* HttpRouter.RouteContext
       const pathCustomer = route.params.customerId
-      if (pathCustomer !== undefined && pathCustomer !== principal.customerId) {
+      if (pathCustomer !== undefined && pathCustomer.toLowerCase() !== principal.customerId) {
         return yield* new Forbidden({ error: "This key does not belong to that customer" })
       }
       if (!roleAllows(principal.role, requiredRole(endpoint))) {
@@ -66,7 +67,7 @@ export const AuthenticationLive = Layer.effect(Authentication, Effect.gen(functi
       }
       return yield* idempotency.wrap(
         principal.customerId,
-        Effect.provideService(httpEffect, CurrentPrincipal, principal)
+        requireUtf8Json(Effect.provideService(httpEffect, CurrentPrincipal, principal))
       )
     })
   })
@@ -83,7 +84,7 @@ export const AdminAuthenticationLive = Layer.effect(AdminAuthentication, Effect.
       const { clientIp } = yield* currentRequest
       yield* limits.enforce(policies.admin, clientIp)
       if (!matchesAdminSecret(config.adminSecret, request.headers["x-admin-secret"])) return yield* new AdminAuthRequired()
-      return yield* idempotency.wrap("admin", httpEffect)
+      return yield* idempotency.wrap("admin", requireUtf8Json(httpEffect))
     })
   })
 }))

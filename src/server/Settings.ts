@@ -39,7 +39,8 @@ export class Settings extends Context.Service<Settings, {
     const sql = yield* SqlClient.SqlClient
     const events = yield* Events
 
-    const get = Effect.fn("Settings.get")(function*(customerId: string) {
+    // A read on the GET path: untraced (README, "Benchmarks").
+    const get = Effect.fnUntraced(function*(customerId: string) {
       const rows = yield* sql<SettingsRow>`
         SELECT autonomy::text AS autonomy, budget::text AS budget FROM customer_settings WHERE customer_id = ${customerId}`.pipe(Effect.orDie)
       return effective(rows[0])

@@ -49,7 +49,8 @@ export class Team extends Context.Service<Team, {
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
-    const list = Effect.fn("Team.list")(function*(customerId: string) {
+    // A read on the GET path: untraced (README, "Benchmarks").
+    const list = Effect.fnUntraced(function*(customerId: string) {
       const rows = yield* sql<MemberRow>`
         SELECT id, email, role, created_at FROM team_members
         WHERE customer_id = ${customerId} AND revoked_at IS NULL ORDER BY created_at, id`.pipe(Effect.orDie)

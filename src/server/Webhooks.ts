@@ -122,7 +122,8 @@ export class Webhooks extends Context.Service<Webhooks, {
       return secret
     })
 
-    const deliveries = Effect.fn("Webhooks.deliveries")(function*(customerId: string, webhookId: string, limit: number) {
+    // A read on the GET path: untraced (README, "Benchmarks").
+    const deliveries = Effect.fnUntraced(function*(customerId: string, webhookId: string, limit: number) {
       const owned = yield* sql`SELECT id FROM webhooks
         WHERE id = ${webhookId} AND customer_id = ${customerId} AND deleted_at IS NULL`.pipe(Effect.orDie)
       if (owned.length === 0) return yield* notFound

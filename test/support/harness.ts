@@ -105,7 +105,7 @@ export interface Reply {
 export interface CallOptions {
   readonly headers?: Record<string, string>
   readonly body?: unknown
-  /** Send `body` as is rather than as JSON. */
+  /** Send `body` as is rather than as JSON (bytes as given when it is a Uint8Array). */
   readonly raw?: boolean
 }
 
@@ -118,9 +118,13 @@ export const call = (method: string, path: string, options: CallOptions = {}) =>
 
 export const send = async (baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Reply> => {
   const headers: Record<string, string> = { ...options.headers }
-  let body: string | undefined
+  let body: string | Uint8Array | undefined
   if (options.body !== undefined) {
-    body = options.raw === true ? String(options.body) : JSON.stringify(options.body)
+    body = options.raw !== true
+      ? JSON.stringify(options.body)
+      : options.body instanceof Uint8Array
+      ? options.body
+      : String(options.body)
     if (options.raw !== true && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
       headers["content-type"] = "application/json"
     }

@@ -204,12 +204,20 @@ export interface ProvisionInput {
  * from a random `X-Forwarded-For` so the admin limit (10/min per IP) never
  * trips in apps started with `trustProxy: true`.
  */
-export const provisionAt = async (baseUrl: string, input: ProvisionInput = {}): Promise<Provisioned> => {
+export const provisionAt = async (
+  target: string | ServerProcess,
+  input: ProvisionInput = {}
+): Promise<Provisioned> => {
+  const baseUrl = typeof target === "string" ? target : target.url
   const res = await send(baseUrl, "POST", "/api/admin/provision", {
     headers: { "x-admin-secret": adminSecret, "x-forwarded-for": randomIp() },
     body: { email: input.email ?? uniqueEmail(), ...input }
   })
-  if (res.status !== 200) throw new Error(`provision failed: ${res.status} ${res.text}`)
+  if (res.status !== 200) {
+    // A child process's own log says why; the reply alone only carries a request id.
+    const log = typeof target === "string" ? "" : `\nserver output:\n${target.output().slice(-4000)}`
+    throw new Error(`provision failed: ${res.status} ${res.text}${log}`)
+  }
   return res.json as Provisioned
 }
 

@@ -2,14 +2,17 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
 import { Content } from "../Content.ts"
+import { leanGroup } from "../LeanGroup.ts"
 
-export const ContentHandlers = HttpApiBuilder.group(Api, "content", Effect.fn(function*(handlers) {
+export const ContentHandlers = leanGroup(Effect.gen(function*() {
   const content = yield* Content
-  return handlers.handleAll({
-    list: ({ params, query }) => content.list(params.customerId, { ...query, limit: query.limit ?? 25 }),
-    create: ({ params, payload }) => content.create(params.customerId, payload, { actor: "person" }),
-    get: ({ params }) => content.get(params.customerId, params.contentId),
-    update: ({ params, payload }) => content.update(params.customerId, params.contentId, payload),
-    review: ({ params, payload }) => content.review(params.customerId, params.contentId, payload.action, payload.note)
-  })
+  return HttpApiBuilder.group(Api, "content", (handlers) =>
+    handlers.handleAll({
+      list: ({ params, query }) => content.list(params.customerId, { ...query, limit: query.limit ?? 25 }),
+      create: ({ params, payload }) => content.create(params.customerId, payload, { actor: "person" }),
+      get: ({ params }) => content.get(params.customerId, params.contentId),
+      update: ({ params, payload }) => content.update(params.customerId, params.contentId, payload),
+      review: ({ params, payload }) => content.review(params.customerId, params.contentId, payload.action, payload.note)
+    })
+  )
 }))

@@ -2,12 +2,15 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
 import { Settings } from "../Settings.ts"
+import { leanGroup } from "../LeanGroup.ts"
 
-export const SettingsHandlers = HttpApiBuilder.group(Api, "settings", Effect.fn(function*(handlers) {
+export const SettingsHandlers = leanGroup(Effect.gen(function*() {
   const settings = yield* Settings
-  return handlers.handleAll({
-    get: ({ params }) => settings.get(params.customerId),
-    autonomy: ({ params, payload }) => settings.updateAutonomy(params.customerId, payload),
-    budget: ({ params, payload }) => settings.updateBudget(params.customerId, payload)
-  })
+  return HttpApiBuilder.group(Api, "settings", (handlers) =>
+    handlers.handleAll({
+      get: ({ params }) => settings.get(params.customerId),
+      autonomy: ({ params, payload }) => settings.updateAutonomy(params.customerId, payload),
+      budget: ({ params, payload }) => settings.updateBudget(params.customerId, payload)
+    })
+  )
 }))

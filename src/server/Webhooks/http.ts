@@ -2,19 +2,22 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
 import { Webhooks } from "../Webhooks.ts"
+import { leanGroup } from "../LeanGroup.ts"
 
-export const WebhooksHandlers = HttpApiBuilder.group(Api, "webhooks", Effect.fn(function*(handlers) {
+export const WebhooksHandlers = leanGroup(Effect.gen(function*() {
   const webhooks = yield* Webhooks
-  return handlers.handleAll({
-    list: ({ params }) => Effect.map(webhooks.list(params.customerId), (hooks) => ({ hooks })),
-    create: ({ params, payload }) => webhooks.create(params.customerId, payload),
-    remove: ({ params }) => Effect.as(webhooks.remove(params.customerId, params.webhookId), { deleted: true }),
-    rotateSecret: ({ params }) =>
-      Effect.map(webhooks.rotateSecret(params.customerId, params.webhookId), (secret) => ({ secret })),
-    deliveries: ({ params, query }) =>
-      Effect.map(
-        webhooks.deliveries(params.customerId, params.webhookId, query.limit ?? 50),
-        (deliveries) => ({ deliveries })
-      )
-  })
+  return HttpApiBuilder.group(Api, "webhooks", (handlers) =>
+    handlers.handleAll({
+      list: ({ params }) => Effect.map(webhooks.list(params.customerId), (hooks) => ({ hooks })),
+      create: ({ params, payload }) => webhooks.create(params.customerId, payload),
+      remove: ({ params }) => Effect.as(webhooks.remove(params.customerId, params.webhookId), { deleted: true }),
+      rotateSecret: ({ params }) =>
+        Effect.map(webhooks.rotateSecret(params.customerId, params.webhookId), (secret) => ({ secret })),
+      deliveries: ({ params, query }) =>
+        Effect.map(
+          webhooks.deliveries(params.customerId, params.webhookId, query.limit ?? 50),
+          (deliveries) => ({ deliveries })
+        )
+    })
+  )
 }))
