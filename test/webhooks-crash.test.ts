@@ -1,35 +1,18 @@
 import { assert, layer } from "@effect/vitest"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Context, Effect, Layer } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { externalDatabaseUrl, freePort, freshSchemaUrl, send } from "./support/harness.ts"
+import { externalDatabaseUrl, freePort, send } from "./support/harness.ts"
+import { sharedDatabase } from "./support/processes.ts"
 import { startReceiver, waitFor } from "./support/webhook-receiver.ts"
 
 /**
  * Real server processes (`node src/main.ts`) sharing one database: the
  * harness's PostgreSQL (a fresh schema) when DATABASE_URL is set, else a
- * PGlite served on a loopback port that admits a connection per process.
+ * PGlite served on a loopback port (`sharedDatabase`).
  */
 class SharedDatabase extends Context.Service<SharedDatabase, { readonly url: string }>()("test/SharedDatabase") {}
 
-const SharedDatabaseLive = Layer.effect(SharedDatabase, Effect.gen(function*() {
-  const external = externalDatabaseUrl()
-  if (external !== undefined) return { url: yield* freshSchemaUrl(external) }
-  const { port } = yield* Effect.acquireRelease(
-    Effect.promise(async () => {
-      const db = await PGlite.create("memory://")
-      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 2 })
-      await server.start()
-      return { db, server, port: Number(server.getServerConn().split(":")[1]) }
-    }),
-    ({ db, server }) => Effect.promise(async () => {
-      await server.stop().catch(() => undefined)
-      await db.close().catch(() => undefined)
-    })
-  )
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres` }
-}))
+const SharedDatabaseLive = Layer.effect(SharedDatabase, Effect.map(sharedDatabase, (url) => ({ url })))
 
 
 interface Instance {

@@ -13,7 +13,6 @@
  */
 import { PgClient } from "@effect/sql-pg"
 import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
 import { Context, Effect, Layer, Redacted, Scope, String as Str } from "effect"
 import { SqlClient } from "effect/sql"
 import { type ChildProcess, spawn } from "node:child_process"
@@ -25,6 +24,7 @@ import type { Role } from "../../src/domain/Identity.ts"
 import { requiredRole } from "../../src/server/Security.ts"
 import type { AppConfigShape } from "../../src/Config.ts"
 import { assert } from "@effect/vitest"
+import { servePglite } from "./pgliteServer.ts"
 import { call, externalDatabaseUrl, freePort, freshSchemaUrl, type Reply, send, testApp } from "./harness.ts"
 
 export { freePort }
@@ -119,8 +119,8 @@ export const spawnServer = (options: SpawnOptions = {}) =>
 /**
  * A database that several apps, processes and test clients can use at once:
  * with `DATABASE_URL=postgres...` a fresh schema on that server, otherwise an
- * in-memory PGlite served on a loopback port (queries from every connection
- * are queued, transactions kept whole). Released with the scope.
+ * in-memory PGlite served on a loopback port (`servePglite`: whole protocol
+ * cycles and transactions of one connection at a time). Released with the scope.
  */
 export const sharedDatabase: Effect.Effect<string, never, Scope.Scope> = Effect.suspend(() => {
   const external = externalDatabaseUrl()
@@ -128,17 +128,14 @@ export const sharedDatabase: Effect.Effect<string, never, Scope.Scope> = Effect.
   return Effect.acquireRelease(
     Effect.promise(async () => {
       const db = await PGlite.create("memory://")
-      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 64 })
-      await server.start()
-      const [, port] = server.getServerConn().split(":")
-      return { db, server, url: `postgres://postgres@127.0.0.1:${port}/postgres` }
+      return { db, server: await servePglite(db) }
     }),
     ({ db, server }) =>
       Effect.promise(async () => {
-        await server.stop().catch(() => undefined)
+        await server.close().catch(() => undefined)
         await db.close().catch(() => undefined)
       })
-  ).pipe(Effect.map(({ url }) => url))
+  ).pipe(Effect.map(({ server }) => server.url))
 })
 
 /** Runs `f` with a SQL client (camelCase results) on the database at `url`. */
