@@ -87,7 +87,7 @@ export const servePglite = async (db: PGlite): Promise<PgliteServer> => {
   const serve = (socket: Socket) => {
     socket.setNoDelay(true)
     const connection: Connection = { socket, closed: false }
-    let buffer = Buffer.alloc(0)
+    let buffer: Buffer = Buffer.alloc(0)
     let started = false
     let pending: Array<Buffer> = []
 
