@@ -84,7 +84,10 @@ export const servePglite = async (db: PGlite): Promise<PgliteServer> => {
     void pump()
   }
 
+  const sockets = new Set<Socket>()
+
   const serve = (socket: Socket) => {
+    sockets.add(socket)
     socket.setNoDelay(true)
     const connection: Connection = { socket, closed: false }
     let buffer: Buffer = Buffer.alloc(0)
@@ -102,7 +105,10 @@ export const servePglite = async (db: PGlite): Promise<PgliteServer> => {
         void pump()
       }
     }
-    socket.on("close", close)
+    socket.on("close", () => {
+      sockets.delete(socket)
+      close()
+    })
     socket.on("error", () => socket.destroy())
 
     socket.on("data", (chunk: Buffer) => {
@@ -147,11 +153,6 @@ export const servePglite = async (db: PGlite): Promise<PgliteServer> => {
   })
   const address = server.address()
   if (address === null || typeof address === "string") throw new Error("PGlite server has no TCP address")
-  const sockets = new Set<Socket>()
-  server.on("connection", (socket) => {
-    sockets.add(socket)
-    socket.on("close", () => sockets.delete(socket))
-  })
   return {
     url: `postgres://postgres@127.0.0.1:${address.port}/postgres`,
     close: () =>
