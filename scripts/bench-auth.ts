@@ -23,7 +23,7 @@
 import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { hashApiKey, isWellFormedKey, parseBearer } from "../src/domain/ApiKeys.ts"
-import { Customers } from "../src/server/Customers.ts"
+import { Customers } from "../src/features/customers/Customers.ts"
 import { listenBare, load, type Result, runScript, startApp } from "./support/bench-kit.ts"
 
 delete process.env.BASE_URL

@@ -15,7 +15,7 @@
  */
 import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { Customers } from "../src/server/Customers.ts"
+import { Customers } from "../src/features/customers/Customers.ts"
 import { externalDatabaseUrl, freshSchemaUrl, send } from "../test/support/harness.ts"
 import { runScript, startApp } from "./support/bench-kit.ts"
 

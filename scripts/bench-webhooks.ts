@@ -7,7 +7,7 @@
  */
 import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import { Outbox } from "../src/server/Outbox.ts"
+import { Outbox } from "../src/platform/Outbox.ts"
 import { listenBare, runScript, startApp } from "./support/bench-kit.ts"
 
 const events = Number(process.argv[2] ?? 2000)

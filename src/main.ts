@@ -1,8 +1,19 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, Data, Effect, Exit, Layer, Runtime } from "effect"
 import { SqlError } from "effect/sql"
-import { describeConfigError } from "./Config.ts"
-import { App } from "./server/App.ts"
+import { appConfig, describeConfigError } from "./Config.ts"
+
+// Settings are checked before the application's modules load (most of start-up
+// on a busy machine): a bad one stops the process at once, with one line.
+const configured = await Effect.runPromiseExit(appConfig)
+if (Exit.isFailure(configured)) {
+  const error = Cause.findErrorOption(configured.cause)
+  process.stderr.write(
+    `Invalid configuration: ${error._tag === "Some" ? describeConfigError(error.value) : Cause.pretty(configured.cause)}\n`
+  )
+  process.exit(1)
+}
+const { App } = await import("./App.ts")
 
 /** Start-up refused for a reason already printed; exits 1 without a stack dump. */
 class StartupRefused extends Data.TaggedError("StartupRefused") {
@@ -16,7 +27,36 @@ class StartupRefused extends Data.TaggedError("StartupRefused") {
 const teardown: Runtime.Teardown = (exit, onExit) =>
   Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
 
+/** The listening socket's error, when start-up failed on it (port in use, no permission). */
+const listenFailure = (error: unknown): NodeJS.ErrnoException | undefined => {
+  let current: unknown = error
+  for (let depth = 0; depth < 4 && typeof current === "object" && current !== null; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") return current as NodeJS.ErrnoException
+    current = (current as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+const listenMessage = (error: NodeJS.ErrnoException): string => {
+  const port = process.env.PORT ?? "3000"
+  const host = process.env.HOST ?? "0.0.0.0"
+  return error.code === "EADDRINUSE"
+    ? `Port ${port} is already in use on ${host}: stop the process using it or set PORT to another port\n`
+    : error.code === "EACCES"
+    ? `Port ${port} on ${host} needs privileges this process lacks: set PORT above 1023\n`
+    : `Cannot listen on ${host}:${port}: the address is not available here (set HOST)\n`
+}
+
 Layer.launch(App).pipe(
+  Effect.catchIf(
+    (error) => listenFailure(error) !== undefined,
+    (error) =>
+      Effect.andThen(
+        Effect.sync(() => process.stderr.write(listenMessage(listenFailure(error)!))),
+        Effect.fail(new StartupRefused())
+      )
+  ),
   Effect.catchIf(
     (error): error is Config.ConfigError => error instanceof Config.ConfigError,
     (error) =>

@@ -3,18 +3,30 @@ import { Result } from "effect"
 import fc from "fast-check"
 import { initialStatusForLevel, resolveLevel } from "../src/domain/Autonomy.ts"
 import { exceededCap, type Spent, toMicros, windowStarts } from "../src/domain/Budget.ts"
-import { allowedMoves, type ContentAction, type ContentStatus, initialStatuses, transition } from "../src/domain/Content.ts"
+import {
+  allowedMoves,
+  type ContentAction,
+  type ContentStatus,
+  deleteRefusal,
+  describeForbiddenMove,
+  initialStatuses,
+  transition
+} from "../src/domain/Content.ts"
 import { type Autonomy, type Budget, skillNames } from "../src/domain/Settings.ts"
 
 const statuses: ReadonlyArray<ContentStatus> = ["draft", "pending_approval", "approved", "published", "rejected"]
-const actions: ReadonlyArray<ContentAction> = ["approve", "reject", "edit", "publish"]
+const actions: ReadonlyArray<ContentAction> = ["approve", "reject", "edit", "publish", "submit"]
 const types = ["blog", "social", "email", "ad", "outreach"] as const
 
 // The CONTRACT.md table written out independently of the implementation's table.
 const contract = new Set([
   "draft>approved", "pending_approval>approved", "draft>rejected", "pending_approval>rejected",
-  "rejected>draft", "approved>published", "draft>draft", "pending_approval>pending_approval"
+  "rejected>draft", "approved>published", "draft>draft", "pending_approval>pending_approval",
+  "draft>pending_approval"
 ])
+// Submitting is the draft's own move: a pending piece's self-move is an edit, never a submission.
+const allowedByContract = (from: ContentStatus, action: ContentAction, to: ContentStatus) =>
+  contract.has(`${from}>${to}`) && (action !== "submit" || from === "draft")
 
 describe("content state machine", () => {
   it("no sequence of actions leaves the table; published is final", () => {
@@ -42,11 +54,24 @@ describe("content state machine", () => {
       for (const action of actions) {
         const next = transition(from, action)
         const to = Result.isSuccess(next) ? next.success : next.failure.to
-        assert.strictEqual(Result.isSuccess(next), allowedMoves[from].includes(to))
-        assert.strictEqual(Result.isSuccess(next), contract.has(`${from}>${to}`))
+        assert.strictEqual(Result.isSuccess(next), allowedMoves[from].includes(to) && (action !== "submit" || from === "draft"))
+        assert.strictEqual(Result.isSuccess(next), allowedByContract(from, action, to), `${from} -${action}-> ${to}`)
       }
     }
     for (const action of actions) assert.isTrue(Result.isFailure(transition("published", action)))
+  })
+
+  it("refusals say what a person tried: editing approved or published content, submitting a non-draft", () => {
+    for (const from of ["approved", "published"] as const) {
+      const next = transition(from, "edit")
+      assert.isTrue(Result.isFailure(next))
+      if (Result.isFailure(next)) assert.match(describeForbiddenMove(next.failure), new RegExp(`^${from} content cannot be edited`))
+    }
+    const submitted = transition("pending_approval", "submit")
+    assert.isTrue(Result.isFailure(submitted))
+    if (Result.isFailure(submitted)) assert.include(describeForbiddenMove(submitted.failure), "Only a draft can be submitted")
+    assert.deepStrictEqual(statuses.filter((s) => deleteRefusal(s) === undefined), ["draft", "rejected"])
+    assert.strictEqual(deleteRefusal("pending_approval"), "pending approval content cannot be deleted (only draft and rejected pieces can)")
   })
 })
 

@@ -1,10 +1,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
-import { Content } from "../src/server/Content.ts"
-import { Customers } from "../src/server/Customers.ts"
-import { Events } from "../src/server/Events.ts"
-import { Settings } from "../src/server/Settings.ts"
+import { Content } from "../src/features/content/Content.ts"
+import { Customers } from "../src/features/customers/Customers.ts"
+import { CurrentActor, Events } from "../src/platform/Events.ts"
+import { Settings } from "../src/features/settings/Settings.ts"
 import { call, testApp } from "./support/harness.ts"
 import { testServices } from "./support/services.ts"
 
@@ -238,7 +238,11 @@ layer(testApp(), { timeout: 60_000 })("content moves over HTTP", (it) => {
       assert.strictEqual((yield* review(t, approved.id, "approve")).status, 200)
       assert409(yield* review(t, approved.id, "approve"), "approved", "approved")
       assert409(yield* review(t, approved.id, "reject"), "approved", "rejected")
-      assert409(yield* call("PUT", `/api/content/${t.id}/${approved.id}`, { headers: t.h, body: { body: "x" } }), "approved", "approved")
+      const edit = yield* call("PUT", `/api/content/${t.id}/${approved.id}`, { headers: t.h, body: { body: "x" } })
+      assert.strictEqual(edit.status, 409)
+      assert.strictEqual(edit.json.code, "E_INVALID_TRANSITION")
+      assert.match(edit.json.error, /^approved content cannot be edited/)
+      assert.notInclude(edit.json.error, "from approved to approved")
       const rejected = yield* create(t, { type: "blog", body: "b" })
       assert.strictEqual((yield* review(t, rejected.id, "reject")).status, 200)
       assert409(yield* review(t, rejected.id, "approve"), "rejected", "approved")
@@ -312,7 +316,7 @@ layer(testServices, { timeout: 60_000 })("content service", (it) => {
       ]) {
         const exit = yield* Effect.exit(attempt)
         assert.isTrue(Exit.isFailure(exit))
-        assert.include(JSON.stringify(exit), "from published to")
+        assert.match(JSON.stringify(exit), /from published to|published content cannot be edited/)
       }
       const events = yield* (yield* Events).list(id, { limit: 50, since: undefined })
       assert.deepStrictEqual(
@@ -323,5 +327,24 @@ layer(testServices, { timeout: 60_000 })("content service", (it) => {
         SELECT type, data::text AS data FROM webhook_events WHERE customer_id = ${id} ORDER BY created_at`
       assert.deepStrictEqual(outbox.map((r) => r.type), ["content.created", "content.approved", "content.published"])
       assert.deepStrictEqual(JSON.parse(outbox[2].data), published)
+    }))
+
+  it.effect("events name their actor: an agent, a workflow run, a CurrentActor, else the system", () =>
+    Effect.gen(function*() {
+      const content = yield* Content
+      const id = yield* customer("actors@x.co")
+      yield* content.create(id, { type: "blog", body: "a" }, { actor: "agent", agentId: "agt_1", skill: "run_content_creation" })
+      yield* content.create(id, { type: "blog", body: "w" }, { actor: "agent", runId: "run_1", skill: "weekly-content-plan" })
+      const piece = yield* content.create(id, { type: "blog", body: "p" }, { actor: "person" })
+      yield* Effect.provideService(content.review(id, piece.id, "approve", undefined), CurrentActor, { type: "workflow", id: "run_2" })
+      yield* (yield* Events).record(id, "custom.thing", { x: 1 })
+      const events = yield* (yield* Events).list(id, { limit: 50, since: undefined })
+      assert.deepStrictEqual(events.slice(0, 5).map((e) => [e.type, e.actor]), [
+        ["custom.thing", { type: "system", id: null }],
+        ["content.approved", { type: "workflow", id: "run_2" }],
+        ["content.created", { type: "system", id: null }],
+        ["content.created", { type: "workflow", id: "run_1" }],
+        ["content.created", { type: "agent", id: "agt_1" }]
+      ])
     }))
 })

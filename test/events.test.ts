@@ -12,7 +12,8 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
       for (let i = 0; i < 4; i++) members.push(yield* invite(a, "viewer"))
       const all = yield* call("GET", `/api/events/${a.customerId}`, { headers: bearer(a.apiKey) })
       assert.strictEqual(all.status, 200)
-      assert.deepStrictEqual(Object.keys(all.json), ["events"])
+      assert.deepStrictEqual(Object.keys(all.json), ["events", "nextCursor"])
+      assert.isNull(all.json.nextCursor)
       const events = all.json.events as Array<{ type: string; timestamp: string; data: any }>
       assert.strictEqual(events.length, 5)
       assert.deepStrictEqual(events.map((e) => e.type), [
@@ -20,7 +21,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
       ])
       assert.deepStrictEqual(events.slice(0, 4).map((e) => e.data.memberId), members.map((m) => m.memberId).reverse())
       for (const e of events) {
-        assert.deepStrictEqual(Object.keys(e).sort(), ["data", "timestamp", "type"])
+        assert.deepStrictEqual(Object.keys(e).sort(), ["actor", "data", "id", "timestamp", "type"])
         assert.strictEqual(new Date(e.timestamp).toISOString(), e.timestamp)
       }
       for (let i = 1; i < events.length; i++) assert.isTrue(events[i - 1].timestamp >= events[i].timestamp)
@@ -81,5 +82,84 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
       assertError(cross, 403, "E_FORBIDDEN")
       const own = yield* call("GET", `/api/events/${b.customerId}`, { headers: bearer(b.apiKey) })
       assert.deepStrictEqual(own.json.events.map((e: { type: string }) => e.type), ["customer.status_changed"])
+    }))
+
+  it.effect("pages with a signed keyset cursor: every event read back once, in order, with since", () =>
+    Effect.gen(function*() {
+      const a = yield* provision()
+      for (let i = 0; i < 6; i++) yield* invite(a, "viewer")
+      const all = (yield* call("GET", `/api/events/${a.customerId}?limit=200`, { headers: bearer(a.apiKey) })).json.events as Array<any>
+      assert.strictEqual(all.length, 7)
+      assert.strictEqual(new Set(all.map((e) => e.id)).size, 7)
+      for (const e of all) assert.match(e.id, /^ev_[0-9a-f]{32}$/)
+
+      const seen: Array<any> = []
+      let cursor: string | null = null
+      let pages = 0
+      do {
+        const query: string = cursor === null ? "limit=3" : `limit=3&cursor=${encodeURIComponent(cursor)}`
+        const page = yield* call("GET", `/api/events/${a.customerId}?${query}`, { headers: bearer(a.apiKey) })
+        assert.strictEqual(page.status, 200, page.text)
+        seen.push(...page.json.events)
+        cursor = page.json.nextCursor
+        pages++
+        // Events written while paging never shift a page: they are newer than the cursor.
+        if (pages === 1) yield* invite(a, "viewer")
+      } while (cursor !== null)
+      assert.strictEqual(pages, 3)
+      assert.deepStrictEqual(seen, all)
+
+      // An exact page boundary: the last full page says there is nothing more.
+      const exact = yield* call("GET", `/api/events/${a.customerId}?limit=8`, { headers: bearer(a.apiKey) })
+      assert.strictEqual(exact.json.events.length, 8)
+      assert.isNull(exact.json.nextCursor)
+
+      // since and cursor together: the older bound stays exclusive.
+      const pivot = all[4]
+      const first = yield* call("GET", `/api/events/${a.customerId}?limit=2&since=${encodeURIComponent(pivot.timestamp)}`, {
+        headers: bearer(a.apiKey)
+      })
+      const second = yield* call(
+        "GET",
+        `/api/events/${a.customerId}?limit=2&since=${encodeURIComponent(pivot.timestamp)}&cursor=${encodeURIComponent(first.json.nextCursor)}`,
+        { headers: bearer(a.apiKey) }
+      )
+      const newer = yield* call("GET", `/api/events/${a.customerId}?limit=200&since=${encodeURIComponent(pivot.timestamp)}`, {
+        headers: bearer(a.apiKey)
+      })
+      assert.deepStrictEqual([...first.json.events, ...second.json.events], newer.json.events.slice(0, 4))
+      assert.isFalse(newer.json.events.some((e: any) => e.id === pivot.id))
+
+      // Tampered, foreign or content cursors are 400 E_INVALID_CURSOR.
+      const b = yield* provision()
+      yield* invite(b, "viewer")
+      yield* invite(b, "viewer")
+      const bCursor = (yield* call("GET", `/api/events/${b.customerId}?limit=1`, { headers: bearer(b.apiKey) })).json.nextCursor
+      assert.isString(bCursor)
+      const [payload, signature] = (bCursor as string).split(".")
+      for (const bad of [bCursor, `${payload}x.${signature}`, "nonsense", `${payload}.${signature}.x`]) {
+        const res = yield* call("GET", `/api/events/${a.customerId}?cursor=${encodeURIComponent(bad)}`, { headers: bearer(a.apiKey) })
+        assertError(res, 400, "E_INVALID_CURSOR")
+      }
+    }))
+
+  it.effect("each event names its actor: owner, member, admin or system", () =>
+    Effect.gen(function*() {
+      const a = yield* provision()
+      const admin = yield* invite(a, "admin")
+      const byMember = yield* call("POST", `/api/team/${a.customerId}/members`, {
+        headers: bearer(admin.apiKey),
+        body: { email: `m-${crypto.randomUUID()}@example.com`, role: "viewer" }
+      })
+      assert.strictEqual(byMember.status, 200)
+      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, { headers: bearer(a.apiKey), body: {} })
+      assert.strictEqual(rotated.status, 200)
+      const events = (yield* call("GET", `/api/events/${a.customerId}`, { headers: bearer(rotated.json.apiKey) })).json.events as Array<any>
+      assert.deepStrictEqual(events.map((e) => [e.type, e.actor]), [
+        ["key.rotated", { type: "owner", id: a.customerId }],
+        ["team.invited", { type: "member", id: admin.memberId }],
+        ["team.invited", { type: "owner", id: a.customerId }],
+        ["customer.status_changed", { type: "admin", id: null }]
+      ])
     }))
 })

@@ -126,9 +126,12 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("fuzz", (it) =>
       })
       const key: string = provisioned.json.apiKey
 
+      // A time-bounded run: say how many cases it got through (a slow machine runs fewer).
+      let ran = 0
       yield* Effect.promise(() =>
         fc.assert(
           fc.asyncProperty(requestArb, async (r) => {
+            ran++
             const lines = [`${r.method} ${r.path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Connection: close"]
             if (r.authorization !== undefined) lines.push(`Authorization: ${r.authorization === "KEY" ? `Bearer ${key}` : r.authorization}`)
             if (r.contentType !== undefined) lines.push(`Content-Type: ${r.contentType}`)
@@ -157,6 +160,8 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("fuzz", (it) =>
           { numRuns: 300, interruptAfterTimeLimit: 20_000, markInterruptAsFailure: false, endOnFailure: true }
         )
       )
+      console.info(`fuzz: ${ran} of 300 cases ran`)
+      assert.isAtLeast(ran, 30, "the time limit cut the run to too few cases to mean anything")
 
       const health = yield* call("GET", "/api/health")
       assert.strictEqual(health.status, 200)

@@ -132,7 +132,7 @@ layer(testApp({ trustProxy: true, webhookRetrySchedule: [1], webhookPollInterval
       assert.strictEqual(budget.json.budget.daily, 1e300)
     }))
 
-  it.effect("viewers read webhooks and the team; one live membership per address", () =>
+  it.effect("viewers read neither webhooks nor the team (admin only); one live membership per address", () =>
     Effect.gen(function*() {
       const a = yield* provision({ status: "active" })
       const owner = bearer(a.apiKey, { "x-forwarded-for": randomIp() })
@@ -143,9 +143,10 @@ layer(testApp({ trustProxy: true, webhookRetrySchedule: [1], webhookPollInterval
       assertError(yield* invite("Viewer@Example.com"), 409, "E_CONFLICT")
       const v = bearer(viewer.json.apiKey, { "x-forwarded-for": randomIp() })
       const hook = yield* call("POST", `/api/hooks/${a.customerId}`, { headers: owner, body: { url: "https://example.com/h", events: ["team.invited"] } })
-      assert.strictEqual((yield* call("GET", `/api/hooks/${a.customerId}`, { headers: v })).status, 200)
-      assert.strictEqual((yield* call("GET", `/api/hooks/${a.customerId}/${hook.json.id}/deliveries`, { headers: v })).status, 200)
-      const members = yield* call("GET", `/api/team/${a.customerId}/members`, { headers: v })
+      assertError(yield* call("GET", `/api/hooks/${a.customerId}`, { headers: v }), 403, "E_FORBIDDEN")
+      assertError(yield* call("GET", `/api/hooks/${a.customerId}/${hook.json.id}/deliveries`, { headers: v }), 403, "E_FORBIDDEN")
+      assertError(yield* call("GET", `/api/team/${a.customerId}/members`, { headers: v }), 403, "E_FORBIDDEN")
+      const members = yield* call("GET", `/api/team/${a.customerId}/members`, { headers: owner })
       assert.strictEqual(members.status, 200)
       assert.notInclude(members.text, viewer.json.apiKey)
       assertError(yield* call("DELETE", `/api/hooks/${a.customerId}/${hook.json.id}`, { headers: v }), 403, "E_FORBIDDEN")

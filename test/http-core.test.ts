@@ -143,7 +143,8 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
     Effect.gen(function*() {
       assertError(yield* call("GET", "/api/does-not-exist"), 404, "E_NOT_FOUND")
       assertError(yield* call("POST", "/nope/nope/nope", { body: {} }), 404, "E_NOT_FOUND")
-      assertError(yield* call("GET", "/"), 404, "E_NOT_FOUND")
+      // `/` is the home page (discovery); any other unknown path is 404.
+      assertError(yield* call("GET", "/nope"), 404, "E_NOT_FOUND")
 
       const wrong = yield* call("DELETE", "/api/health")
       assertError(wrong, 405, "E_METHOD_NOT_ALLOWED")

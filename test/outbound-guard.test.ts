@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
+import { lookup } from "node:dns/promises"
 import http from "node:http"
+import { hostname } from "node:os"
 import type { AddressInfo } from "node:net"
-import { blockedReason, checkTarget, safeFetch } from "../src/server/OutboundGuard.ts"
+import { blockedReason, checkTarget, safeFetch } from "../src/platform/OutboundGuard.ts"
 
 const v4 = (a: number, b: number, c: number, d: number) => `${a}.${b}.${c}.${d}`
 const octet = fc.integer({ min: 0, max: 255 })
@@ -119,3 +121,68 @@ describe("targets and fetches", () => {
         assert.strictEqual(slow.reason, "timeout")
       })))
 })
+
+describe("IANA special-purpose blocks", () => {
+  it("refuses IPv6 special-purpose blocks that are not globally reachable, and judges embedded IPv4 by its address", () => {
+    for (const address of [
+      "64:ff9b:1::1", "64:ff9b:1:ffff::8.8.8.8", "::ffff:0:8.8.8.8", "::ffff:0:0808:0808", "100::1", "100:0:0:1::1",
+      "2001::1", "2001:2::1", "2001:10::1", "2001:1ff:ffff::1", "3fff::1", "3fff:fff::1", "5f00::1", "fec0::1",
+      "64:ff9b::127.0.0.1", "64:ff9b::a9fe:a9fe", "2002:0a00:0001::1", "::ffff:10.0.0.1", "::"
+    ]) assert.isDefined(blockedReason(address), address)
+    for (const address of ["2001:4860:4860::8888", "2001:200::1", "64:ff9b::1.1.1.1", "2002:0808:0808::1", "4000::1", "3ffe:ffff::1"]) {
+      assert.isUndefined(blockedReason(address), address)
+    }
+  })
+})
+
+describe("the guard where a fetch connects", () => {
+  /** The machine's own name: not a literal and not *.localhost, resolving (hosts file or DNS) to a local address. */
+  const ownName = hostname()
+
+  it.effect("a host name resolving to a private address is refused when the socket connects; the message names the host only", () =>
+    withServerOnAllInterfaces((_, res) => res.end("reached"), (port) =>
+      Effect.gen(function*() {
+        const resolved = yield* Effect.promise(() => lookup(ownName, { all: true }))
+        // Only meaningful when the name resolves to addresses the guard refuses (it does on this machine and in containers).
+        assert.isTrue(resolved.every(({ address }) => blockedReason(address) !== undefined), JSON.stringify(resolved))
+        const refused = yield* Effect.flip(safeFetch(`http://${ownName}:${port}/`, { allowPrivateTargets: false }))
+        assert.strictEqual(refused.reason, "address")
+        assert.strictEqual(refused.message, `${ownName} is not a public address`)
+        for (const { address } of resolved) assert.notInclude(refused.message, address)
+        // The same name with private targets allowed reaches the server: the refusal above was the guard's.
+        const reached = yield* safeFetch(`http://${ownName}:${port}/`, { allowPrivateTargets: true })
+        assert.strictEqual(reached.body.toString(), "reached")
+      })))
+
+  it.effect("every redirect hop is checked again: to a private literal, to a local name, to a name resolving privately", () =>
+    withServerOnAllInterfaces((req, res) => {
+      const port = (req.socket.address() as AddressInfo).port
+      if (req.url === "/to-literal") res.writeHead(302, { location: `http://127.0.0.1:${port}/end` }).end()
+      else if (req.url === "/to-localhost") res.writeHead(307, { location: `http://localhost:${port}/end` }).end()
+      else if (req.url === "/to-name") res.writeHead(302, { location: `http://${ownName}:${port}/end` }).end()
+      else res.end("followed")
+    }, (port) =>
+      Effect.gen(function*() {
+        // Only 127.0.0.2 (a loopback address this server answers on) is let through: the first hop is reached.
+        const options = { allowPrivateTargets: false, allowAddresses: ["127.0.0.2"] }
+        const first = yield* safeFetch(`http://127.0.0.2:${port}/end`, options)
+        assert.strictEqual(first.body.toString(), "followed")
+        const resolved = yield* Effect.promise(() => lookup(ownName, { all: true }))
+        assert.isFalse(resolved.some(({ address }) => address === "127.0.0.2"), JSON.stringify(resolved))
+        for (const path of ["/to-literal", "/to-localhost", "/to-name"]) {
+          const refused = yield* Effect.flip(safeFetch(`http://127.0.0.2:${port}${path}`, options))
+          assert.strictEqual(refused.reason, "address", path)
+        }
+      })))
+})
+
+/** An HTTP server on every interface (so any local address a name resolves to reaches it), on a random port. */
+const withServerOnAllInterfaces = <A>(handler: http.RequestListener, use: (port: number) => Effect.Effect<A, unknown>) =>
+  Effect.acquireUseRelease(
+    Effect.promise(() => new Promise<http.Server>((resolve) => {
+      const server = http.createServer(handler)
+      server.listen(0, () => resolve(server))
+    })),
+    (server) => use((server.address() as AddressInfo).port),
+    (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  )

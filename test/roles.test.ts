@@ -24,9 +24,14 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("roles", (it) => {
     assert.strictEqual(role("customers.events"), "viewer")
     assert.strictEqual(role("customers.rotateKey"), "owner")
     assert.strictEqual(role("team.invite"), "admin")
-    // "viewer: read only": every read is open to every role, changes are not.
-    assert.strictEqual(role("team.list"), "viewer")
-    assert.strictEqual(role("webhooks.list"), "viewer")
+    // Webhook and team routes need admin for every method, reads included (URLs carry credentials,
+    // member lists are personal data); every other read is open to every role.
+    assert.strictEqual(role("team.list"), "admin")
+    assert.strictEqual(role("webhooks.list"), "admin")
+    assert.strictEqual(role("webhooks.deliveries"), "admin")
+    for (const e of endpoints) {
+      if (e.id.startsWith("webhooks.") || e.id.startsWith("team.")) assert.strictEqual(e.role, "admin", e.id)
+    }
     assert.strictEqual(role("team.remove"), "admin")
     // Reading never needs more than viewer unless annotated otherwise; changing needs at least editor.
     for (const e of endpoints) if (e.method !== "GET") assert.notStrictEqual(e.role, "viewer", e.id)
@@ -57,7 +62,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("roles", (it) => {
       }
     }))
 
-  it.effect("route classes: read = viewer, team changes = admin, rotate-key = owner only", () =>
+  it.effect("route classes: read = viewer, team and webhooks = admin, rotate-key = owner only", () =>
     Effect.gen(function*() {
       const owner = yield* provision()
       const viewer = yield* invite(owner, "viewer")
@@ -76,7 +81,8 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("roles", (it) => {
         yield* expect(key, "GET", `/api/events/${id}`, 200)
       }
       for (const key of [viewer.apiKey, editor.apiKey]) {
-        yield* expect(key, "GET", `/api/team/${id}/members`, 200)
+        yield* expect(key, "GET", `/api/team/${id}/members`, 403)
+        yield* expect(key, "GET", `/api/hooks/${id}`, 403)
         yield* expect(key, "POST", `/api/team/${id}/members`, 403, { email: "x@example.com", role: "viewer" })
         yield* expect(key, "DELETE", `/api/team/${id}/members/${viewer.memberId}`, 403)
       }
@@ -91,6 +97,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("roles", (it) => {
       const rotated = yield* expect(owner.apiKey, "POST", `/api/customer/${id}/rotate-key`, 200, {})
       // Member keys keep their roles after the owner's rotation.
       yield* expect(admin.apiKey, "GET", `/api/team/${id}/members`, 200)
+      yield* expect(admin.apiKey, "GET", `/api/hooks/${id}`, 200)
       yield* expect(viewer.apiKey, "POST", `/api/team/${id}/members`, 403, { email: "y@example.com", role: "viewer" })
       yield* expect(rotated.json.apiKey, "GET", `/api/team/${id}/members`, 200)
     }))

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as FindMyWay from "effect/http/FindMyWay"
 import fc from "fast-check"
-import { allowedMethods, allRoutes } from "../src/server/Routes.ts"
+import { allowedMethods, allRoutes } from "../src/platform/http/Routes.ts"
 
 const routes = allRoutes()
 

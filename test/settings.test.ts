@@ -1,15 +1,16 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
-import { Budget } from "../src/server/Budget.ts"
-import { Customers } from "../src/server/Customers.ts"
-import { Settings } from "../src/server/Settings.ts"
+import { Budget } from "../src/features/settings/Budget.ts"
+import { Customers } from "../src/features/customers/Customers.ts"
+import { Settings } from "../src/features/settings/Settings.ts"
 import { call, testApp } from "./support/harness.ts"
 import { testServices } from "./support/services.ts"
 
 const defaults = {
   autonomy: { globalDefault: 2, categories: {}, skills: {} },
-  budget: { daily: null, weekly: null, monthly: null, channels: {} }
+  budget: { daily: null, weekly: null, monthly: null, channels: {} },
+  tracking: { links: true }
 }
 
 layer(testApp(), { timeout: 60_000 })("settings over HTTP", (it) => {
@@ -34,7 +35,7 @@ layer(testApp(), { timeout: 60_000 })("settings over HTTP", (it) => {
       assert.deepStrictEqual(budget.json.budget, { daily: 10, weekly: null, monthly: 100.5, channels: { ads: 50, model: 0 } })
       yield* put("budget", { daily: null, weekly: 20, channels: { ads: null, x: 5 } })
       const all = yield* get()
-      assert.deepStrictEqual(all, { autonomy, budget: { daily: null, weekly: 20, monthly: 100.5, channels: { model: 0, x: 5 } } })
+      assert.deepStrictEqual(all, { autonomy, budget: { daily: null, weekly: 20, monthly: 100.5, channels: { model: 0, x: 5 } }, tracking: { links: true } })
       const events = (yield* call("GET", `/api/events/${t.id}`, { headers: t.h })).json.events.map((e: any) => e.type)
       assert.deepStrictEqual(events.filter((e: string) => e.startsWith("settings.")), [
         "settings.budget_updated", "settings.budget_updated", "settings.autonomy_updated", "settings.autonomy_updated"

@@ -7,7 +7,7 @@ import { HttpServer } from "effect/http"
 import { createServer, type RequestListener } from "node:http"
 import { createRequire } from "node:module"
 import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
-import { AppWithoutConfig } from "../../src/server/App.ts"
+import { AppWithoutConfig } from "../../src/App.ts"
 
 // autocannon ships no type declarations.
 const autocannon = createRequire(import.meta.url)("autocannon") as (

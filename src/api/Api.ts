@@ -1,11 +1,19 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { AdminApi } from "./Admin.ts"
+import { BillingApi, PaymentWebhookApi } from "./Billing.ts"
+import { DashboardApi } from "./Dashboard.ts"
 import { ContentApi } from "./Content.ts"
 import { SettingsApi } from "./Settings.ts"
 import { CustomersApi } from "./Customers.ts"
+import { DiscoveryApi } from "./Discovery.ts"
 import { HealthApi } from "./Health.ts"
 import { TeamApi } from "./Team.ts"
 import { WebhooksApi } from "./Webhooks.ts"
+import { AnalyticsApi, ConnectionsApi, IntegrationApi, SocialApi } from "./Social.ts"
+import { ScanApi } from "./Scan.ts"
+import { OnboardingApi } from "./Onboarding.ts"
+import { WorkflowsApi } from "./Workflows.ts"
+import { ChatApi } from "./Chat.ts"
 
 export class Api extends HttpApi.make("herald")
   .add(HealthApi)
@@ -15,6 +23,20 @@ export class Api extends HttpApi.make("herald")
   .add(AdminApi)
   .add(ContentApi)
   .add(SettingsApi)
+  .add(SocialApi)
+  .add(ConnectionsApi)
+  .add(IntegrationApi)
+  .add(AnalyticsApi)
+  .add(BillingApi)
+  .add(PaymentWebhookApi)
+  .add(DashboardApi)
+  .add(DiscoveryApi)
+  .add(ScanApi)
+  .add(OnboardingApi)
+  .add(WorkflowsApi)
+  .add(ChatApi)
+  // Every failing field is reported, not only the first (an endpoint's own parse options still win).
+  .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotateMerge(OpenApi.annotations({
     title: "Herald API",
     version: "1.0.0",

@@ -10,13 +10,13 @@ import {
 } from "../domain/Content.ts"
 import { InvalidCursor, InvalidTransition, ValidationError } from "../domain/Errors.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
-import { CustomerIdParam, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, EmptyObject, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
 import { isMaxChars, PathId, storableText } from "../domain/Text.ts"
 
 const ContentIdParams = { ...CustomerIdParam, contentId: PathId }
 
 const transitions =
-  "Moves: (new) → draft | pending_approval | approved; draft, pending_approval → approved | rejected (review); rejected → draft (edit); approved → published. Any other move is 409 `E_INVALID_TRANSITION` naming from and to."
+  "Moves: (new) → draft | pending_approval | approved; draft → pending_approval (submit); draft, pending_approval → approved | rejected (review); rejected → draft (edit); approved → published. Any other move is 409 `E_INVALID_TRANSITION`."
 
 export class ContentApi extends HttpApiGroup.make("content")
   .add(
@@ -41,16 +41,19 @@ export class ContentApi extends HttpApiGroup.make("content")
       params: CustomerIdParam,
       payload: NewContent,
       success: ContentPiece
-    }).annotate(RequiredRole, "editor").annotateMerge(OpenApi.annotations({
+    }).annotate(RequiredRole, "editor").annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Create a piece",
       description:
-        "A person's piece starts as `draft`, or `pending_approval` with `submit: true`. Bodies for x, linkedin, instagram, facebook, tiktok and pinterest must fit the platform's length. Emits `content.created`. Editor role."
+        "A person's piece starts as `draft`, or `pending_approval` with `submit: true`. Bodies for x, linkedin, instagram, facebook, tiktok and pinterest must fit the platform's length. `metadata` keeps the key order it was given. Any property not named here is 400 `E_VALIDATION`. Emits `content.created`. Editor role."
     })),
     HttpApiEndpoint.get("get", "/api/content/:customerId/:contentId", {
       params: ContentIdParams,
       success: ContentPiece,
       error: NotFoundError
-    }).annotateMerge(OpenApi.annotations({ summary: "Get a piece" })),
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Get a piece",
+      description: "One piece of the customer's content by id; an id that names none of them is 404 `E_NOT_FOUND`."
+    })),
     HttpApiEndpoint.put("update", "/api/content/:customerId/:contentId", {
       params: ContentIdParams,
       payload: ContentUpdate,
@@ -59,7 +62,26 @@ export class ContentApi extends HttpApiGroup.make("content")
     }).annotate(RequiredRole, "editor").annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Edit a piece",
       description:
-        `Replaces the given fields; no other properties. Allowed in draft, pending_approval and rejected; an edited rejected piece returns to draft. ${transitions} Editor role.`
+        `Replaces the given fields; no other properties. Allowed in draft, pending_approval and rejected; an edited rejected piece returns to draft. Editing an approved or published piece is 409 (\`approved content cannot be edited\`). Writes \`content.updated\` to the event log. ${transitions} Editor role.`
+    })),
+    HttpApiEndpoint.delete("remove", "/api/content/:customerId/:contentId", {
+      params: ContentIdParams,
+      success: Schema.Struct({ deleted: Schema.Boolean }),
+      error: [NotFoundError, InvalidTransition]
+    }).annotate(RequiredRole, "editor").annotateMerge(OpenApi.annotations({
+      summary: "Delete a piece",
+      description:
+        "Deletes a draft or rejected piece and answers `{deleted: true}`; an approved, pending or published piece is 409 `E_INVALID_TRANSITION`. Writes `content.deleted` to the event log. Editor role."
+    })),
+    HttpApiEndpoint.post("submit", "/api/content/:customerId/:contentId/submit", {
+      params: ContentIdParams,
+      payload: EmptyObject,
+      success: ContentPiece,
+      error: [NotFoundError, InvalidTransition]
+    }).annotate(RequiredRole, "editor").annotateMerge(OpenApi.annotations({
+      summary: "Submit a draft for approval",
+      description:
+        `Moves a draft to \`pending_approval\`; any other status is 409 \`E_INVALID_TRANSITION\`. Writes \`content.submitted\` to the event log. ${transitions} Editor role.`
     })),
     HttpApiEndpoint.post("review", "/api/content/:customerId/:contentId/review", {
       params: ContentIdParams,

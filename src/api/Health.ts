@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { RateLimited } from "../domain/Errors.ts"
 import { Health, HealthReady, NotReady, PublicStatus } from "../domain/Health.ts"
 
 export class HealthApi extends HttpApiGroup.make("health")
@@ -10,11 +11,11 @@ export class HealthApi extends HttpApiGroup.make("health")
     HttpApiEndpoint.get("ready", "/api/health/ready", {
       headers: { "x-admin-secret": Schema.optional(Schema.String) },
       success: HealthReady,
-      error: NotReady
+      error: [NotReady, RateLimited]
     }).annotateMerge(OpenApi.annotations({
       summary: "Readiness",
       description:
-        "200 while the database answers, 503 when it does not. Per-component status and latency are included only with a correct X-Admin-Secret header."
+        "200 while the database answers, 503 when it does not. Per-component status and latency are included only with a correct X-Admin-Secret header. A request carrying X-Admin-Secret (right or wrong) counts against the admin limit, 10 per minute per IP (429 beyond); probes without it are never limited."
     })),
     HttpApiEndpoint.get("status", "/api/public/status", { success: PublicStatus }).annotateMerge(
       OpenApi.annotations({

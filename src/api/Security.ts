@@ -22,6 +22,14 @@ export const RequiredRole = Context.Reference<Role | undefined>("herald/api/Requ
 })
 
 /**
+ * Marks the one endpoint (the owner's rotate-key) whose exact replay, by
+ * `Idempotency-Key`, is accepted with the key that request revoked.
+ */
+export const AcceptsRotationReplay = Context.Reference<boolean>("herald/api/AcceptsRotationReplay", {
+  defaultValue: () => false
+})
+
+/**
  * Bearer-key authentication for every customer route: pre-auth and REST rate
  * limits, key and status checks, tenant isolation on the path's customerId,
  * the endpoint's role, and `Idempotency-Key` replay on POST.

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { AutonomyUpdate, BudgetUpdate, Settings } from "../domain/Settings.ts"
+import { AutonomyUpdate, BudgetUpdate, Settings, TrackingUpdate } from "../domain/Settings.ts"
 import { Authentication } from "./Security.ts"
 import { CustomerIdParam, StrictPayload, strictParse } from "./Shared.ts"
 
@@ -11,7 +11,7 @@ export class SettingsApi extends HttpApiGroup.make("settings")
     }).annotateMerge(OpenApi.annotations({
       summary: "Effective settings",
       description:
-        "Always the effective values: autonomy `{globalDefault: 2, categories: {}, skills: {}}` and budget `{daily: null, weekly: null, monthly: null, channels: {}}` until changed (null = no cap)."
+        "Always the effective values: autonomy `{globalDefault: 2, categories: {}, skills: {}}` and budget `{daily: null, weekly: null, monthly: null, channels: {}}` until changed (null = no cap); tracking `{links: true}`."
     })),
     HttpApiEndpoint.put("autonomy", "/api/settings/:customerId/autonomy", {
       params: CustomerIdParam,
@@ -30,6 +30,15 @@ export class SettingsApi extends HttpApiGroup.make("settings")
       summary: "Update budget caps",
       description:
         "Caps >= 0 merged into the current settings; `null` removes one. Daily, weekly (ISO week) and monthly caps and per-channel caps (per calendar month) run on UTC calendar windows; a spend that would pass any cap is refused with 403 `E_BUDGET_EXCEEDED`. Channels: x, linkedin, instagram, facebook, tiktok, pinterest, ads, model. Answers the full effective settings. Emits `settings.budget_updated`. Admin role."
+    })),
+    HttpApiEndpoint.put("tracking", "/api/settings/:customerId/tracking", {
+      params: CustomerIdParam,
+      payload: TrackingUpdate,
+      success: Settings
+    }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
+      summary: "Update link tracking",
+      description:
+        "`links` (default true): http(s) links in published social posts are rewritten to `{base_url}/r/{code}` with `utm_source=<platform>&utm_medium=social&utm_campaign=herald` added to the target (existing utm_ parameters kept). Answers the full effective settings. Emits `settings.tracking_updated`. Admin role."
     }))
   )
   .middleware(Authentication)

@@ -1,4 +1,4 @@
-import { Schema, SchemaTransformation } from "effect"
+import { Context, Schema, SchemaTransformation } from "effect"
 import { HttpApi } from "effect/http-api"
 import { NotFound } from "../domain/Errors.ts"
 
@@ -69,7 +69,7 @@ export const DateTime = Schema.String.check(
 export const DateTimeQuery = DateTime
 
 /**
- * The optional `Idempotency-Key` header every POST honours (src/server/Idempotency.ts
+ * The optional `Idempotency-Key` header every POST honours (src/platform/Idempotency.ts
  * checks the same bounds); the OpenAPI document declares it on each POST.
  */
 export const IdempotencyKey = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255))
@@ -88,7 +88,15 @@ export const strictParse = { onExcessProperty: "error", errors: "all" } as const
  * property through). Used with `Schema.Null` so a missing body counts as empty.
  */
 export const EmptyObject = [
-  Schema.Record(Schema.String, Schema.Never.annotate({ message: "Expected no excess property" }))
+  Schema.Record(Schema.String, Schema.Never.annotate({ message: "is not an allowed property" }))
     .annotate({ identifier: "EmptyObject", description: "An empty object: no properties are allowed" }),
   Schema.Null
 ] as const
+
+/**
+ * Marks an endpoint whose answers carry a key or secret: every response of it
+ * (error, success and idempotent replay) gets `Cache-Control: no-store`
+ * (the HTTP core reads this annotation; see src/platform/http/Routes.ts).
+ * `HttpApiEndpoint.post(...).annotate(NoStore, true)`.
+ */
+export const NoStore = Context.Reference<boolean>("herald/api/NoStore", { defaultValue: () => false })

@@ -1,12 +1,13 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { LimitReached, ValidationError } from "../domain/Errors.ts"
-import { CreatedWebhook, DeliveryAttempt, Webhook, WebhookCreate } from "../domain/Webhooks.ts"
-import { Authentication } from "./Security.ts"
-import { CustomerIdParam, EmptyObject, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { Conflict, InvalidCursor, LimitReached, ValidationError } from "../domain/Errors.ts"
+import { CreatedWebhook, Delivery, DeliveryAttempt, Webhook, WebhookCreate } from "../domain/Webhooks.ts"
+import { Authentication, RequiredRole } from "./Security.ts"
+import { CustomerIdParam, EmptyObject, intQuery, NoStore, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
 import { PathId } from "../domain/Text.ts"
 
 const WebhookParams = { ...CustomerIdParam, webhookId: PathId }
+const DeliveryParams = { ...WebhookParams, deliveryId: PathId }
 
 const signing =
   "Every delivery is a POST of `{id, type, createdAt, customerId, data}` signed twice: the signature header " +
@@ -16,19 +17,22 @@ const signing =
   "any 2xx within 15 s succeeds; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h " +
   "(never sooner than a 429/503 `Retry-After`), with the same `webhook-id`; 410 disables the subscription."
 
-/** Webhook subscriptions. Every endpoint needs the admin role. */
+/** Webhook subscriptions. Every endpoint needs the admin role, reads included (CONTRACT "Team and roles"). */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("list", "/api/hooks/:customerId", {
       params: CustomerIdParam,
       success: Schema.Struct({ hooks: Schema.Array(Webhook) })
-    }).annotateMerge(OpenApi.annotations({ summary: "List webhook subscriptions" })),
+    }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
+      summary: "List webhook subscriptions",
+      description: "Admin role: webhook URLs often carry credentials. Secrets are never listed."
+    })),
     HttpApiEndpoint.post("create", "/api/hooks/:customerId", {
       params: CustomerIdParam,
       payload: WebhookCreate,
       success: CreatedWebhook,
       error: [LimitReached, ValidationError]
-    }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
+    }).annotate(StrictPayload, strictParse).annotate(NoStore, true).annotateMerge(OpenApi.annotations({
       summary: "Subscribe a URL to events",
       description: "The response carries the signing `secret`, shown only here. The url must be http(s) and reach a " +
         "public address (checked now and at every delivery). At most 25 subscriptions per customer " +
@@ -47,20 +51,58 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       payload: EmptyObject,
       success: Schema.Struct({ secret: Schema.String }),
       error: NotFoundError
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(NoStore, true).annotateMerge(OpenApi.annotations({
       summary: "Rotate the signing secret",
       description: "Returns the new secret once. For 24 hours the old secret also signs, as a second " +
         "`webhook-signature` entry, so receivers can switch without missing a delivery."
     })),
     HttpApiEndpoint.get("deliveries", "/api/hooks/:customerId/:webhookId/deliveries", {
       params: WebhookParams,
-      query: { limit: Schema.optional(intQuery(1, 100, 50)) },
-      success: Schema.Struct({ deliveries: Schema.Array(DeliveryAttempt) }),
+      query: {
+        limit: Schema.optional(intQuery(1, 100, 50)),
+        cursor: Schema.optional(Schema.String.check(Schema.isMaxLength(1000)))
+      },
+      success: Schema.Struct({ deliveries: Schema.Array(DeliveryAttempt), nextCursor: Schema.NullOr(Schema.String) }),
+      error: [NotFoundError, InvalidCursor]
+    }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
+      summary: "List delivery attempts",
+      description: "Newest first, `limit` 1-100 (default 50); pass `nextCursor` as `cursor` for the next page (null " +
+        "on the last). `eventId` is the delivered body's `id` and `webhook-id`; `statusCode` is null when no response " +
+        "came (timeout, refused address, network error). `deliveryId`, `deliveryStatus` and `nextAttemptAt` describe " +
+        "the delivery the attempt belongs to: `nextAttemptAt` says when it is tried next (null once it has ended)."
+    })),
+    HttpApiEndpoint.post("enable", "/api/hooks/:customerId/:webhookId/enable", {
+      params: WebhookParams,
+      payload: EmptyObject,
+      success: Webhook,
       error: NotFoundError
     }).annotateMerge(OpenApi.annotations({
-      summary: "List delivery attempts",
-      description: "Newest first, `limit` 1-100 (default 50). `eventId` is the delivered body's `id` and " +
-        "`webhook-id`; `statusCode` is null when no response came (timeout, refused address, network error)."
+      summary: "Re-enable a disabled subscription",
+      description: "Clears `disabledAt` after a 410 Gone or a delivery that spent its retries; later events are " +
+        "delivered again (deliveries cancelled while disabled can be sent with `redeliver`). Enabling an enabled " +
+        "subscription changes nothing. Writes `webhook.enabled` to the event log."
+    })),
+    HttpApiEndpoint.post("test", "/api/hooks/:customerId/:webhookId/test", {
+      params: WebhookParams,
+      payload: EmptyObject,
+      success: Delivery,
+      error: NotFoundError
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Send a test event",
+      description: "Sends a signed `webhook.test` event (`data: {webhookId, message}`) to this subscription only, " +
+        "at once (within the dispatcher's poll interval), even when it is disabled; it is retried like any delivery. " +
+        "Answers the delivery; its attempts appear under `deliveries`."
+    })),
+    HttpApiEndpoint.post("redeliver", "/api/hooks/:customerId/:webhookId/deliveries/:deliveryId/redeliver", {
+      params: DeliveryParams,
+      payload: EmptyObject,
+      success: Delivery,
+      error: [NotFoundError, Conflict]
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Deliver an event again",
+      description: "Sends the delivery's event again at once, with the same body and `webhook-id`, and a fresh retry " +
+        "schedule; works on succeeded, failed, cancelled and waiting deliveries. An attempt in flight, or a disabled " +
+        "subscription, is 409 `E_CONFLICT` (enable it first)."
     }))
   )
   .middleware(Authentication)

@@ -8,7 +8,7 @@ export const ContentStatus = Schema.Literals(["draft", "pending_approval", "appr
 export type ContentStatus = typeof ContentStatus.Type
 
 /** What a caller does to a piece; the state machine decides the resulting status. */
-export type ContentAction = "approve" | "reject" | "edit" | "publish"
+export type ContentAction = "approve" | "reject" | "edit" | "publish" | "submit"
 
 export const ReviewAction = Schema.Literals(["approve", "reject"])
 export type ReviewAction = typeof ReviewAction.Type
@@ -18,7 +18,7 @@ export type ReviewAction = typeof ReviewAction.Type
  * pending_approval where they are; an edited rejected piece goes back to draft.
  */
 export const allowedMoves: Readonly<Record<ContentStatus, ReadonlyArray<ContentStatus>>> = {
-  draft: ["draft", "approved", "rejected"],
+  draft: ["draft", "pending_approval", "approved", "rejected"],
   pending_approval: ["pending_approval", "approved", "rejected"],
   rejected: ["draft"],
   approved: ["published"],
@@ -36,6 +36,8 @@ const targetOf = (from: ContentStatus, action: ContentAction): ContentStatus => 
       return "rejected"
     case "publish":
       return "published"
+    case "submit":
+      return "pending_approval"
     case "edit":
       return from === "rejected" ? "draft" : from
   }
@@ -47,14 +49,30 @@ export interface ForbiddenMove {
   readonly action: ContentAction
 }
 
-export const describeForbiddenMove = ({ action, from, to }: ForbiddenMove): string =>
-  `Cannot ${action} content: the move from ${from} to ${to} is not allowed`
+const label = (status: ContentStatus) => status.replace("_", " ")
 
-/** The one state machine every change of a piece goes through. */
+export const describeForbiddenMove = ({ action, from, to }: ForbiddenMove): string =>
+  action === "edit"
+    ? `${label(from)} content cannot be edited (only draft, pending_approval and rejected pieces can)`
+    : action === "submit"
+    ? `Only a draft can be submitted for approval; this piece is ${label(from)} (the move from ${from} to ${to} is not allowed)`
+    : `Cannot ${action} content: the move from ${from} to ${to} is not allowed`
+
+/** The one state machine every change of a piece goes through. Submitting is the draft's own move. */
 export const transition = (from: ContentStatus, action: ContentAction): Result.Result<ContentStatus, ForbiddenMove> => {
   const to = targetOf(from, action)
-  return allowedMoves[from].includes(to) ? Result.succeed(to) : Result.fail({ from, to, action })
+  const allowed = allowedMoves[from].includes(to) && (action !== "submit" || from === "draft")
+  return allowed ? Result.succeed(to) : Result.fail({ from, to, action })
 }
+
+/** Pieces in these statuses may be deleted; approved and published ones are kept. */
+export const deletableStatuses: ReadonlyArray<ContentStatus> = ["draft", "rejected"]
+
+/** Why a piece in `status` cannot be deleted, or undefined when it can. */
+export const deleteRefusal = (status: ContentStatus): string | undefined =>
+  deletableStatuses.includes(status)
+    ? undefined
+    : `${label(status)} content cannot be deleted (only draft and rejected pieces can)`
 
 /** Body length limits by platform (CONTRACT.md); other platforms have none. */
 export const platformBodyLimits: Readonly<Record<string, number>> = {

@@ -73,3 +73,32 @@ export const statusCodes: Record<number, readonly [code: string, error: string]>
 
 export class BudgetExceeded extends Schema.TaggedError<BudgetExceeded>()(
   "BudgetExceeded", fields("E_BUDGET_EXCEEDED", "Budget cap exceeded"), { httpApiStatus: 403 }) {}
+
+export class PlatformNotConnected extends Schema.TaggedError<PlatformNotConnected>()(
+  "PlatformNotConnected", fields("E_PLATFORM_NOT_CONNECTED", "Platform not connected"), { httpApiStatus: 403 }) {}
+
+export class InvalidState extends Schema.TaggedError<InvalidState>()(
+  "InvalidState", fields("E_INVALID_STATE", "Invalid or expired state"), { httpApiStatus: 400 }) {}
+
+export class FetchFailed extends Schema.TaggedError<FetchFailed>()(
+  "FetchFailed", fields("E_FETCH_FAILED", "The page could not be fetched"), { httpApiStatus: 422 }) {}
+
+export class KeyAlreadyRetrieved extends Schema.TaggedError<KeyAlreadyRetrieved>()(
+  "KeyAlreadyRetrieved", fields("E_KEY_ALREADY_RETRIEVED", "The key of this session was already retrieved"), { httpApiStatus: 410 }) {}
+
+export class CheckoutIncomplete extends Schema.TaggedError<CheckoutIncomplete>()(
+  "CheckoutIncomplete", fields("E_CHECKOUT_INCOMPLETE", "Checkout not completed yet"), { httpApiStatus: 409 }) {}
+
+/** Orchestrator signature bad, missing or stale (401, CONTRACT "Precise answers"). */
+export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()(
+  "SignatureInvalid", fields("E_SIGNATURE_INVALID", "Signature missing, invalid or too old"), { httpApiStatus: 401 }) {}
+
+/** The payment webhook answers the same code with 400, as Stripe expects. */
+export class PaymentSignatureInvalid extends Schema.TaggedError<PaymentSignatureInvalid>()(
+  "PaymentSignatureInvalid", fields("E_SIGNATURE_INVALID", "Signature missing, invalid or too old"), { httpApiStatus: 400 }) {}
+
+export class SessionNotFound extends Schema.TaggedError<SessionNotFound>()(
+  "SessionNotFound", fields("E_SESSION_NOT_FOUND", "Session not found — reconnect to /mcp/sse"), { httpApiStatus: 400 }) {}
+
+export class McpTokenRequired extends Schema.TaggedError<McpTokenRequired>()(
+  "McpTokenRequired", fields("E_MCP_TOKEN_REQUIRED", "MCP token required. Include ?token=<API_KEY>"), { httpApiStatus: 401 }) {}

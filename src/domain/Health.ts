@@ -20,14 +20,14 @@ export const Health = Schema.Struct({
   service: ServiceName,
   status: Schema.Literal("ok"),
   timestamp: Timestamp
-}).annotate({ identifier: "Health" })
+}).annotate({ identifier: "Health", description: "The service is alive" })
 
 export const HealthReady = Schema.Struct({
   service: ServiceName,
   status: Schema.Literals(["ok", "degraded"]),
   timestamp: Timestamp,
   components: Schema.optional(Schema.Array(ComponentDetail))
-}).annotate({ identifier: "HealthReady" })
+}).annotate({ identifier: "HealthReady", description: "Readiness: the service and its database answer" })
 
 export class NotReady extends Schema.TaggedError<NotReady>()("NotReady", {
   service: ServiceName,
@@ -56,5 +56,5 @@ export const PublicStatus = Schema.Struct({
   uptime7d: Schema.NullOr(Fraction),
   incidents: Schema.Array(Incident),
   components: Schema.Array(Schema.Struct({ name: Schema.String, status: ComponentStatus }))
-}).annotate({ identifier: "PublicStatus" })
+}).annotate({ identifier: "PublicStatus", description: "The public status page: overall status, uptime, components and incidents" })
 export type PublicStatus = typeof PublicStatus.Type

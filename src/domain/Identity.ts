@@ -95,9 +95,24 @@ export const InvitedMember = Schema.Struct({
   apiKey: Schema.String
 }).annotate({ identifier: "InvitedMember" })
 
+export const ActorType = Schema.Literals(["owner", "member", "admin", "agent", "workflow", "system"])
+
+/**
+ * Who caused an event: the customer's own key (`owner`, id = customer id), a
+ * team member's key (`member`, id = member id), the operator (`admin`), an
+ * agent or a workflow run (their ids), or the service itself (`system`).
+ */
+export const Actor = Schema.Struct({
+  type: ActorType,
+  id: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "EventActor" })
+export type Actor = typeof Actor.Type
+
 export const Event = Schema.Struct({
+  id: Schema.String,
   type: Schema.String,
   timestamp: Schema.String.annotate({ format: "date-time" }),
+  actor: Actor,
   data: Schema.Record(Schema.String, Schema.Unknown)
 }).annotate({ identifier: "Event" })
 export type Event = typeof Event.Type

@@ -48,12 +48,18 @@ export const Budget = Schema.Struct({
 }).annotate({ identifier: "Budget", description: "Caps in the account currency; null means no cap. Channel caps apply per calendar month (UTC)." })
 export type Budget = typeof Budget.Type
 
-export const Settings = Schema.Struct({ autonomy: Autonomy, budget: Budget }).annotate({ identifier: "Settings" })
+export const Tracking = Schema.Struct({
+  links: Schema.Boolean.annotate({ description: "Rewrite http(s) links of published posts to tracked `/r/{code}` links with UTM parameters" })
+}).annotate({ identifier: "Tracking" })
+export type Tracking = typeof Tracking.Type
+
+export const Settings = Schema.Struct({ autonomy: Autonomy, budget: Budget, tracking: Tracking }).annotate({ identifier: "Settings" })
 export type Settings = typeof Settings.Type
 
 export const defaultSettings: Settings = {
   autonomy: { globalDefault: 2, categories: {}, skills: {} },
-  budget: { daily: null, weekly: null, monthly: null, channels: {} }
+  budget: { daily: null, weekly: null, monthly: null, channels: {} },
+  tracking: { links: true }
 }
 
 /** Updates merge into the stored settings; `null` removes an override or a cap. */
@@ -100,3 +106,8 @@ export const mergeBudget = (current: Budget, update: BudgetUpdate): Budget => ({
   monthly: update.monthly === undefined ? current.monthly : update.monthly,
   channels: overlay(current.channels, update.channels)
 })
+
+export const TrackingUpdate = Schema.Struct({
+  links: Schema.optionalKey(Schema.Boolean)
+}).annotate({ identifier: "TrackingUpdate", description: "Merged into the current tracking settings. Unknown keys are rejected." })
+export type TrackingUpdate = typeof TrackingUpdate.Type

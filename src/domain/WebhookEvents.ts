@@ -12,3 +12,8 @@ export const webhookEventTypes = [
 
 export const WebhookEventType = Schema.Literals(webhookEventTypes)
 export type WebhookEventType = typeof WebhookEventType.Type
+
+const kinds: ReadonlySet<string> = new Set(webhookEventTypes)
+
+/** True for the event kinds a subscription may ask for. */
+export const isWebhookEventType = (type: string): type is WebhookEventType => kinds.has(type)

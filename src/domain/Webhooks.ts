@@ -26,13 +26,20 @@ export const WebhookCreate = Schema.Struct({
 }).annotate({ identifier: "WebhookCreate" })
 export type WebhookCreate = typeof WebhookCreate.Type
 
+export const WebhookDisabledReason = Schema.Literals(["gone", "failing"])
+export type WebhookDisabledReason = typeof WebhookDisabledReason.Type
+
 export const Webhook = Schema.Struct({
   id: Schema.String,
   url: Schema.String.annotate({ format: "uri" }),
   events: Schema.Array(Schema.String),
   createdAt: Schema.String.annotate({ format: "date-time" }),
   disabledAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" })).annotate({
-    description: "Set when the endpoint answered 410 Gone; a disabled subscription receives nothing"
+    description: "Set when the endpoint answered 410 Gone or a delivery spent all its retries; a disabled " +
+      "subscription receives nothing until it is enabled again"
+  }),
+  disabledReason: Schema.NullOr(WebhookDisabledReason).annotate({
+    description: "`gone`: the endpoint answered 410; `failing`: a delivery failed after its last retry"
   })
 }).annotate({ identifier: "Webhook" })
 export type Webhook = typeof Webhook.Type
@@ -42,8 +49,17 @@ export const CreatedWebhook = Schema.Struct({
   secret: Schema.String.annotate({ description: "Signing secret (`whsec_` + base64), shown only here" })
 }).annotate({ identifier: "CreatedWebhook" })
 
+export const DeliveryStatus = Schema.Literals(["pending", "succeeded", "failed", "cancelled"])
+
+const nullableDateTime = Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+
 export const DeliveryAttempt = Schema.Struct({
   id: Schema.String,
+  deliveryId: Schema.String.annotate({ description: "The delivery this attempt belongs to (for `redeliver`)" }),
+  deliveryStatus: DeliveryStatus,
+  nextAttemptAt: nullableDateTime.annotate({
+    description: "When the delivery is tried next; null once it succeeded, failed or was cancelled"
+  }),
   eventId: Schema.String,
   eventType: Schema.String,
   attempt: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)),
@@ -53,6 +69,32 @@ export const DeliveryAttempt = Schema.Struct({
   attemptedAt: Schema.String.annotate({ format: "date-time" })
 }).annotate({ identifier: "DeliveryAttempt" })
 export type DeliveryAttempt = typeof DeliveryAttempt.Type
+
+/** One event on its way to one subscription: its attempts are listed under `deliveries`. */
+export const Delivery = Schema.Struct({
+  id: Schema.String,
+  webhookId: Schema.String,
+  eventId: Schema.String,
+  eventType: Schema.String,
+  status: DeliveryStatus,
+  attempts: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  nextAttemptAt: nullableDateTime
+}).annotate({ identifier: "WebhookDelivery" })
+export type Delivery = typeof Delivery.Type
+
+/**
+ * A URL as the event log shows it: no user name, password, query or
+ * fragment, since those often carry credentials.
+ */
+export const redactedUrl = (value: string): string => {
+  if (!URL.canParse(value)) return ""
+  const url = new URL(value)
+  url.username = ""
+  url.password = ""
+  url.search = ""
+  url.hash = ""
+  return url.href
+}
 
 export type Outcome = "succeeded" | "gone" | "retry"
 

@@ -5,7 +5,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
-import { AppWithoutConfig } from "../../src/server/App.ts"
+import { AppWithoutConfig } from "../../src/App.ts"
 
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
 delete process.env.BASE_URL
@@ -80,6 +80,10 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
       redisUrl: Option.none(),
       adminSecret: Option.some(Redacted.make("test-admin-secret")),
       allowPrivateTargets: true,
+      // One process per test app: its workflow runners in memory. The SQL runner storage takes PostgreSQL
+      // advisory locks, which are database-wide, so apps of test files running side by side on their own
+      // schemas would hold each other's shards (the multi-process tests start real processes with SQL runners).
+      workflowRunnerStorage: Option.some("memory"),
       ...rest
     }
     const scope = yield* Scope.Scope

@@ -1,0 +1,47 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { FetchFailed } from "../domain/Errors.ts"
+import { AutoExtractRequest, BrandProfile, ConfirmedProfile, OnboardingStarted, ProfileConfirmed } from "../domain/Onboarding.ts"
+import { Authentication } from "./Security.ts"
+import { CustomerIdParam, EmptyObject, StrictPayload, strictParse } from "./Shared.ts"
+
+/** Brand onboarding. Every endpoint needs the admin role. */
+export class OnboardingApi extends HttpApiGroup.make("onboarding")
+  .add(
+    HttpApiEndpoint.post("start", "/api/onboard/:customerId", {
+      params: CustomerIdParam,
+      payload: EmptyObject,
+      success: OnboardingStarted
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Start onboarding",
+      description: "Starts the brand interview and platform connections: answers `{status: \"onboarding_started\"}` " +
+        "(with `connectLinks` once social publishing is configured) and emits `onboarding.started`. The body is " +
+        "empty or `{}`."
+    })),
+    HttpApiEndpoint.post("autoExtract", "/api/onboard/:customerId/auto-extract", {
+      params: CustomerIdParam,
+      payload: AutoExtractRequest,
+      success: BrandProfile,
+      error: FetchFailed
+    }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
+      summary: "Extract a brand profile from a URL",
+      description: "Fetches the page through the outbound guard (http(s), public addresses only, 5 redirects, 5 MiB, " +
+        "10 s) and reads what it says: `brandName` (Organization JSON-LD, og:site_name, title), `description`, " +
+        "`logoUrl`, `colors`, `voice` (tone words from the copy), `audience`, `products`, `socials` (profiles " +
+        "linked from the page) and `sourceUrl`; null or empty where the page says nothing. Nothing is stored. A url " +
+        "that is not http(s) is 400 E_VALIDATION; a page that cannot be fetched (unreachable, refused private " +
+        "address, error status, not HTML) is 422 E_FETCH_FAILED."
+    })),
+    HttpApiEndpoint.post("confirmProfile", "/api/onboard/:customerId/confirm-profile", {
+      params: CustomerIdParam,
+      payload: ConfirmedProfile,
+      success: ProfileConfirmed
+    }).annotateMerge(OpenApi.annotations({
+      summary: "Confirm the brand profile",
+      description: "Stores the profile (replacing an earlier one) as what the agent writes from; `brandName` becomes " +
+        "the customer's brand name. A customer in `onboarding` becomes `active` (events `customer.status_changed` " +
+        "and `onboarding.completed`). Answers the customer id, its status, brand name and the stored profile."
+    }))
+  )
+  .middleware(Authentication)
+  .annotateMerge(OpenApi.annotations({ title: "Onboarding", description: "Brand onboarding from the customer's site" }))
+{}

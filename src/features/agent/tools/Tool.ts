@@ -1,0 +1,107 @@
+import { Data, type Effect, type Schema } from "effect"
+import type { Principal } from "../../../api/Security.ts"
+import type { Role } from "../../../domain/Identity.ts"
+import type { skillNames } from "../../../domain/Settings.ts"
+
+/** The twelve tool names (the first twelve skill names an autonomy override may name). */
+export type ToolName = Extract<typeof skillNames[number], `${string}_${string}`>
+
+/**
+ * MCP tool annotations (2025-03-26 on). Clients treat a tool without them as
+ * destructive and open-world, so every definition states all four.
+ */
+export interface ToolAnnotations {
+  readonly readOnlyHint: boolean
+  readonly destructiveHint: boolean
+  readonly idempotentHint: boolean
+  readonly openWorldHint: boolean
+}
+
+/** What a tool is, independent of how it runs: one definition per tool, projected to MCP, cards and chat. */
+export interface ToolDefinition<I extends { readonly customerId: string } = { readonly customerId: string }> {
+  readonly name: ToolName
+  readonly title: string
+  /** Written for a model: what the tool does, when to use it, what it answers. */
+  readonly description: string
+  /** Decodes the call's arguments (the JSON Schema shown to clients is generated from it). */
+  readonly input: Schema.Codec<I, unknown>
+  readonly annotations: ToolAnnotations
+  /** The least team role a key needs to run it (same ladder as REST: viewer < editor < admin). */
+  readonly role: Role
+  /** A word or two for discovery documents (A2A skill tags, llms.txt grouping). */
+  readonly tags: ReadonlyArray<string>
+}
+
+/** Who is calling: the key's principal (the tool checks `customerId` against it) and a request id for logs. */
+export interface ToolCallContext {
+  readonly principal: Principal
+  readonly requestId: string
+  /** Which surface called: stored as the `agentId` of what the tool creates. */
+  readonly via: "mcp" | "chat"
+}
+
+/** A successful call: a short human summary and the structured result. */
+export interface ToolOutput {
+  readonly summary: string
+  readonly data: Record<string, unknown>
+}
+
+/**
+ * A failure the caller should see as a tool error (`isError: true`), never a
+ * protocol error: bad arguments, another customer's id, a refused action.
+ */
+export class ToolFailure extends Data.TaggedError("ToolFailure")<{
+  readonly code: string
+  readonly message: string
+}> {}
+
+/**
+ * A domain error (any of src/domain/Errors.ts: NotFound, ValidationError,
+ * PlatformNotConnected, BudgetExceeded, FetchFailed, ...) as the tool error the
+ * caller reads, keeping its code and text: `Effect.mapError(toolFailure)`.
+ */
+export const toolFailure = (error: { readonly error: string; readonly code: string }): ToolFailure =>
+  new ToolFailure({ code: error.code, message: error.error })
+
+/**
+ * What a handler may fail with: a ToolFailure, or a domain error of
+ * src/domain/Errors.ts as it is (PlatformNotConnected, ValidationError,
+ * BudgetExceeded, NotFound, FetchFailed, ...), which the registry turns into
+ * the tool error with the same code and text (see `toolFailure`).
+ */
+export interface DomainFailure {
+  readonly _tag: string
+  readonly error: string
+  readonly code: string
+}
+
+export type HandlerFailure = ToolFailure | DomainFailure
+
+/** Whether a failure is a domain error the caller may read (its code and text), not a defect. */
+export const isDomainFailure = (value: unknown): value is DomainFailure =>
+  typeof value === "object" && value !== null &&
+  typeof (value as DomainFailure)._tag === "string" &&
+  typeof (value as DomainFailure).error === "string" &&
+  typeof (value as DomainFailure).code === "string" &&
+  /^E_[A-Z_]+$/.test((value as DomainFailure).code)
+
+/** A tool's runnable form: its definition and a handler whose services are already provided. */
+export interface RunnableTool {
+  readonly definition: ToolDefinition<any>
+  readonly run: (input: any, context: ToolCallContext) => Effect.Effect<ToolOutput, HandlerFailure>
+}
+
+/**
+ * How a tool gets its handler: `make` takes the services the tool calls (its
+ * requirements `R`) once, when the registry is built, and returns the
+ * per-call function. Providing `R` is all it takes to add a tool.
+ */
+export interface ToolImplementation<R> {
+  readonly definition: ToolDefinition<any>
+  readonly make: Effect.Effect<RunnableTool["run"], never, R>
+}
+
+export const implement = <I extends { readonly customerId: string }, R>(
+  definition: ToolDefinition<I>,
+  make: Effect.Effect<(input: I, context: ToolCallContext) => Effect.Effect<ToolOutput, HandlerFailure>, never, R>
+): ToolImplementation<R> => ({ definition, make })

@@ -1,0 +1,153 @@
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
+import type { ContentPiece, ContentStatus, ContentType } from "../../domain/Content.ts"
+
+interface ContentRow {
+  readonly id: string
+  readonly type: ContentType
+  readonly status: ContentStatus
+  readonly platform: string | null
+  readonly title: string | null
+  readonly body: string | null
+  readonly metadata: string
+  readonly publishedUrl: string | null
+  readonly publishedAt: Date | null
+  readonly scheduledAt: Date | null
+  readonly reviewNote: string | null
+  readonly agentId: string | null
+  readonly runId: string | null
+  readonly createdAt: Date
+  readonly position: string
+}
+
+/** Where a page ends: `created_at` with microseconds (UTC) and the id that breaks ties. */
+export const Position = Schema.Struct({
+  t: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/)),
+  i: Schema.String.check(Schema.isMaxLength(64))
+})
+export type Position = typeof Position.Type
+
+export interface ContentRecord {
+  readonly piece: ContentPiece
+  readonly position: Position
+}
+
+export interface NewRow {
+  readonly type: ContentType
+  readonly status: ContentStatus
+  readonly platform: string | null
+  readonly title: string | null
+  readonly body: string
+  readonly metadata: Readonly<Record<string, unknown>>
+  readonly agentId: string | null
+  readonly runId: string | null
+  readonly scheduledAt?: Date | null | undefined
+}
+
+/** Column changes of one move; undefined leaves a column as it is. */
+export interface RowChanges {
+  readonly status: ContentStatus
+  readonly title?: string | undefined
+  readonly body?: string | undefined
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined
+  readonly reviewNote?: string | undefined
+  readonly publishedUrl?: string | undefined
+  /** `null` clears it; undefined leaves it. */
+  readonly scheduledAt?: Date | null | undefined
+}
+
+export interface ListFilter {
+  readonly status?: ContentStatus | undefined
+  readonly type?: ContentType | undefined
+  readonly platform?: string | undefined
+  readonly after?: Position | undefined
+  readonly limit: number
+}
+
+const iso = (date: Date | null) => (date === null ? null : new Date(date).toISOString())
+
+const toRecord = (row: ContentRow): ContentRecord => ({
+  piece: {
+    id: row.id,
+    type: row.type,
+    status: row.status,
+    platform: row.platform,
+    title: row.title,
+    body: row.body,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    publishedUrl: row.publishedUrl,
+    publishedAt: iso(row.publishedAt),
+    scheduledAt: iso(row.scheduledAt),
+    reviewNote: row.reviewNote,
+    agentId: row.agentId,
+    runId: row.runId,
+    createdAt: new Date(row.createdAt).toISOString()
+  },
+  position: { t: row.position, i: row.id }
+})
+
+/** Content rows, always filtered by customer id. Joins the caller's transaction. */
+export class ContentRepo extends Context.Service<ContentRepo, {
+  readonly insert: (customerId: string, row: NewRow) => Effect.Effect<ContentPiece>
+  readonly find: (customerId: string, id: string, lock: boolean) => Effect.Effect<Option.Option<ContentPiece>>
+  readonly update: (customerId: string, id: string, changes: RowChanges) => Effect.Effect<ContentPiece>
+  readonly list: (customerId: string, filter: ListFilter) => Effect.Effect<ReadonlyArray<ContentRecord>>
+  readonly remove: (customerId: string, id: string) => Effect.Effect<void>
+}>()("herald/features/ContentRepo") {
+  static readonly layer = Layer.effect(ContentRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    // metadata is json, not jsonb, so its keys keep the order they were given; it goes out as text: the
+    // client's snake-to-camel renaming would otherwise rewrite the customer's keys.
+    const columns = sql.literal(`id, type, status, platform, title, body, metadata::text AS metadata, published_url, published_at,
+      scheduled_at, review_note, agent_id, run_id, created_at,
+      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position`)
+
+    const insert = (customerId: string, row: NewRow) =>
+      sql<ContentRow>`
+        INSERT INTO content (id, customer_id, type, status, platform, title, body, metadata, agent_id, run_id, scheduled_at)
+        VALUES (${`cnt_${randomUUID().replaceAll("-", "")}`}, ${customerId}, ${row.type}, ${row.status},
+          ${row.platform}, ${row.title}, ${row.body}, ${JSON.stringify(row.metadata)}::json, ${row.agentId}, ${row.runId},
+          ${row.scheduledAt ?? null})
+        RETURNING ${columns}`.pipe(Effect.map((rows) => toRecord(rows[0]).piece), Effect.orDie)
+
+    const find = (customerId: string, id: string, lock: boolean) =>
+      sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND id = ${id}
+        ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => toRecord(row).piece)),
+        Effect.orDie
+      )
+
+    const update = (customerId: string, id: string, changes: RowChanges) =>
+      sql<ContentRow>`
+        UPDATE content SET
+          status = ${changes.status},
+          title = COALESCE(${changes.title ?? null}, title),
+          body = COALESCE(${changes.body ?? null}, body),
+          metadata = COALESCE(${changes.metadata === undefined ? null : JSON.stringify(changes.metadata)}::json, metadata),
+          review_note = COALESCE(${changes.reviewNote ?? null}, review_note),
+          published_url = COALESCE(${changes.publishedUrl ?? null}, published_url),
+          scheduled_at = ${changes.scheduledAt === undefined ? sql`scheduled_at` : sql`${changes.scheduledAt}`},
+          published_at = CASE WHEN ${changes.status} = 'published' THEN clock_timestamp() ELSE published_at END,
+          updated_at = clock_timestamp()
+        WHERE customer_id = ${customerId} AND id = ${id}
+        RETURNING ${columns}`.pipe(Effect.map((rows) => toRecord(rows[0]).piece), Effect.orDie)
+
+    // Newest first; the row comparison walks the (customer_id[, filter], created_at, id) index backwards.
+    const list = (customerId: string, filter: ListFilter) =>
+      sql<ContentRow>`
+        SELECT ${columns} FROM content
+        WHERE customer_id = ${customerId}
+        ${filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`}
+        ${filter.type === undefined ? sql`` : sql`AND type = ${filter.type}`}
+        ${filter.platform === undefined ? sql`` : sql`AND platform = ${filter.platform}`}
+        ${filter.after === undefined ? sql`` : sql`AND (created_at, id) < ((${filter.after.t}::timestamp AT TIME ZONE 'UTC'), ${filter.after.i})`}
+        ORDER BY created_at DESC, id DESC
+        LIMIT ${filter.limit}`.pipe(Effect.map((rows) => rows.map(toRecord)), Effect.orDie)
+
+    const remove = (customerId: string, id: string) =>
+      sql`DELETE FROM content WHERE customer_id = ${customerId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+
+    return ContentRepo.of({ insert, find, update, list, remove })
+  }))
+}

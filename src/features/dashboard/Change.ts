@@ -1,0 +1,60 @@
+import { Effect } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { AppConfig } from "../../Config.ts"
+import { Forbidden, ValidationError } from "../../domain/Errors.ts"
+import { type Role, roleAllows } from "../../domain/Identity.ts"
+import { html, htmlPage, htmlResponse, layout, readForm, sameOrigin } from "../../platform/http/Html.ts"
+import { policies, RateLimits } from "../../platform/RateLimits.ts"
+import { DashboardAuth, type SignedIn } from "./Session.ts"
+
+/** The dashboard's sign-in page, with an optional message. */
+export const signInPage = (message?: string) =>
+  layout({
+    title: "Sign in",
+    body: html`<section class="card narrow"><h1>Sign in to your dashboard</h1>
+<p class="lead">Paste the API key you received at sign-up (or a team member key).</p>
+${message === undefined ? "" : html`<p class="notice error" role="alert">${message}</p>`}
+<form method="post" action="/dashboard" class="stack">
+<label>API key<input type="password" name="apiKey" autocomplete="current-password" required maxlength="200" spellcheck="false"></label>
+<button type="submit" class="big">Sign in</button></form>
+<p class="muted small">No account yet? Start a free trial with <code>POST /api/checkout</code>.</p></section>`
+  })
+
+/** A form field error, answered as a 400 HTML page. */
+export const invalidField = (field: string, message: string) =>
+  new ValidationError({ error: `Invalid ${field}: ${message}`, details: [{ path: field, message }] })
+
+/** Back to a section of the dashboard after a change (303, so a reload does not post again). */
+export const backTo = (anchor: string) => HttpServerResponse.redirect(`/dashboard#${anchor}`, { status: 303 })
+
+export type ChangeHandler = (
+  role: Role,
+  run: (session: SignedIn, form: URLSearchParams) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.RouteContext>
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpRouter.RouteContext | HttpServerRequest.HttpServerRequest>
+
+/**
+ * Builds the handler of a dashboard form post, for the dashboard's own routes
+ * and every capability's section routes: it needs the session cookie, its
+ * CSRF token (`_csrf` field or `X-CSRF-Token`), a same-site request, the
+ * customer's REST limit and the role; then `run` answers. Errors answer as
+ * HTML pages with their status.
+ */
+export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth | RateLimits | AppConfig> = Effect.gen(function*() {
+  const auth = yield* DashboardAuth
+  const limits = yield* RateLimits
+  const config = yield* AppConfig
+  return (role, run) =>
+    htmlPage(Effect.gen(function*() {
+      const req = yield* HttpServerRequest.HttpServerRequest
+      const session = yield* auth.current(req.headers.cookie)
+      if (session === undefined) return htmlResponse(signInPage("Your session has ended; sign in again."), { status: 401 })
+      const form = yield* readForm
+      const token = form.get("_csrf") ?? req.headers["x-csrf-token"]
+      if (!auth.checkCsrf(session, token ?? undefined) || !sameOrigin(req, config.baseUrl)) {
+        return yield* new Forbidden({ error: "This form has expired or did not come from the dashboard; reload and try again." })
+      }
+      yield* limits.enforce(policies.rest, session.principal.customerId)
+      if (!roleAllows(session.principal.role, role)) return yield* new Forbidden({ error: `This action needs the ${role} role` })
+      return yield* run(session, form)
+    }))
+})

@@ -1,0 +1,148 @@
+import { Context, Effect, Layer } from "effect"
+import type { Principal } from "../../api/Security.ts"
+import { trialDaysLeft } from "../../domain/Billing.ts"
+import type { Customer, Role } from "../../domain/Identity.ts"
+import { roleAllows } from "../../domain/Identity.ts"
+import { type Html, html, layout } from "../../platform/http/Html.ts"
+import { Customers } from "../customers/Customers.ts"
+
+/** What every section gets to render itself. */
+export interface DashboardContext {
+  readonly customer: Customer
+  readonly principal: Principal
+  readonly now: Date
+  /**
+   * The CSRF token of a cookie sign-in: sections render their forms with it
+   * (`csrfField`). Undefined on the Bearer view (`/api/dashboard/{id}`),
+   * which is read-only: sections then show no forms.
+   */
+  readonly csrf: string | undefined
+}
+
+/**
+ * One part of the dashboard. A capability adds its own by registering a
+ * section (see `DashboardSections.register`); its render closes over its own
+ * services and must bound every list it shows.
+ */
+export interface DashboardSection {
+  /** Anchor id, unique: `#queue`. */
+  readonly id: string
+  readonly title: string
+  /** Position: lower first. Built-ins: queue 20, content 30, settings 40, account 45, webhooks 50, team 60, status 90; workflows 35, social 37, analytics 38. */
+  readonly order: number
+  /** The least role that sees the section at all (default viewer). */
+  readonly minRole?: Role | undefined
+  /** Spans the whole width (lists, tables). */
+  readonly wide?: boolean | undefined
+  readonly render: (context: DashboardContext) => Effect.Effect<Html>
+}
+
+/** The sections of the dashboard, registered at start-up by the capabilities that own them. */
+export class DashboardSections extends Context.Service<DashboardSections, {
+  readonly add: (section: DashboardSection) => void
+  readonly all: () => ReadonlyArray<DashboardSection>
+}>()("herald/features/DashboardSections") {
+  static readonly layer = Layer.sync(DashboardSections, () => {
+    const sections = new Map<string, DashboardSection>()
+    return DashboardSections.of({
+      add: (section) => void sections.set(section.id, section),
+      all: () => [...sections.values()].sort((a, b) => a.order - b.order || a.id.localeCompare(b.id))
+    })
+  })
+
+  /**
+   * A layer that adds a section when the app starts: how a capability puts
+   * itself on the dashboard, e.g. in App.ts
+   * `Layer.provide(DashboardSections.register(Effect.map(Workflows, workflowsSection)))`.
+   */
+  static readonly register = <E, R>(make: Effect.Effect<DashboardSection, E, R>) =>
+    Layer.effectDiscard(Effect.gen(function*() {
+      const registry = yield* DashboardSections
+      registry.add(yield* make)
+    }))
+}
+
+/** The hidden form field every change carries. */
+export const csrfField = (context: DashboardContext): Html =>
+  html`<input type="hidden" name="_csrf" value="${context.csrf ?? ""}">`
+
+/** Whether the viewer may change what a section shows (signed in with a role that allows it). */
+export const canChange = (context: DashboardContext, role: Role): boolean =>
+  context.csrf !== undefined && roleAllows(context.principal.role, role)
+
+export const formatDate = (iso: string | null | undefined): string =>
+  iso === null || iso === undefined ? "—" : new Date(iso).toISOString().slice(0, 16).replace("T", " ") + " UTC"
+
+export const statusBadge = (status: string): Html => html`<span class="badge ${status}">${status.replace("_", " ")}</span>`
+
+/** Renders the whole dashboard page from the registered sections. */
+export class Dashboard extends Context.Service<Dashboard, {
+  readonly page: (principal: Principal, csrf: string | undefined, notice?: Html) => Effect.Effect<Html>
+}>()("herald/features/Dashboard") {
+  static readonly layer = Layer.effect(Dashboard, Effect.gen(function*() {
+    const customers = yield* Customers
+    const registry = yield* DashboardSections
+
+    const page = (principal: Principal, csrf: string | undefined, notice?: Html) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.get(principal.customerId).pipe(Effect.orDie)
+        const context: DashboardContext = { customer, principal, now: new Date(), csrf }
+        const visible = registry.all().filter((section) => roleAllows(principal.role, section.minRole ?? "viewer"))
+        const rendered = yield* Effect.forEach(visible, (section) =>
+          Effect.map(section.render(context), (body) =>
+            html`<section class="card${section.wide === true ? " section-wide" : ""}" id="${section.id}" aria-labelledby="${section.id}-title">
+<h2 id="${section.id}-title">${section.title}</h2>${body}</section>`), { concurrency: 4 })
+        const trial = customer.trialEndsAt === null ? undefined : trialDaysLeft(new Date(customer.trialEndsAt), context.now)
+        const title = customer.brandName ?? customer.email
+        return layout({
+          title: "Dashboard",
+          body: html`<div class="hero card section-wide">
+<div><p class="muted small">Dashboard</p><h1>${title}</h1>
+<p>${statusBadge(customer.status)} <span class="badge">Pro</span> ${
+            trial === undefined ? "" : html`<span class="muted">${trial === 1 ? "1 day" : `${trial} days`} left in your free trial</span>`
+          }</p></div>
+<div class="muted small">Signed in as ${principal.role}${principal.memberId === null ? " (owner key)" : ""}${
+            csrf === undefined ? "" : html`<form method="post" action="/dashboard/sign-out" class="inline">
+<input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="secondary">Sign out</button></form>`
+          }</div></div>
+${notice ?? ""}
+<nav class="muted small" aria-label="Sections">${
+            visible.map((section, i) => html`${i === 0 ? "" : " · "}<a href="#${section.id}">${section.title}</a>`)
+          }</nav>
+<div class="grid">${rendered}</div>`
+        })
+      })
+
+    return Dashboard.of({ page })
+  }))
+}
+
+/**
+ * An inline SVG bar chart (no script, no style attribute: the page's CSP
+ * allows neither inline), for sections that chart a period, e.g. analytics.
+ * Labels and values are escaped like everything else made with `html`.
+ */
+export const svgBarChart = (
+  points: ReadonlyArray<{ readonly label: string; readonly value: number }>,
+  options: { readonly title: string; readonly height?: number } = { title: "Chart" }
+): Html => {
+  const height = options.height ?? 160
+  const barWidth = 28
+  const gap = 12
+  const top = 16
+  const bottom = 28
+  const width = Math.max(1, points.length) * (barWidth + gap) + gap
+  const max = Math.max(0, ...points.map((p) => (Number.isFinite(p.value) ? p.value : 0)))
+  const scale = max === 0 ? 0 : (height - top - bottom) / max
+  return html`<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.title}" xmlns="http://www.w3.org/2000/svg">
+<title>${options.title}</title>
+<line x1="0" y1="${height - bottom}" x2="${width}" y2="${height - bottom}" stroke="#e3e7ef"/>${
+    points.map((point, i) => {
+      const value = Number.isFinite(point.value) ? Math.max(0, point.value) : 0
+      const h = Math.round(value * scale)
+      const x = gap + i * (barWidth + gap)
+      return html`<g><rect x="${x}" y="${height - bottom - h}" width="${barWidth}" height="${h}" rx="3" fill="#4f46e5"><title>${point.label}: ${value}</title></rect>
+<text x="${x + barWidth / 2}" y="${height - bottom + 16}" font-size="10" text-anchor="middle" fill="#5b6475">${point.label.slice(0, 6)}</text></g>`
+    })
+  }</svg>`
+}

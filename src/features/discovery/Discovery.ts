@@ -1,0 +1,82 @@
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { AppConfig } from "../../Config.ts"
+import { scopesByRole } from "../../domain/Identity.ts"
+import { discoveryHeaders, jsonDocumentRoute } from "../../platform/http/JsonDocument.ts"
+import { ToolRunner } from "../agent/tools/Registry.ts"
+import { a2aAgentCard, apiCatalog, apiCatalogMediaType, paths, serverCard } from "./Documents.ts"
+import { agentDescriptor, homeHtml, homeLinks, indexMarkdown, llmsTxt, sitemap } from "./Pages.ts"
+
+/** RFC 9728 metadata: API keys as Bearer tokens, no authorization server yet, scopes by role. */
+export const protectedResourceMetadata = (baseUrl: string) => ({
+  resource: baseUrl,
+  authorization_servers: [],
+  bearer_methods_supported: ["header"],
+  scopes_supported: [...new Set(Object.values(scopesByRole).flat())],
+  resource_name: "Herald API",
+  resource_documentation: `${baseUrl}/openapi.json`,
+  herald_role_scopes: scopesByRole
+})
+
+/** Methods a discovery document answers from any origin (CORS `*`): a browser may read them. */
+const cors = { ...discoveryHeaders, "access-control-allow-methods": "GET, HEAD" }
+
+/** HTML pages: nothing loads from anywhere, nothing frames them (CONTRACT "Conventions beyond the spec"). */
+const htmlHeaders = {
+  ...cors,
+  "content-security-policy": "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  "referrer-policy": "no-referrer",
+  vary: "Accept"
+}
+
+/** Every discovery document and page, built once from the base URL, the registry and the HttpApi definition. */
+const Pages = HttpRouter.use((router) =>
+  Effect.gen(function*() {
+    const { baseUrl } = yield* AppConfig
+    const runner = yield* ToolRunner
+    const runnable = new Set(runner.tools.map((tool) => tool.name))
+    const json = (value: unknown, contentType = "application/json") => {
+      const body = JSON.stringify(value)
+      return HttpServerResponse.text(body, { contentType, headers: cors })
+    }
+    const text = (body: string, contentType: string) => HttpServerResponse.text(body, { contentType, headers: cors })
+
+    const card = json(serverCard(baseUrl))
+    for (const path of [paths.serverCard, paths.serverCardSep, paths.serverCardDraft]) yield* router.add("GET", path, card)
+    const a2a = json(a2aAgentCard(baseUrl))
+    for (const path of [paths.a2a, paths.a2aCard]) yield* router.add("GET", path, a2a)
+    yield* router.add(
+      "GET",
+      paths.apiCatalog,
+      HttpServerResponse.text(JSON.stringify(apiCatalog(baseUrl)), {
+        contentType: apiCatalogMediaType,
+        headers: { ...cors, link: `<${paths.apiCatalog}>; rel="api-catalog"` }
+      })
+    )
+    yield* router.add("GET", paths.llms, text(llmsTxt(baseUrl), "text/plain; charset=utf-8"))
+    const markdown = indexMarkdown(baseUrl)
+    yield* router.add("GET", paths.indexMd, text(markdown, "text/markdown; charset=utf-8"))
+    yield* router.add("GET", paths.sitemap, text(sitemap(baseUrl), "application/xml; charset=utf-8"))
+
+    const html = homeHtml(baseUrl)
+    const descriptor = JSON.stringify(agentDescriptor(baseUrl, runnable))
+    yield* router.add("GET", "/", (request: HttpServerRequest.HttpServerRequest) => {
+      const q = request.url.indexOf("?")
+      const mode = q === -1 ? null : new URLSearchParams(request.url.slice(q + 1)).get("mode")
+      const headers = { ...htmlHeaders, link: homeLinks }
+      if (mode === "agent") {
+        return Effect.succeed(HttpServerResponse.text(descriptor, { contentType: "application/json", headers }))
+      }
+      const accept = request.headers.accept ?? ""
+      if (accept.includes("text/markdown") && !accept.includes("text/html")) {
+        return Effect.succeed(HttpServerResponse.text(markdown, { contentType: "text/markdown; charset=utf-8", headers }))
+      }
+      return Effect.succeed(HttpServerResponse.text(html, { contentType: "text/html; charset=utf-8", headers }))
+    })
+  })
+)
+
+export const DiscoveryRoutes = Layer.mergeAll(
+  jsonDocumentRoute(paths.protectedResource, protectedResourceMetadata),
+  Pages
+)

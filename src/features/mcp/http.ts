@@ -1,0 +1,245 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { Effect, Queue, Stream } from "effect"
+import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { randomUUID } from "node:crypto"
+import { AppConfig } from "../../Config.ts"
+import { Forbidden, MalformedJson, RateLimited, NotFound, SessionNotFound, ValidationError } from "../../domain/Errors.ts"
+import { statusCodes } from "../../domain/Errors.ts"
+import { currentRequest } from "../../platform/http/RequestContext.ts"
+import { ToolRunner } from "../agent/tools/Registry.ts"
+import { type Authenticated, credentialOf, makeGate, refuse } from "./Gate.ts"
+import { makeMcpServer, withinProtocolRange } from "./McpServer.ts"
+import { SseSessionTransport } from "./SseTransport.ts"
+
+/** Paths of the MCP transports (also listed in src/platform/http/Routes.ts and the discovery documents). */
+export const mcpPaths = { sse: "/mcp/sse", message: "/mcp/message", streamable: "/mcp" } as const
+
+interface SseSession {
+  readonly customerId: string
+  /** The key the session was opened with: re-checked on every message (revoked, customer suspended). */
+  readonly key: string
+  readonly transport: SseSessionTransport
+}
+
+interface HttpSession {
+  readonly customerId: string
+  readonly transport: WebStandardStreamableHTTPServerTransport
+  readonly server: Server
+  lastSeen: number
+}
+
+const unsupportedMediaType = Effect.flatMap(currentRequest, ({ requestId }) => {
+  const [code, error] = statusCodes[415]
+  return Effect.fail(HttpServerResponse.jsonUnsafe({ error, code, requestId }, { status: 415 }))
+})
+
+const isJsonMedia = (contentType: string | undefined) => {
+  const media = (contentType ?? "").split(";")[0].trim().toLowerCase()
+  return media === "application/json" || media.endsWith("+json")
+}
+
+/** A POST's JSON body (the core middleware already limits its size). */
+const readJson = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    if (!isJsonMedia(request.headers["content-type"])) return yield* unsupportedMediaType
+    const text = yield* Effect.orElseSucceed(request.text, () => undefined)
+    if (text === undefined) return yield* refuse(new MalformedJson(), 400)
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      return yield* refuse(new MalformedJson(), 400)
+    }
+  })
+
+/**
+ * The MCP transports: the spec's HTTP+SSE pair (GET /mcp/sse, POST
+ * /mcp/message) and Streamable HTTP at /mcp, each session with its own SDK
+ * server instance bound to the customer that opened it.
+ */
+export const McpRoutes = HttpRouter.use((router) =>
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const runner = yield* ToolRunner
+    const gate = yield* makeGate
+    const context = yield* Effect.context<never>()
+    const sseSessions = new Map<string, SseSession>()
+    const httpSessions = new Map<string, HttpSession>()
+    // Open sessions per customer: opening the SSE stream costs no MCP budget, so this bounds what one key can hold open.
+    const openByCustomer = new Map<string, number>()
+    const countOpen = (customerId: string, delta: 1 | -1) => {
+      const next = (openByCustomer.get(customerId) ?? 0) + delta
+      if (next > 0) openByCustomer.set(customerId, next)
+      else openByCustomer.delete(customerId)
+    }
+    const addSse = (id: string, session: SseSession) => {
+      sseSessions.set(id, session)
+      countOpen(session.customerId, 1)
+    }
+    const dropSse = (id: string) => {
+      const session = sseSessions.get(id)
+      if (session === undefined) return
+      sseSessions.delete(id)
+      countOpen(session.customerId, -1)
+    }
+    const addHttp = (id: string, session: HttpSession) => {
+      httpSessions.set(id, session)
+      countOpen(session.customerId, 1)
+    }
+    const dropHttp = (id: string) => {
+      const session = httpSessions.get(id)
+      if (session === undefined) return undefined
+      httpSessions.delete(id)
+      countOpen(session.customerId, -1)
+      return session
+    }
+    const refuseWhenFull = (customerId: string) =>
+      (openByCustomer.get(customerId) ?? 0) >= config.mcpMaxSessionsPerCustomer
+        ? refuse(new RateLimited({ error: `Too many open MCP sessions (at most ${config.mcpMaxSessionsPerCustomer} per customer): close one first` }))
+        : Effect.void
+
+    // Streamable HTTP clients may leave without DELETE: idle sessions are closed.
+    const sweep = setInterval(() => {
+      const cutoff = Date.now() - config.mcpSessionIdleMs
+      for (const [id, session] of httpSessions) {
+        if (session.lastSeen < cutoff) {
+          dropHttp(id)
+          void session.server.close()
+        }
+      }
+    }, Math.min(60_000, Math.max(250, Math.floor(config.mcpSessionIdleMs / 4))))
+    sweep.unref()
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        clearInterval(sweep)
+        const servers = [...httpSessions.values()].map((s) => s.server)
+        for (const id of [...httpSessions.keys()]) dropHttp(id)
+        // Ending the SSE streams lets their responses finish rather than hold a graceful shutdown open.
+        const streams = [...sseSessions.values()].map((s) => s.transport)
+        await Promise.allSettled([...servers.map((server) => server.close()), ...streams.map((transport) => transport.close())])
+      })
+    )
+
+    /** One SSE session: the endpoint event first, then the server's messages and keep-alive comments. */
+    const sseStream = (auth: Authenticated) =>
+      Stream.callback<string>((queue) =>
+        Effect.acquireRelease(
+          Effect.promise(async () => {
+            const sessionId = randomUUID()
+            const transport = new SseSessionTransport(
+              sessionId,
+              `${mcpPaths.message}?sessionId=${sessionId}`,
+              (frame) => void Queue.offerUnsafe(queue, frame),
+              () => void Queue.endUnsafe(queue)
+            )
+            const server = makeMcpServer(runner, auth.principal, context, () => sessionId)
+            addSse(sessionId, { customerId: auth.principal.customerId, key: auth.key, transport })
+            // Each session's keep-alives start at a random offset, so thousands of sessions opened together do not write in one burst.
+            let keepAlive: ReturnType<typeof setTimeout> = setTimeout(() => {
+              keepAlive = setInterval(() => Queue.offerUnsafe(queue, ": keep-alive\n\n"), config.mcpKeepAliveMs).unref()
+              Queue.offerUnsafe(queue, ": keep-alive\n\n")
+            }, Math.floor(Math.random() * config.mcpKeepAliveMs)).unref()
+            transport.onclose = () => {
+              clearTimeout(keepAlive)
+              clearInterval(keepAlive)
+              dropSse(sessionId)
+            }
+            await server.connect(transport)
+            return server
+          }),
+          (server) => Effect.promise(() => server.close())
+        )
+      ).pipe(Stream.encodeText)
+
+    yield* router.add("GET", mcpPaths.sse, (request) =>
+      Effect.gen(function*() {
+        yield* gate.checkOrigin(request)
+        const auth = yield* gate.authenticate(credentialOf(request), false)
+        yield* gate.countMcp(auth.principal.customerId, false)
+        yield* refuseWhenFull(auth.principal.customerId)
+        return HttpServerResponse.stream(sseStream(auth), {
+          contentType: "text/event-stream",
+          headers: { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" }
+        })
+      }).pipe(Effect.catch(Effect.succeed)))
+
+    yield* router.add("POST", mcpPaths.message, (request) =>
+      Effect.gen(function*() {
+        yield* gate.checkOrigin(request)
+        const q = request.url.indexOf("?")
+        const params = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
+        const credential = credentialOf(request)
+        // A key on the message must be valid and the session's customer's.
+        const caller = credential._tag === "Missing" ? undefined : yield* gate.authenticate(credential, false)
+        const session = sseSessions.get(params.get("sessionId") ?? "")
+        if (session === undefined) return yield* refuse(new SessionNotFound(), 400)
+        if (caller !== undefined && caller.principal.customerId !== session.customerId) {
+          return yield* refuse(new Forbidden({ error: "This key does not belong to the session's customer" }))
+        }
+        // The session's own key, re-checked as REST checks a key on every request.
+        const owner = yield* gate.authenticate({ _tag: "Key", key: session.key }, false).pipe(
+          Effect.tapError(() => Effect.promise(() => session.transport.close()))
+        )
+        yield* gate.countMcp(owner.principal.customerId, true)
+        const body = yield* readJson(request)
+        if (!session.transport.receive(withinProtocolRange(body))) {
+          return yield* refuse(new ValidationError({ error: "Invalid body: not a JSON-RPC 2.0 message" }), 400)
+        }
+        return HttpServerResponse.text("Accepted", { status: 202 })
+      }).pipe(Effect.catch(Effect.succeed)))
+
+    const streamable = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function*() {
+        yield* gate.checkOrigin(request)
+        const auth = yield* gate.authenticate(credentialOf(request), true)
+        const customerId = auth.principal.customerId
+        const isPost = request.method === "POST"
+        yield* gate.countMcp(customerId, isPost)
+        const body = isPost ? withinProtocolRange(yield* readJson(request)) : undefined
+        const sessionId = request.headers["mcp-session-id"]
+        let session: HttpSession | undefined
+        if (sessionId !== undefined) {
+          session = httpSessions.get(sessionId)
+          if (session === undefined) {
+            // 404 tells a Streamable HTTP client to start a new session.
+            return yield* refuse(new NotFound({ error: "Session not found — send initialize to /mcp for a new session" }), 404)
+          }
+          if (session.customerId !== customerId) {
+            return yield* refuse(new Forbidden({ error: "This key does not belong to the session's customer" }))
+          }
+          session.lastSeen = Date.now()
+        } else if (!isPost) {
+          return yield* refuse(new ValidationError({ error: "Invalid header.mcp-session-id: required" }), 400)
+        } else {
+          yield* refuseWhenFull(customerId)
+          session = newHttpSession(auth)
+        }
+        const transport = session.transport
+        const response = yield* HttpEffect.fromWebHandler((web) => transport.handleRequest(web, { parsedBody: body }))
+        if (sessionId === undefined && transport.sessionId === undefined) {
+          // Not an initialize request: the SDK refused it and no session began.
+          yield* Effect.promise(() => session.server.close())
+        }
+        return response
+      }).pipe(Effect.catch((error) => HttpServerResponse.isHttpServerResponse(error) ? Effect.succeed(error) : Effect.die(error)))
+
+    const newHttpSession = (auth: Authenticated): HttpSession => {
+      let server: Server
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        keepAliveMs: config.mcpKeepAliveMs,
+        onsessioninitialized: (id) => addHttp(id, session),
+        onsessionclosed: (id) => void dropHttp(id)
+      })
+      server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId)
+      const session: HttpSession = { customerId: auth.principal.customerId, transport, server, lastSeen: Date.now() }
+      transport.onclose = () => {
+        if (transport.sessionId !== undefined) dropHttp(transport.sessionId)
+      }
+      void server.connect(transport)
+      return session
+    }
+
+    for (const method of ["GET", "POST", "DELETE"] as const) yield* router.add(method, mcpPaths.streamable, streamable)
+  })
+)

@@ -1,0 +1,93 @@
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { ChecklistItem, Grade, ScanResult } from "../../domain/Scan.ts"
+import type { Analysis } from "./checks/index.ts"
+
+interface ScanRow {
+  readonly id: string
+  readonly url: string
+  readonly status: ScanResult["status"]
+  readonly seoScore: number | null
+  readonly geoScore: number | null
+  readonly croScore: number | null
+  readonly lighthouseSeoScore: number | null
+  readonly citabilityGrade: Grade | null
+  readonly checklist: unknown
+  readonly llmsTxt: string | null
+  readonly error: string | null
+  readonly hasScreenshot: boolean
+  readonly createdAt: Date
+  readonly completedAt: Date | null
+}
+
+const columns = (sql: SqlClient.SqlClient) => sql`id, url, status, seo_score, geo_score, cro_score, lighthouse_seo_score,
+  citability_grade, checklist, llms_txt, error, screenshot IS NOT NULL AS has_screenshot, created_at, completed_at`
+
+/** Scans, always filtered by customer. */
+export class ScanRepo extends Context.Service<ScanRepo, {
+  readonly start: (id: string, customerId: string, url: string) => Effect.Effect<void>
+  readonly finish: (id: string, analysis: Analysis, screenshot: Uint8Array | undefined) => Effect.Effect<void>
+  readonly fail: (id: string, error: string) => Effect.Effect<void>
+  readonly get: (customerId: string, scanId: string, screenshotUrl: (id: string) => string) => Effect.Effect<ScanResult | undefined>
+  readonly list: (customerId: string, limit: number, screenshotUrl: (id: string) => string) => Effect.Effect<ReadonlyArray<ScanResult>>
+  readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array | undefined>
+}>()("herald/features/scan/ScanRepo") {
+  static readonly layer = Layer.effect(ScanRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    const toResult = (screenshotUrl: (id: string) => string) => (row: ScanRow): ScanResult => ({
+      scanId: row.id,
+      status: row.status,
+      url: row.url,
+      seoScore: row.seoScore,
+      geoScore: row.geoScore,
+      croScore: row.croScore,
+      lighthouseSeoScore: row.lighthouseSeoScore,
+      citabilityGrade: row.citabilityGrade,
+      checklist: (typeof row.checklist === "string" ? JSON.parse(row.checklist) : row.checklist) as ReadonlyArray<ChecklistItem>,
+      llmsTxt: row.llmsTxt,
+      screenshotUrl: row.hasScreenshot ? screenshotUrl(row.id) : null,
+      error: row.error,
+      createdAt: new Date(row.createdAt).toISOString(),
+      completedAt: row.completedAt === null ? null : new Date(row.completedAt).toISOString()
+    })
+
+    const start = (id: string, customerId: string, url: string) =>
+      sql`INSERT INTO scans (id, customer_id, url, status) VALUES (${id}, ${customerId}, ${url}, 'running')`.pipe(
+        Effect.asVoid, Effect.orDie)
+
+    const finish = (id: string, a: Analysis, screenshot: Uint8Array | undefined) =>
+      sql`UPDATE scans SET status = 'done', seo_score = ${a.seoScore}, geo_score = ${a.geoScore},
+          cro_score = ${a.croScore}, lighthouse_seo_score = ${a.lighthouseSeoScore},
+          citability_grade = ${a.citabilityGrade}, checklist = ${JSON.stringify(a.checklist)}::jsonb,
+          llms_txt = ${a.llmsTxt}, screenshot = ${screenshot === undefined ? null : Buffer.from(screenshot)},
+          completed_at = now()
+        WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+
+    const fail = (id: string, error: string) =>
+      sql`UPDATE scans SET status = 'failed', error = ${error}, completed_at = now() WHERE id = ${id}`.pipe(
+        Effect.asVoid, Effect.orDie)
+
+    const get = (customerId: string, scanId: string, screenshotUrl: (id: string) => string) =>
+      sql<ScanRow>`SELECT ${columns(sql)} FROM scans WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
+        Effect.map((rows) => rows.length === 0 ? undefined : toResult(screenshotUrl)(rows[0])),
+        Effect.orDie
+      )
+
+    const list = (customerId: string, limit: number, screenshotUrl: (id: string) => string) =>
+      sql<ScanRow>`SELECT ${columns(sql)} FROM scans WHERE customer_id = ${customerId}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map(toResult(screenshotUrl))),
+        Effect.orDie
+      )
+
+    const screenshot = (customerId: string, scanId: string) =>
+      sql<{ screenshot: Uint8Array | null }>`SELECT screenshot FROM scans
+        WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
+        Effect.map((rows) => rows[0]?.screenshot ?? undefined),
+        Effect.orDie
+      )
+
+    return ScanRepo.of({ start, finish, fail, get, list, screenshot })
+  }))
+}

@@ -1,0 +1,61 @@
+import { Clock, Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { exceededCap, toMicros, windowStarts } from "../../domain/Budget.ts"
+import { BudgetExceeded } from "../../domain/Errors.ts"
+import type { BudgetChannel } from "../../domain/Settings.ts"
+import { Settings } from "./Settings.ts"
+
+interface SpentRow {
+  readonly daily: string
+  readonly weekly: string
+  readonly monthly: string
+  readonly channel: string
+}
+
+/**
+ * The spend ledger. `charge` refuses a spend that would pass any cap and
+ * otherwise records it; it joins the caller's transaction when there is one,
+ * so a refused charge rolls back the work it was paying for.
+ */
+export class Budget extends Context.Service<Budget, {
+  readonly charge: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
+}>()("herald/features/Budget") {
+  static readonly layer = Layer.effect(Budget, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const settings = yield* Settings
+
+    const charge = Effect.fn("Budget.charge")(function*(customerId: string, channel: BudgetChannel, amount: number) {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      const { day, week, month } = windowStarts(now)
+      return yield* Effect.gen(function*() {
+        // The customer row lock serialises charges, so two cannot both fit under one cap.
+        yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`.pipe(Effect.orDie)
+        const { budget } = yield* settings.get(customerId)
+        const from = week < month ? week : month
+        const [spent] = yield* sql<SpentRow>`
+          SELECT
+            coalesce(sum(amount) FILTER (WHERE created_at >= ${day}), 0)::text AS daily,
+            coalesce(sum(amount) FILTER (WHERE created_at >= ${week}), 0)::text AS weekly,
+            coalesce(sum(amount) FILTER (WHERE created_at >= ${month}), 0)::text AS monthly,
+            coalesce(sum(amount) FILTER (WHERE created_at >= ${month} AND channel = ${channel}), 0)::text AS channel
+          FROM spend_ledger WHERE customer_id = ${customerId} AND created_at >= ${from}`.pipe(Effect.orDie)
+        const exceeded = exceededCap(budget, channel, {
+          daily: toMicros(Number(spent.daily)),
+          weekly: toMicros(Number(spent.weekly)),
+          monthly: toMicros(Number(spent.monthly)),
+          channel: toMicros(Number(spent.channel))
+        }, amount)
+        if (exceeded !== undefined) {
+          const which = exceeded.cap === "channel" ? `${channel} channel` : exceeded.cap
+          return yield* new BudgetExceeded({
+            error: `Spending ${amount} would pass the ${which} budget cap of ${exceeded.limit} (already spent ${exceeded.spent})`
+          })
+        }
+        yield* sql`INSERT INTO spend_ledger (customer_id, channel, amount, created_at)
+          VALUES (${customerId}, ${channel}, ${amount}, ${now})`.pipe(Effect.orDie)
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    return Budget.of({ charge })
+  }))
+}

@@ -1,0 +1,186 @@
+import { Array as Arr, Cause, Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomBytes, randomUUID } from "node:crypto"
+import { AppConfig } from "../../Config.ts"
+import { NotFound } from "../../domain/Errors.ts"
+import { isBotUserAgent, rewriteLinks } from "../../domain/Social.ts"
+import { Events } from "../../platform/Events.ts"
+import { Content } from "../content/Content.ts"
+import { Settings } from "../settings/Settings.ts"
+
+export interface RevenueInput {
+  readonly amount: number
+  /** ISO 4217 code, e.g. `USD`. */
+  readonly currency: string
+  readonly contentId?: string | undefined
+  /** A tracked link: its code or its full `{base_url}/r/{code}` address. */
+  readonly link?: string | undefined
+  readonly campaign?: string | undefined
+}
+
+export interface RevenueRecord {
+  readonly id: string
+  readonly amount: number
+  readonly currency: string
+  readonly contentId: string | null
+  readonly link: string | null
+  readonly campaign: string | null
+  /** The analytics channel it counts under (the piece's or link's platform, `web`, `email`), or null. */
+  readonly channel: string | null
+  readonly createdAt: string
+}
+
+/** A fresh link code: 9 random bytes, 12 url-safe characters. */
+const newCode = () => randomBytes(9).toString("base64url")
+
+/**
+ * Tracked links and revenue. `trackBody` rewrites a post's links at publish
+ * (idempotent: one code per piece and target); `follow` answers `/r/{code}`
+ * and counts the click; `trackRevenue` records an amount against a piece,
+ * link or campaign (the MCP `track_revenue` tool calls it).
+ */
+export class Links extends Context.Service<Links, {
+  readonly trackBody: (customerId: string, contentId: string, platform: string, body: string) => Effect.Effect<string>
+  readonly follow: (code: string, userAgent: string | undefined) => Effect.Effect<Option.Option<string>>
+  /** Writes the buffered clicks now (analytics reads them after at most `CLICK_FLUSH_MS`). */
+  readonly flushClicks: Effect.Effect<void>
+  readonly trackRevenue: (customerId: string, input: RevenueInput) => Effect.Effect<RevenueRecord, NotFound>
+}>()("herald/features/Links") {
+  static readonly layer = Layer.effect(Links, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const settings = yield* Settings
+    const events = yield* Events
+    const content = yield* Content
+    const prefix = `${config.baseUrl}/r/`
+
+    const codeFor = (customerId: string, contentId: string, platform: string, target: string) =>
+      sql<{ code: string }>`
+        INSERT INTO tracked_links (code, customer_id, content_id, platform, target)
+        VALUES (${newCode()}, ${customerId}, ${contentId}, ${platform}, ${target})
+        ON CONFLICT (content_id, target) DO UPDATE SET target = EXCLUDED.target
+        RETURNING code`.pipe(Effect.map((rows) => rows[0].code), Effect.orDie)
+
+    const trackBody = Effect.fn("Links.trackBody")(function*(customerId: string, contentId: string, platform: string, body: string) {
+      if (!/https?:\/\//i.test(body)) return body
+      const { tracking } = yield* settings.get(customerId)
+      if (!tracking.links) return body
+      const targets: Array<string> = []
+      rewriteLinks(body, platform, prefix, (target) => {
+        targets.push(target)
+        return ""
+      })
+      if (targets.length === 0) return body
+      const codes = new Map<string, string>()
+      for (const target of new Set(targets)) codes.set(target, yield* codeFor(customerId, contentId, platform, target))
+      return rewriteLinks(body, platform, prefix, (target) => codes.get(target)!)
+    })
+
+    /**
+     * The redirect path. A code's target never changes, so known codes are
+     * answered from memory (bounded); clicks are buffered and written in one
+     * multi-row insert every `clickFlushMs`, so a click costs no statement of
+     * its own. A crash loses at most the clicks of the last interval.
+     */
+    const known = new Map<string, { readonly target: string; readonly customerId: string }>()
+    const knownLimit = 50_000
+    let pending: Array<Record<string, unknown>> = []
+
+    // 4 parameters a row: 5,000 rows stay well under PostgreSQL's 32,767 bind parameters.
+    const flush: Effect.Effect<void> = Effect.suspend(() => {
+      const batch = pending.slice(0, 5_000)
+      if (!Arr.isReadonlyArrayNonEmpty(batch)) return Effect.void
+      pending = pending.slice(batch.length)
+      return sql`INSERT INTO link_clicks ${sql.insert(batch)}`.pipe(
+        Effect.andThen(pending.length > 0 ? flush : Effect.void),
+        Effect.asVoid,
+        Effect.catchCause((cause) =>
+          Effect.logWarning("click flush failed; clicks kept for the next flush", { cause: Cause.pretty(cause) }).pipe(
+            Effect.andThen(Effect.sync(() => {
+              pending = batch.concat(pending).slice(-100_000)
+            }))
+          )
+        )
+      )
+    })
+    yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(`${config.clickFlushMs} millis`), flush)))
+    yield* Effect.addFinalizer(() => flush)
+
+    // Few distinct user agents: their verdicts are kept (bounded) rather than matched on every click.
+    const verdicts = new Map<string, boolean>()
+    const isBot = (userAgent: string | undefined) => {
+      if (userAgent === undefined) return true
+      let verdict = verdicts.get(userAgent)
+      if (verdict === undefined) {
+        verdict = isBotUserAgent(userAgent)
+        if (verdicts.size >= 1_000) verdicts.clear()
+        verdicts.set(userAgent, verdict)
+      }
+      return verdict
+    }
+
+    const count = (code: string, customerId: string, userAgent: string | undefined) => {
+      pending.push({ code, customer_id: customerId, bot: isBot(userAgent), clicked_at: new Date() })
+    }
+
+    const follow = (code: string, userAgent: string | undefined): Effect.Effect<Option.Option<string>> => {
+      const hit = known.get(code)
+      if (hit !== undefined) {
+        count(code, hit.customerId, userAgent)
+        return Effect.succeed(Option.some(hit.target))
+      }
+      if (code.length > 64) return Effect.succeed(Option.none())
+      return sql<{ target: string; customerId: string }>`
+        SELECT target, customer_id FROM tracked_links WHERE code = ${code}`.pipe(
+        Effect.map((rows) => {
+          const row = rows[0]
+          if (row === undefined) return Option.none<string>()
+          if (known.size >= knownLimit) known.clear()
+          known.set(code, { target: row.target, customerId: row.customerId })
+          count(code, row.customerId, userAgent)
+          return Option.some(row.target)
+        }),
+        Effect.orDie
+      )
+    }
+
+    const trackRevenue = Effect.fn("Links.trackRevenue")(function*(customerId: string, input: RevenueInput) {
+      let channel: string | null = null
+      let linkCode: string | null = null
+      if (input.link !== undefined) {
+        linkCode = input.link.startsWith(prefix) ? input.link.slice(prefix.length).split(/[?#]/)[0] : input.link
+        const rows = yield* sql<{ platform: string | null; contentId: string | null }>`
+          SELECT platform, content_id FROM tracked_links WHERE customer_id = ${customerId} AND code = ${linkCode}`.pipe(Effect.orDie)
+        if (rows.length === 0) return yield* new NotFound({ error: "Tracked link not found" })
+        channel = rows[0].platform ?? "web"
+      }
+      if (input.contentId !== undefined) {
+        const piece = yield* content.get(customerId, input.contentId)
+        channel ??= piece.type === "email" ? "email" : piece.platform ?? "web"
+      }
+      const id = `rev_${randomUUID().replaceAll("-", "")}`
+      const currency = input.currency.toUpperCase()
+      return yield* Effect.gen(function*() {
+        const [row] = yield* sql<{ createdAt: Date }>`
+          INSERT INTO revenue (id, customer_id, amount, currency, content_id, link_code, campaign, channel)
+          VALUES (${id}, ${customerId}, ${input.amount}, ${currency}, ${input.contentId ?? null}, ${linkCode},
+            ${input.campaign ?? null}, ${channel})
+          RETURNING created_at`
+        const record: RevenueRecord = {
+          id,
+          amount: input.amount,
+          currency,
+          contentId: input.contentId ?? null,
+          link: linkCode,
+          campaign: input.campaign ?? null,
+          channel,
+          createdAt: new Date(row.createdAt).toISOString()
+        }
+        yield* events.record(customerId, "revenue.tracked", { ...record })
+        return record
+      }).pipe(sql.withTransaction, Effect.orDie)
+    })
+
+    return Links.of({ trackBody, follow, trackRevenue, flushClicks: flush })
+  }))
+}

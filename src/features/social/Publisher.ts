@@ -1,0 +1,191 @@
+import { Cause, Duration, Effect, Exit, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
+import { AppConfig } from "../../Config.ts"
+import { retryDelay, type SocialPlatform } from "../../domain/Social.ts"
+import { Events } from "../../platform/Events.ts"
+import { Content } from "../content/Content.ts"
+import { Links } from "./Links.ts"
+import { ProviderError, type PublishedPost, SocialProvider } from "./providers/Provider.ts"
+import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
+
+/** Posts in flight per process. */
+const maxInFlight = 64
+
+interface Job {
+  readonly contentId: string
+  readonly customerId: string
+  readonly platform: SocialPlatform
+  readonly attempt: number
+}
+
+type Claimed = Job & { readonly token: string }
+
+/**
+ * Publishes queued social posts when due. Each poll claims due rows of
+ * `publish_jobs` with `FOR UPDATE SKIP LOCKED` and a lease, so processes
+ * sharing the database never work on one post at once; a crashed process's
+ * claims lapse with the lease and are claimed again. Every claim after the
+ * first asks the provider whether the post already exists before sending
+ * (reconciliation), so a post whose answer was lost is recorded, not sent
+ * twice. Every try is recorded in `publish_attempts`.
+ */
+export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const config = yield* AppConfig
+  const events = yield* Events
+  const content = yield* Content
+  const links = yield* Links
+  const provider = yield* SocialProvider
+
+  const claim = (limit: number) => {
+    const token = randomUUID()
+    return sql<Job>`
+      WITH picked AS (
+        SELECT content_id FROM publish_jobs
+        WHERE status = 'queued' AND next_attempt_at <= now()
+          AND (locked_until IS NULL OR locked_until <= now())
+        ORDER BY next_attempt_at, content_id
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE publish_jobs j SET attempts = j.attempts + 1, claim_token = ${token},
+        locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds})
+      FROM picked WHERE j.content_id = picked.content_id
+      RETURNING j.content_id, j.customer_id, j.platform, j.attempts AS attempt`.pipe(
+      Effect.map((jobs) => jobs.map((job): Claimed => ({ ...job, token })))
+    )
+  }
+
+  const recordAttempt = (
+    job: Claimed,
+    status: "sent" | "failed" | "reconciled",
+    providerPostId: string | null,
+    error: string | null,
+    attemptedAt: Date
+  ) =>
+    sql`INSERT INTO publish_attempts (id, content_id, customer_id, attempt, provider, status, provider_post_id, error, attempted_at)
+      VALUES (${`pat_${randomUUID().replaceAll("-", "")}`}, ${job.contentId}, ${job.customerId}, ${job.attempt},
+        ${provider.name}, ${status}, ${providerPostId}, ${error}, ${attemptedAt})`
+
+  const succeed = (job: Claimed, post: PublishedPost, how: "sent" | "reconciled", attemptedAt: Date) =>
+    Effect.gen(function*() {
+      yield* recordAttempt(job, how, post.providerPostId, null, attemptedAt)
+      // The token fences the outcome: a worker whose lease lapsed records its attempt but no longer decides.
+      const owned = yield* sql`UPDATE publish_jobs SET status = 'published', provider = ${provider.name},
+          provider_post_id = ${post.providerPostId}, published_at = now(), locked_until = NULL, last_error = NULL
+        WHERE content_id = ${job.contentId} AND claim_token = ${job.token} RETURNING content_id`
+      if (owned.length === 0) return
+      yield* content.markPublished(job.customerId, job.contentId, post.url).pipe(
+        Effect.catchTags({ InvalidTransition: () => Effect.void, NotFound: () => Effect.void })
+      )
+    }).pipe(sql.withTransaction)
+
+  const fail = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
+    Effect.gen(function*() {
+      yield* recordAttempt(job, "failed", null, `${error.cause}: ${error.message}`, attemptedAt)
+      const delay = error.transient ? retryDelay(job.attempt, config.publishRetrySchedule) : undefined
+      if (delay !== undefined) {
+        yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${delay}),
+            locked_until = NULL, claim_token = NULL, last_error = ${error.message}
+          WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
+        return
+      }
+      const owned = yield* sql`UPDATE publish_jobs SET status = 'failed', locked_until = NULL, last_error = ${error.message}
+        WHERE content_id = ${job.contentId} AND claim_token = ${job.token} AND status = 'queued' RETURNING content_id`
+      if (owned.length === 0) return
+      yield* events.record(job.customerId, "publish.failed", {
+        contentId: job.contentId,
+        platform: job.platform,
+        cause: error.cause,
+        error: error.message,
+        attempts: job.attempt
+      })
+    }).pipe(sql.withTransaction)
+
+  const settle = (job: Claimed, status: "published" | "cancelled") =>
+    sql`UPDATE publish_jobs SET status = ${status}, locked_until = NULL
+      WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
+
+  const run = (job: Claimed) =>
+    Effect.gen(function*() {
+      const found = yield* Effect.option(content.get(job.customerId, job.contentId))
+      if (Option.isNone(found)) return yield* settle(job, "cancelled")
+      const piece = found.value
+      if (piece.status === "published") return yield* settle(job, "published")
+      if (piece.status !== "approved") return yield* settle(job, "cancelled")
+      const attemptedAt = new Date()
+      const connected = yield* sql`SELECT 1 FROM social_connections
+        WHERE customer_id = ${job.customerId} AND platform = ${job.platform}`
+      if (connected.length === 0) {
+        return yield* fail(job, new ProviderError({
+          transient: false,
+          cause: "not_connected",
+          message: `Platform ${job.platform} is not connected`
+        }), attemptedAt)
+      }
+      const earlier = job.attempt > 1 ||
+        (yield* sql`SELECT 1 FROM publish_attempts WHERE content_id = ${job.contentId} LIMIT 1`).length > 0
+      if (earlier) {
+        const existing = yield* Effect.exit(provider.findPost(job.customerId, job.contentId, job.platform))
+        if (Exit.isFailure(existing)) {
+          const error = Cause.findErrorOption(existing.cause)
+          if (Option.isSome(error)) return yield* fail(job, error.value, attemptedAt)
+          return yield* Effect.failCause(existing.cause as Cause.Cause<never>)
+        }
+        if (Option.isSome(existing.value)) return yield* succeed(job, existing.value.value, "reconciled", attemptedAt)
+      }
+      const body = yield* links.trackBody(job.customerId, job.contentId, job.platform, piece.body ?? "")
+      const media = Array.isArray(piece.metadata.media)
+        ? piece.metadata.media.filter((m): m is string => typeof m === "string")
+        : []
+      const sent = yield* Effect.exit(provider.publish({
+        customerId: job.customerId,
+        contentId: job.contentId,
+        platform: job.platform,
+        body,
+        media
+      }))
+      if (Exit.isSuccess(sent)) return yield* succeed(job, sent.value, "sent", attemptedAt)
+      const error = Cause.findErrorOption(sent.cause)
+      if (Option.isSome(error)) return yield* fail(job, error.value, attemptedAt)
+      return yield* Effect.failCause(sent.cause as Cause.Cause<never>)
+    }).pipe(
+      // An unrecorded try is claimed again once its lease lapses (and reconciled first): never lost, never doubled.
+      Effect.catchCause((cause) =>
+        Effect.logError("publish failed unexpectedly", { contentId: job.contentId, cause: Cause.pretty(cause) })
+      )
+    )
+
+  yield* forkClaimLoop({
+    name: "publish",
+    maxInFlight,
+    pollInterval: Duration.millis(config.publishPollIntervalMs),
+    claim,
+    run: run
+  })
+
+  // Provider figures for recent posts, for analytics (the sandbox reports none).
+  if (provider.name !== "sandbox") {
+    const refresh = Effect.gen(function*() {
+      const rows = yield* sql<{ contentId: string; customerId: string; platform: SocialPlatform; providerPostId: string }>`
+        SELECT content_id, customer_id, platform, provider_post_id FROM publish_jobs
+        WHERE status = 'published' AND provider = ${provider.name} AND provider_post_id IS NOT NULL
+          AND published_at > now() - interval '90 days'
+        ORDER BY published_at DESC LIMIT 500`
+      for (const row of rows) {
+        const figures = yield* Effect.option(provider.metrics(row.customerId, row.providerPostId, row.platform))
+        if (Option.isNone(figures) || Option.isNone(figures.value)) continue
+        const { impressions, engagements } = figures.value.value
+        yield* sql`INSERT INTO post_metrics (content_id, customer_id, platform, impressions, engagements)
+          VALUES (${row.contentId}, ${row.customerId}, ${row.platform}, ${impressions}, ${engagements})
+          ON CONFLICT (content_id) DO UPDATE SET impressions = EXCLUDED.impressions,
+            engagements = EXCLUDED.engagements, fetched_at = clock_timestamp()`
+      }
+    }).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("metrics refresh failed", { cause: Cause.pretty(cause) })),
+      Effect.andThen(Effect.sleep(Duration.millis(config.metricsRefreshIntervalMs)))
+    )
+    yield* Effect.forkScoped(Effect.forever(refresh))
+  }
+}))

@@ -1,0 +1,318 @@
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
+import { AppConfig } from "../../Config.ts"
+import type { ContentPiece } from "../../domain/Content.ts"
+import {
+  BudgetExceeded,
+  InvalidState,
+  InvalidTransition,
+  NotFound,
+  PlatformNotConnected,
+  Unavailable,
+  ValidationError
+} from "../../domain/Errors.ts"
+import {
+  isSocialPlatform,
+  publishViolation,
+  type PublishAttempt,
+  signState,
+  type SocialConnection,
+  type SocialPlatform,
+  socialPlatforms,
+  verifyState
+} from "../../domain/Social.ts"
+import { Events } from "../../platform/Events.ts"
+import { Content } from "../content/Content.ts"
+import { Budget } from "../settings/Budget.ts"
+import { type ConnectedAccount, SocialProvider } from "./providers/Provider.ts"
+
+export interface PublishInput {
+  readonly platform: SocialPlatform
+  readonly body: string
+  readonly media?: ReadonlyArray<string> | undefined
+  /** ISO 8601 with an offset; the instant is what counts. */
+  readonly scheduledAt?: string | undefined
+  readonly spend?: number | undefined
+}
+
+export interface PublishOptions {
+  /** Who asks: a person through the API, or an agent (MCP tool, workflow) for its provenance. */
+  readonly agentId?: string | undefined
+  readonly runId?: string | undefined
+}
+
+interface ConnectionRow {
+  readonly platform: string
+  readonly accountName: string | null
+  readonly connectedAt: Date
+}
+
+interface AttemptRow {
+  readonly id: string
+  readonly attempt: number
+  readonly provider: string
+  readonly status: PublishAttempt["status"]
+  readonly providerPostId: string | null
+  readonly error: string | null
+  readonly attemptedAt: Date
+}
+
+/** Where the integration callback sends the person back. */
+export const dashboardPath = "/dashboard"
+
+const invalidState = () => new InvalidState({ error: "Invalid or expired state: start the connection again" })
+
+/**
+ * Social connections and the publishing queue's front door. Publishing is
+ * done by the publisher (Publisher.ts), which claims `publish_jobs` rows.
+ */
+export class Social extends Context.Service<Social, {
+  readonly connections: (customerId: string) => Effect.Effect<Record<SocialPlatform, SocialConnection>>
+  readonly connect: (
+    customerId: string,
+    platforms: ReadonlyArray<SocialPlatform> | undefined
+  ) => Effect.Effect<{ readonly connectLinks: Record<string, string> }, Unavailable>
+  /** Checks and spends the state, connects, writes `platform.connected`; answers where to send the person. */
+  readonly completeCallback: (query: Readonly<Record<string, string | undefined>>) => Effect.Effect<string, InvalidState | Unavailable>
+  /** Whether a consent page may be shown for this state (authentic, unexpired, unused). */
+  readonly checkState: (state: string) => Effect.Effect<{ readonly platform: string }, InvalidState>
+  readonly stateSecret: string
+  readonly publish: (
+    customerId: string,
+    input: PublishInput,
+    options?: PublishOptions
+  ) => Effect.Effect<ContentPiece, ValidationError | PlatformNotConnected | BudgetExceeded>
+  /** Queues an existing approved piece (workflows, MCP schedule_content): now, or at `scheduledAt`. */
+  readonly schedule: (
+    customerId: string,
+    contentId: string,
+    scheduledAt?: string | undefined
+  ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | ValidationError | PlatformNotConnected>
+  readonly attempts: (customerId: string, contentId: string) => Effect.Effect<ReadonlyArray<PublishAttempt>, NotFound>
+  readonly retry: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | PlatformNotConnected>
+  readonly cancel: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound | InvalidTransition>
+}>()("herald/features/Social") {
+  static readonly layer = Layer.effect(Social, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
+    const content = yield* Content
+    const budget = yield* Budget
+    const events = yield* Events
+    const provider = yield* SocialProvider
+    const [secretRow] = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'social_state'`.pipe(Effect.orDie)
+    const stateSecret = secretRow.value
+
+    const connections = Effect.fnUntraced(function*(customerId: string) {
+      const rows = yield* sql<ConnectionRow>`
+        SELECT platform, account_name, connected_at FROM social_connections WHERE customer_id = ${customerId}`.pipe(Effect.orDie)
+      const out = {} as Record<SocialPlatform, SocialConnection>
+      for (const platform of socialPlatforms) {
+        const row = rows.find((r) => r.platform === platform)
+        out[platform] = row === undefined
+          ? { connected: false, accountName: null, connectedAt: null }
+          : { connected: true, accountName: row.accountName, connectedAt: new Date(row.connectedAt).toISOString() }
+      }
+      return out
+    })
+
+    const isConnected = (customerId: string, platform: string) =>
+      sql`SELECT 1 FROM social_connections WHERE customer_id = ${customerId} AND platform = ${platform}`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        Effect.orDie
+      )
+
+    const notConnected = (platform: string) =>
+      new PlatformNotConnected({ error: `Platform ${platform} is not connected: connect it first (POST /api/connect/{customerId})` })
+
+    const connect = Effect.fn("Social.connect")(function*(customerId: string, platforms: ReadonlyArray<SocialPlatform> | undefined) {
+      const wanted = platforms === undefined || platforms.length === 0 ? socialPlatforms : [...new Set(platforms)]
+      const now = Date.now()
+      const expires = Math.floor(now / 1000) + config.connectStateTtlSeconds
+      const connectLinks: Record<string, string> = {}
+      for (const platform of wanted) {
+        const nonce = randomUUID()
+        yield* sql`INSERT INTO connect_states (nonce, customer_id, platform, expires_at)
+          VALUES (${nonce}, ${customerId}, ${platform}, ${new Date(expires * 1000)})`.pipe(Effect.orDie)
+        const state = signState(stateSecret, { n: nonce, c: customerId, p: platform, e: expires })
+        const callback = `${config.baseUrl}/api/integration/callback?state=${encodeURIComponent(state)}`
+        connectLinks[platform] = yield* provider.connectLink(customerId, platform, callback).pipe(
+          Effect.mapError((error) => new Unavailable({ error: `The social provider is unavailable: ${error.message}` }))
+        )
+      }
+      return { connectLinks }
+    })
+
+    const checkState = Effect.fnUntraced(function*(state: string) {
+      const payload = verifyState(stateSecret, state, Math.floor(Date.now() / 1000))
+      if (payload === undefined) return yield* invalidState()
+      const rows = yield* sql`SELECT 1 FROM connect_states
+        WHERE nonce = ${payload.n} AND customer_id = ${payload.c} AND used_at IS NULL AND expires_at > now()`.pipe(Effect.orDie)
+      if (rows.length === 0) return yield* invalidState()
+      return { platform: payload.p }
+    })
+
+    const completeCallback = Effect.fn("Social.completeCallback")(function*(query: Readonly<Record<string, string | undefined>>) {
+      const state = query.state
+      if (state === undefined || state.length === 0) return yield* invalidState()
+      const payload = verifyState(stateSecret, state, Math.floor(Date.now() / 1000))
+      if (payload === undefined || !isSocialPlatform(payload.p)) return yield* invalidState()
+      const platform = payload.p
+      const customerId = payload.c
+      const extra: Record<string, string> = {}
+      for (const [name, value] of Object.entries(query)) if (value !== undefined && name !== "state") extra[name] = value
+      // The provider is asked before the state is spent: an outage leaves the link usable.
+      const accounts = yield* provider.completeConnect(customerId, platform, extra).pipe(
+        Effect.mapError((error) => new Unavailable({ error: `The social provider is unavailable: ${error.message}` }))
+      )
+      yield* Effect.gen(function*() {
+        // Spending the state and connecting commit together: a reused state connects nothing.
+        const spent = yield* sql`UPDATE connect_states SET used_at = now()
+          WHERE nonce = ${payload.n} AND customer_id = ${customerId} AND used_at IS NULL AND expires_at > now()
+          RETURNING nonce`
+        if (spent.length === 0) return yield* invalidState()
+        const connected: ReadonlyArray<ConnectedAccount> = accounts.length > 0 ? accounts : []
+        for (const account of connected) {
+          yield* sql`INSERT INTO social_connections (customer_id, platform, account_name)
+            VALUES (${customerId}, ${account.platform}, ${account.accountName})
+            ON CONFLICT (customer_id, platform) DO UPDATE SET account_name = EXCLUDED.account_name`
+          yield* events.record(customerId, "platform.connected", {
+            platform: account.platform,
+            accountName: account.accountName,
+            provider: provider.name
+          })
+        }
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      return dashboardPath
+    })
+
+    const pastError = () =>
+      new ValidationError({
+        error: "Invalid body.scheduledAt: must not be in the past",
+        details: [{ path: "body.scheduledAt", message: "must not be in the past" }]
+      })
+
+    const dueDate = (scheduledAt: string | undefined, _now: number) =>
+      scheduledAt === undefined ? undefined : new Date(Date.parse(scheduledAt))
+
+    /** The queue row, in the caller's transaction; a fresh row or a reset of an old one. */
+    const enqueue = (customerId: string, contentId: string, platform: string, due: Date | undefined) =>
+      sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
+        VALUES (${contentId}, ${customerId}, ${platform}, 'queued',
+          ${due === undefined ? sql`clock_timestamp()` : sql`${due}`}, ${due === undefined ? sql`clock_timestamp()` : sql`${due}`})
+        ON CONFLICT (content_id) DO UPDATE SET status = 'queued', due_at = EXCLUDED.due_at,
+          next_attempt_at = EXCLUDED.next_attempt_at, attempts = 0, locked_until = NULL, claim_token = NULL, last_error = NULL`
+
+    const publish = Effect.fn("Social.publish")(function*(customerId: string, input: PublishInput, options: PublishOptions = {}) {
+      const now = Date.now()
+      const violation = publishViolation(input.platform, input.body, input.media)
+      if (violation !== undefined) {
+        return yield* new ValidationError({
+          error: `Invalid body.${violation.path}: ${violation.message}`,
+          details: [{ path: `body.${violation.path}`, message: violation.message }]
+        })
+      }
+      const due = dueDate(input.scheduledAt, now)
+      if (due !== undefined && due.getTime() < now) return yield* pastError()
+      if (!(yield* isConnected(customerId, input.platform))) return yield* notConnected(input.platform)
+      return yield* Effect.gen(function*() {
+        if (input.spend !== undefined && input.spend > 0) yield* budget.charge(customerId, "ads", input.spend)
+        const metadata: Record<string, unknown> = { media: input.media ?? [] }
+        if (input.spend !== undefined) metadata.spend = input.spend
+        const piece = yield* content.create(customerId, {
+          type: input.spend === undefined ? "social" : "ad",
+          platform: input.platform,
+          body: input.body,
+          metadata
+        }, { actor: "person", status: "approved", scheduledAt: due, agentId: options.agentId, runId: options.runId })
+        yield* enqueue(customerId, piece.id, input.platform, due)
+        if (due !== undefined && piece.scheduledAt !== null) {
+          yield* events.record(customerId, "content.scheduled", {
+            contentId: piece.id,
+            platform: input.platform,
+            scheduledAt: piece.scheduledAt
+          })
+        }
+        return piece
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    const schedule = Effect.fn("Social.schedule")(function*(customerId: string, contentId: string, scheduledAt?: string) {
+      const now = Date.now()
+      const due = dueDate(scheduledAt, now)
+      if (due !== undefined && due.getTime() < now) return yield* pastError()
+      const piece = yield* content.get(customerId, contentId)
+      if (piece.status !== "approved") {
+        return yield* new InvalidTransition({ error: `Cannot schedule content: it is ${piece.status}, only approved pieces can be published` })
+      }
+      if (!isSocialPlatform(piece.platform)) {
+        return yield* new ValidationError({
+          error: `Content ${contentId} has no social platform (x, linkedin, instagram, facebook, tiktok, pinterest)`
+        })
+      }
+      const platform = piece.platform
+      if (!(yield* isConnected(customerId, platform))) return yield* notConnected(platform)
+      return yield* Effect.gen(function*() {
+        const updated = yield* content.reschedule(customerId, contentId, due ?? null)
+        yield* enqueue(customerId, contentId, platform, due)
+        if (due !== undefined) {
+          yield* events.record(customerId, "content.scheduled", { contentId, platform, scheduledAt: updated.scheduledAt })
+        }
+        return updated
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    const attempts = Effect.fnUntraced(function*(customerId: string, contentId: string) {
+      yield* content.get(customerId, contentId)
+      const rows = yield* sql<AttemptRow>`
+        SELECT id, attempt, provider, status, provider_post_id, error, attempted_at FROM publish_attempts
+        WHERE customer_id = ${customerId} AND content_id = ${contentId}
+        ORDER BY attempted_at, id`.pipe(Effect.orDie)
+      return rows.map((row) => ({
+        id: row.id,
+        attempt: row.attempt,
+        provider: row.provider,
+        status: row.status,
+        providerPostId: row.providerPostId,
+        error: row.error,
+        attemptedAt: new Date(row.attemptedAt).toISOString()
+      }))
+    })
+
+    const published = () => new InvalidTransition({ error: "Content is already published: the move from published to approved is not allowed" })
+
+    const retry = Effect.fn("Social.retry")(function*(customerId: string, contentId: string) {
+      const piece = yield* content.get(customerId, contentId)
+      if (piece.status === "published") return yield* published()
+      return yield* schedule(customerId, contentId).pipe(
+        Effect.catchTag("ValidationError", (error) => Effect.fail(new InvalidTransition({ error: error.error })))
+      )
+    })
+
+    const cancel = Effect.fn("Social.cancel")(function*(customerId: string, contentId: string) {
+      const piece = yield* content.get(customerId, contentId)
+      if (piece.status === "published") return yield* published()
+      return yield* Effect.gen(function*() {
+        const updated = yield* content.reschedule(customerId, contentId, null)
+        // A claim in flight keeps its token: a post it already sent is still recorded as published.
+        yield* sql`UPDATE publish_jobs SET status = 'cancelled'
+          WHERE customer_id = ${customerId} AND content_id = ${contentId} AND status = 'queued'`
+        return updated
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    return Social.of({
+      connections,
+      connect,
+      completeCallback,
+      checkState,
+      stateSecret,
+      publish,
+      schedule,
+      attempts,
+      retry,
+      cancel
+    })
+  }))
+}
+

@@ -1,0 +1,66 @@
+import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { isSocialPlatform, socialPlatforms } from "../../domain/Social.ts"
+import { html } from "../../platform/http/Html.ts"
+import { dashboardChange, invalidField } from "../dashboard/Change.ts"
+import { canChange, csrfField, type DashboardSection, formatDate, statusBadge } from "../dashboard/Dashboard.ts"
+import { Social } from "./Social.ts"
+
+const platformNames: Record<string, string> = {
+  x: "X",
+  linkedin: "LinkedIn",
+  instagram: "Instagram",
+  facebook: "Facebook",
+  tiktok: "TikTok",
+  pinterest: "Pinterest"
+}
+
+/** Each platform (six, a fixed list), connected or not, with a connect button for admins. */
+export const socialSection = (social: Social["Service"]): DashboardSection => ({
+  id: "social",
+  title: "Social accounts",
+  order: 37,
+  render: (context) =>
+    Effect.gen(function*() {
+      const connections = yield* social.connections(context.customer.id)
+      const editable = canChange(context, "admin")
+      return html`<ul class="plain list">${
+        socialPlatforms.map((platform) => {
+          const connection = connections[platform]
+          return html`<li class="row" data-platform="${platform}"><span><span class="item-title">${platformNames[platform]}</span>${
+            connection.connected
+              ? html`<br><span class="muted small">${connection.accountName ?? "Connected account"} · since ${formatDate(connection.connectedAt)}</span>`
+              : ""
+          }</span><span>${statusBadge(connection.connected ? "connected" : "not_connected")}${
+            editable
+              ? html` <form method="post" action="/dashboard/social/connect" class="inline">${csrfField(context)}
+<input type="hidden" name="platform" value="${platform}"><button type="submit" class="secondary">${connection.connected ? "Reconnect" : "Connect"}</button></form>`
+              : ""
+          }</span></li>`
+        })
+      }</ul>`
+    })
+})
+
+/**
+ * The section's form route: POST /dashboard/social/connect (admin) with
+ * `platform`; creates the connect link (Social.connect) and sends the browser
+ * to the provider's consent page (303).
+ */
+export const SocialDashboardRoutes = HttpRouter.use((router) =>
+  Effect.gen(function*() {
+    const change = yield* dashboardChange
+    const social = yield* Social
+    yield* router.add("POST", "/dashboard/social/connect", change("admin", (session, form) =>
+      Effect.gen(function*() {
+        const platform = form.get("platform") ?? ""
+        if (!isSocialPlatform(platform)) {
+          return yield* invalidField("platform", `must be one of ${socialPlatforms.join(", ")}`)
+        }
+        const { connectLinks } = yield* social.connect(session.principal.customerId, [platform])
+        const link = connectLinks[platform]
+        if (link === undefined) return yield* invalidField("platform", "the provider offered no link for it")
+        return HttpServerResponse.redirect(link, { status: 303 })
+      })))
+  })
+)

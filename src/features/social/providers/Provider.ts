@@ -1,0 +1,76 @@
+import { Context, Data, type Effect, type Option } from "effect"
+import type { SocialPlatform } from "../../../domain/Social.ts"
+
+/**
+ * A provider's refusal or outage. `transient` failures are retried with
+ * backoff; others end the publication at once. `cause` is machine-readable
+ * (e.g. `provider_unavailable`, `provider_rejected`, `not_connected`).
+ */
+export class ProviderError extends Data.TaggedError("ProviderError")<{
+  readonly transient: boolean
+  readonly cause: string
+  readonly message: string
+}> {}
+
+export interface ConnectedAccount {
+  readonly platform: SocialPlatform
+  readonly accountName: string | null
+}
+
+export interface OutgoingPost {
+  readonly customerId: string
+  readonly contentId: string
+  readonly platform: SocialPlatform
+  readonly body: string
+  readonly media: ReadonlyArray<string>
+  /** Hand the post to the provider's own scheduler for this instant (ISO 8601, UTC). */
+  readonly scheduleAt?: string | undefined
+}
+
+export interface PublishedPost {
+  readonly providerPostId: string
+  /** The post's public address. */
+  readonly url: string
+}
+
+export interface PostMetrics {
+  readonly impressions: number
+  readonly engagements: number
+}
+
+/**
+ * One social publishing backend: the sandbox (default) or Ayrshare. Every
+ * method answers for one customer; `findPost` is how the publisher reconciles
+ * before a retry, so a post sent but not recorded is never sent twice.
+ */
+export class SocialProvider extends Context.Service<SocialProvider, {
+  readonly name: "sandbox" | "ayrshare"
+  /** Where the person goes to connect `platform`; the flow ends at `callbackUrl`. */
+  readonly connectLink: (
+    customerId: string,
+    platform: SocialPlatform,
+    callbackUrl: string
+  ) => Effect.Effect<string, ProviderError>
+  /** The accounts the callback connected (the query the provider sent back). */
+  readonly completeConnect: (
+    customerId: string,
+    platform: SocialPlatform,
+    query: Readonly<Record<string, string>>
+  ) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError>
+  /** The customer's active accounts at the provider. */
+  readonly accounts: (customerId: string) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError>
+  readonly publish: (post: OutgoingPost) => Effect.Effect<PublishedPost, ProviderError>
+  /** A post this service already sent for the piece, if the provider has one. */
+  readonly findPost: (
+    customerId: string,
+    contentId: string,
+    platform: SocialPlatform
+  ) => Effect.Effect<Option.Option<PublishedPost>, ProviderError>
+  readonly remove: (customerId: string, providerPostId: string) => Effect.Effect<void, ProviderError>
+  /** Figures the provider reports; none (sandbox) is `Option.none()`, never zeros made up. */
+  readonly metrics: (
+    customerId: string,
+    providerPostId: string,
+    platform: SocialPlatform
+  ) => Effect.Effect<Option.Option<PostMetrics>, ProviderError>
+}>()("herald/features/SocialProvider") {}

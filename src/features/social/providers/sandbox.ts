@@ -1,0 +1,77 @@
+import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { randomUUID } from "node:crypto"
+import { AppConfig } from "../../../Config.ts"
+import type { SocialPlatform } from "../../../domain/Social.ts"
+import { type ConnectedAccount, type OutgoingPost, ProviderError, SocialProvider } from "./Provider.ts"
+
+const unavailable = (error: unknown) =>
+  new ProviderError({ transient: true, cause: "provider_unavailable", message: `sandbox store failed: ${String(error)}` })
+
+/**
+ * The local provider: the connect link is this service's own consent page,
+ * a post is stored and shown at `/p/{contentId}`. Works with no account
+ * anywhere; reports no metrics.
+ */
+export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const config = yield* AppConfig
+  const permalink = (contentId: string) => `${config.baseUrl}/p/${encodeURIComponent(contentId)}`
+
+  const connectLink = (_customerId: string, _platform: SocialPlatform, callbackUrl: string) => {
+    const state = new URL(callbackUrl).searchParams.get("state") ?? ""
+    return Effect.succeed(`${config.baseUrl}/connect/sandbox?state=${encodeURIComponent(state)}`)
+  }
+
+  const completeConnect = (_customerId: string, platform: SocialPlatform, query: Readonly<Record<string, string>>) => {
+    const given = query.account?.trim() ?? ""
+    const accountName = given.length > 0 && given.length <= 100 ? given : `${platform} sandbox account`
+    return Effect.succeed<ReadonlyArray<ConnectedAccount>>([{ platform, accountName }])
+  }
+
+  const accounts = (customerId: string) =>
+    sql<{ platform: SocialPlatform; accountName: string | null }>`
+      SELECT platform, account_name FROM social_connections WHERE customer_id = ${customerId}`.pipe(
+      Effect.mapError(unavailable)
+    )
+
+  // Keyed by the piece: a second send of the same piece finds the first.
+  const publish = (post: OutgoingPost) =>
+    sql<{ providerPostId: string }>`
+      INSERT INTO sandbox_posts (content_id, customer_id, platform, body, media, provider_post_id)
+      VALUES (${post.contentId}, ${post.customerId}, ${post.platform}, ${post.body}, ${JSON.stringify(post.media)}::jsonb,
+        ${`sbx_${randomUUID().replaceAll("-", "")}`})
+      ON CONFLICT (content_id) DO UPDATE SET content_id = EXCLUDED.content_id
+      RETURNING provider_post_id`.pipe(
+      Effect.map((rows) => ({ providerPostId: rows[0].providerPostId, url: permalink(post.contentId) })),
+      Effect.mapError(unavailable)
+    )
+
+  const findPost = (customerId: string, contentId: string, _platform: SocialPlatform) =>
+    sql<{ providerPostId: string }>`
+      SELECT provider_post_id FROM sandbox_posts WHERE customer_id = ${customerId} AND content_id = ${contentId}`.pipe(
+      Effect.map((rows) =>
+        rows.length === 0
+          ? Option.none()
+          : Option.some({ providerPostId: rows[0].providerPostId, url: permalink(contentId) })
+      ),
+      Effect.mapError(unavailable)
+    )
+
+  const remove = (customerId: string, providerPostId: string) =>
+    sql`DELETE FROM sandbox_posts WHERE customer_id = ${customerId} AND provider_post_id = ${providerPostId}`.pipe(
+      Effect.asVoid,
+      Effect.mapError(unavailable)
+    )
+
+  return SocialProvider.of({
+    name: "sandbox",
+    connectLink,
+    completeConnect,
+    accounts,
+    publish,
+    findPost,
+    remove,
+    metrics: () => Effect.succeed(Option.none())
+  })
+}))

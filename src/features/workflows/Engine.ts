@@ -1,0 +1,49 @@
+import { Effect, Layer, Option, Redacted } from "effect"
+import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
+import { Digest } from "effect/crypto"
+import { hostname } from "node:os"
+import { AppConfig, type AppConfigShape } from "../../Config.ts"
+import { dedicatedPostgresPool } from "../../platform/Database.ts"
+
+/** Whether the configured database is the embedded PGlite (one process, one connection). */
+export const isEmbedded = (databaseUrl: Option.Option<Redacted.Redacted<string>>) =>
+  Option.isNone(databaseUrl) || Redacted.value(databaseUrl.value).startsWith("pglite:")
+
+/**
+ * The durable workflow engine: effect/workflow on effect/cluster with its
+ * messages in our database (tables cluster_*). On PostgreSQL the runners are
+ * kept in SQL too, each process under its own address, so several processes
+ * share the shards; on the embedded PGlite (one process, one connection, on
+ * which the SQL runner storage's reserved lock connection would hang) the
+ * runner is kept in memory. Stored messages are polled every
+ * WORKFLOW_POLL_INTERVAL_MS (default 1 s), which bounds how late a timer or a
+ * message from another process is picked up.
+ */
+const ownPool = <A, E, R>(runner: Layer.Layer<A, E, R>, config: AppConfigShape) =>
+  runner.pipe(Layer.provide(dedicatedPostgresPool(3)), Layer.provide(Layer.succeed(AppConfig, config)))
+
+export const WorkflowEngineLive = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const embedded = isEmbedded(config.databaseUrl)
+  const address = Option.match(config.workflowRunnerAddress, {
+    onNone: () => RunnerAddress.make(hostname(), config.port === 0 ? process.pid : config.port),
+    onSome: (text) => {
+      const at = text.lastIndexOf(":")
+      return RunnerAddress.make(text.slice(0, at), Number(text.slice(at + 1)))
+    }
+  })
+  const storage = Option.getOrElse(config.workflowRunnerStorage, () => embedded ? "memory" as const : "sql" as const)
+  const runner = SingleRunner.layer({
+    runnerStorage: storage,
+    shardingConfig: {
+      runnerAddress: Option.some(address),
+      entityMessagePollInterval: `${config.workflowPollIntervalMs} millis`
+    }
+  })
+  return ClusterWorkflowEngine.layer.pipe(
+    // The SQL runner storage gets a pool of its own: it reserves a connection
+    // for its locks, which must not be one of the app's.
+    Layer.provideMerge(storage === "sql" ? ownPool(runner, config) : runner),
+    Layer.provide(Digest.layerWebCrypto)
+  )
+}))

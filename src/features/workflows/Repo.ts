@@ -1,0 +1,165 @@
+import { Context, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { catalogIds, type RunStatus, type RunStep, type Workflow, type WorkflowRun } from "../../domain/Workflows.ts"
+
+export interface WorkflowRow {
+  readonly customerId: string
+  readonly id: string
+  readonly name: string
+  readonly description: string
+  readonly enabled: boolean
+  readonly schedule: string | null
+  readonly timezone: string
+  readonly config: unknown
+  readonly nextRunAt: Date | null
+}
+
+export interface RunRow {
+  readonly id: string
+  readonly customerId: string
+  readonly workflowId: string
+  readonly status: RunStatus
+  readonly triggeredBy: string
+  readonly input: unknown
+  readonly output: unknown
+  readonly error: string | null
+  readonly waitingFor: string | null
+  readonly createdAt: Date
+  readonly startedAt: Date | null
+  readonly completedAt: Date | null
+}
+
+interface StepRow {
+  readonly name: string
+  readonly status: RunStep["status"]
+  readonly startedAt: Date
+  readonly completedAt: Date | null
+  readonly error: string | null
+  readonly detail: unknown
+}
+
+const json = (value: unknown): Record<string, unknown> =>
+  (typeof value === "string" ? JSON.parse(value) : value) as Record<string, unknown>
+
+const iso = (date: Date | null) => date === null ? null : new Date(date).toISOString()
+
+export const toWorkflow = (row: WorkflowRow): Workflow => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  enabled: row.enabled,
+  schedule: row.schedule,
+  timezone: row.timezone,
+  config: json(row.config),
+  nextRunAt: iso(row.nextRunAt)
+})
+
+export const toRun = (row: RunRow): WorkflowRun => ({
+  runId: row.id,
+  workflow: row.workflowId,
+  status: row.status,
+  startedAt: new Date(row.startedAt ?? row.createdAt).toISOString(),
+  completedAt: iso(row.completedAt),
+  error: row.error
+})
+
+export const toStep = (row: StepRow): RunStep => ({
+  name: row.name,
+  status: row.status,
+  startedAt: new Date(row.startedAt).toISOString(),
+  completedAt: iso(row.completedAt),
+  error: row.error,
+  detail: row.detail === null ? null : json(row.detail)
+})
+
+const catalogOrder = `ARRAY[${catalogIds.map((id) => `'${id}'`).join(", ")}]::text[]`
+
+const workflowColumns = "customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at"
+const runColumns = "id, customer_id, workflow_id, status, triggered_by, input, output, error, waiting_for, created_at, started_at, completed_at"
+
+/** The workflows feature's tables. Every method dies on a database failure (answered 503 by the HTTP core). */
+export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
+  readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<WorkflowRow>>
+  readonly find: (customerId: string, id: string) => Effect.Effect<Option.Option<WorkflowRow>>
+  readonly save: (row: WorkflowRow) => Effect.Effect<WorkflowRow>
+  readonly due: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<WorkflowRow>>
+  /**
+   * Moves a due tick (at or before `now`) on to `next`; true for the one
+   * process that wins it (a concurrent claimer waits on the row lock, then
+   * finds the tick no longer due).
+   */
+  readonly claimTick: (row: WorkflowRow, now: Date, next: Date | null) => Effect.Effect<boolean>
+  readonly insertRun: (run: {
+    readonly id: string
+    readonly customerId: string
+    readonly workflowId: string
+    readonly triggeredBy: string
+    readonly input: Record<string, unknown>
+    readonly executionId: string
+  }) => Effect.Effect<RunRow>
+  readonly findRun: (customerId: string, runId: string, forUpdate?: boolean) => Effect.Effect<Option.Option<RunRow>>
+  readonly runById: (runId: string) => Effect.Effect<Option.Option<RunRow>>
+  readonly listRuns: (customerId: string, query: {
+    readonly workflow?: string | undefined
+    readonly status?: RunStatus | undefined
+    readonly limit: number
+  }) => Effect.Effect<ReadonlyArray<RunRow>>
+  readonly steps: (runId: string) => Effect.Effect<ReadonlyArray<RunStep>>
+}>()("herald/features/workflows/Repo") {
+  static readonly layer = Layer.effect(WorkflowsRepo, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const wcols = sql.literal(workflowColumns)
+    const rcols = sql.literal(runColumns)
+
+    return WorkflowsRepo.of({
+      list: (customerId) =>
+        sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE customer_id = ${customerId}
+          ORDER BY created_at, array_position(${sql.literal(catalogOrder)}, id) NULLS LAST, id`.pipe(
+          Effect.orDie
+        ),
+      find: (customerId, id) =>
+        sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE customer_id = ${customerId} AND id = ${id}`.pipe(
+          Effect.map((rows) => Option.fromNullishOr(rows[0])),
+          Effect.orDie
+        ),
+      save: (row) =>
+        sql<WorkflowRow>`UPDATE workflows SET name = ${row.name}, description = ${row.description}, enabled = ${row.enabled},
+            schedule = ${row.schedule}, timezone = ${row.timezone}, config = ${JSON.stringify(row.config)}::jsonb,
+            next_run_at = ${row.nextRunAt}, updated_at = now()
+          WHERE customer_id = ${row.customerId} AND id = ${row.id}
+          RETURNING ${wcols}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
+      due: (now, limit) =>
+        // A suspended or cancelled account's schedules do not fire (its tick waits until it is active again).
+        sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE next_run_at IS NOT NULL AND next_run_at <= ${now} AND enabled
+            AND EXISTS (SELECT 1 FROM customers c WHERE c.id = workflows.customer_id AND c.status IN ('onboarding', 'active'))
+          ORDER BY next_run_at LIMIT ${limit}`.pipe(Effect.orDie),
+      claimTick: (row, now, next) =>
+        sql`UPDATE workflows SET next_run_at = ${next}
+          WHERE customer_id = ${row.customerId} AND id = ${row.id} AND enabled AND next_run_at <= ${now}
+          RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
+      insertRun: (run) =>
+        sql<RunRow>`INSERT INTO workflow_runs (id, customer_id, workflow_id, status, triggered_by, input, execution_id)
+          VALUES (${run.id}, ${run.customerId}, ${run.workflowId}, 'pending', ${run.triggeredBy}, ${JSON.stringify(run.input)}::jsonb, ${run.executionId})
+          RETURNING ${rcols}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
+      findRun: (customerId, runId, forUpdate = false) =>
+        sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE customer_id = ${customerId} AND id = ${runId}
+          ${forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(
+          Effect.map((rows) => Option.fromNullishOr(rows[0])),
+          Effect.orDie
+        ),
+      runById: (runId) =>
+        sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE id = ${runId}`.pipe(
+          Effect.map((rows) => Option.fromNullishOr(rows[0])),
+          Effect.orDie
+        ),
+      listRuns: (customerId, query) =>
+        sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE customer_id = ${customerId}
+          ${query.workflow === undefined ? sql`` : sql`AND workflow_id = ${query.workflow}`}
+          ${query.status === undefined ? sql`` : sql`AND status = ${query.status}`}
+          ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(Effect.orDie),
+      steps: (runId) =>
+        sql<StepRow>`SELECT name, status, started_at, completed_at, error, detail FROM workflow_steps
+          WHERE run_id = ${runId} ORDER BY position, started_at`.pipe(Effect.map((rows) => rows.map(toStep)), Effect.orDie)
+    })
+  }))
+}

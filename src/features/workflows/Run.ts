@@ -1,0 +1,176 @@
+import { Effect, Exit, Layer, Option, Schema } from "effect"
+import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
+import { SqlClient } from "effect/sql"
+import { AppConfig } from "../../Config.ts"
+import { isCatalogId } from "../../domain/Workflows.ts"
+import { RunLifecycle } from "./Lifecycle.ts"
+import { type RunContext, type StepDefinition, type StepOutcome, StepOutcomeSchema, StepProblem, WorkflowSteps } from "./Steps.ts"
+
+/**
+ * Every catalog run is one execution of this durable workflow, keyed by the
+ * run id. Its steps are activities: a completed step's result is stored by
+ * the engine and read back on replay after a crash, never executed again.
+ */
+export const HeraldRun = Workflow.make("HeraldRun", {
+  payload: { runId: Schema.String, customerId: Schema.String, workflowId: Schema.String },
+  idempotencyKey: (payload) => payload.runId
+})
+
+/** Resolved (by the approval watcher) when none of a suspended run's pieces awaits review any more. */
+export const ApprovalReviewed = DurableDeferred.make("approval-reviewed")
+
+const Counts = Schema.Struct({ pending: Schema.Number, rejected: Schema.Number, approved: Schema.Number })
+const Started = Schema.Struct({ alive: Schema.Boolean, options: Schema.Record(Schema.String, Schema.Unknown) })
+
+const asRecord = (value: unknown): Record<string, unknown> => {
+  const parsed = typeof value === "string" ? JSON.parse(value) : value
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
+}
+
+export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) {
+  const sql = yield* SqlClient.SqlClient
+  const lifecycle = yield* RunLifecycle
+  const steps = yield* WorkflowSteps
+  const config = yield* AppConfig
+  const { runId, customerId } = payload
+
+  const recordStepStart = (name: string, position: number) =>
+    sql`INSERT INTO workflow_steps (run_id, name, position, status) VALUES (${runId}, ${name}, ${position}, 'running')
+      ON CONFLICT (run_id, name) DO UPDATE SET status = 'running', attempts = workflow_steps.attempts + 1,
+        started_at = clock_timestamp(), completed_at = NULL, error = NULL`.pipe(Effect.orDie)
+
+  const recordStepEnd = (name: string, status: "succeeded" | "skipped" | "failed", detail: Record<string, unknown> | null, error: string | null) =>
+    sql`UPDATE workflow_steps SET status = ${status}, completed_at = clock_timestamp(), error = ${error},
+      detail = ${detail === null ? null : JSON.stringify(detail)}::jsonb WHERE run_id = ${runId} AND name = ${name}`.pipe(Effect.orDie)
+
+  const started = yield* Activity.make({
+    name: "start",
+    success: Started,
+    execute: Effect.gen(function*() {
+      const row = yield* lifecycle.start(runId)
+      if (Option.isNone(row)) return { alive: false, options: {} }
+      const [workflow] = yield* sql<{ config: unknown }>`SELECT config FROM workflows
+        WHERE customer_id = ${customerId} AND id = ${row.value.workflowId}`.pipe(Effect.orDie)
+      return { alive: true, options: { ...asRecord(workflow?.config), ...asRecord(row.value.input) } }
+    })
+  })
+  if (!started.alive || !isCatalogId(payload.workflowId)) {
+    if (started.alive) {
+      yield* Activity.make({ name: "fail", execute: Effect.asVoid(lifecycle.fail(runId, `unknown workflow ${payload.workflowId}`)) })
+    }
+    return
+  }
+  const ctx: RunContext = { runId, customerId, workflowId: payload.workflowId, options: started.options }
+
+  /** One attempt of a step as an activity; its outcome or problem is stored by the engine. */
+  const attempt = (step: StepDefinition, position: number, n: number) =>
+    Activity.make({
+      name: `${step.name}#${n}`,
+      success: StepOutcomeSchema,
+      error: StepProblem,
+      execute: Effect.gen(function*() {
+        if (yield* lifecycle.isEnded(runId)) return yield* new StepProblem({ message: "cancelled", budget: false })
+        yield* recordStepStart(step.name, position)
+        const exit = yield* Effect.exit(step.run(ctx))
+        if (Exit.isSuccess(exit)) {
+          yield* recordStepEnd(step.name, exit.value.status, exit.value.detail, null)
+          return exit.value
+        }
+        const problem = Exit.findErrorOption(exit)
+        const message = Option.isSome(problem) ? problem.value.message : "the step failed unexpectedly"
+        yield* recordStepEnd(step.name, "failed", null, message)
+        if (Option.isSome(problem)) return yield* problem.value
+        return yield* new StepProblem({ message, budget: false })
+      })
+    })
+
+  /**
+   * Runs a step; over budget the run suspends (once, with the reason), waits
+   * durably, and tries again while suspended; it resumes when an attempt gets
+   * past the budget.
+   */
+  const runStep = (step: StepDefinition, position: number) =>
+    Effect.gen(function*() {
+      for (let n = 0;; n++) {
+        const result = yield* Effect.exit(attempt(step, position, n))
+        const problem = Exit.isFailure(result) ? Exit.findErrorOption(result) : Option.none<StepProblem>()
+        const overBudget = Option.isSome(problem) && problem.value.budget
+        if (n > 0 && !overBudget) {
+          yield* Activity.make({ name: `resume-budget-${step.name}`, execute: lifecycle.resume(runId) })
+        }
+        if (Exit.isSuccess(result)) return Option.some(result.value as StepOutcome)
+        if (!overBudget) {
+          const message = Option.isSome(problem) ? problem.value.message : "the step failed unexpectedly"
+          yield* Activity.make({ name: `fail-${step.name}`, execute: Effect.asVoid(lifecycle.fail(runId, `${step.name}: ${message}`)) })
+          return Option.none<StepOutcome>()
+        }
+        if (n === 0) {
+          yield* Activity.make({
+            name: `suspend-budget-${step.name}`,
+            execute: lifecycle.suspend(runId, "budget", Option.isSome(problem) ? problem.value.message : "budget")
+          })
+        }
+        yield* DurableClock.sleep({ name: `budget-wait-${step.name}#${n}`, duration: `${config.workflowBudgetRetrySeconds} seconds` })
+      }
+    })
+
+  const countPieces = sql<{ status: string; n: number }>`SELECT status, count(*)::int AS n FROM content
+    WHERE customer_id = ${customerId} AND run_id = ${runId} GROUP BY status`.pipe(
+    Effect.map((rows) => {
+      const of = (...statuses: Array<string>) => rows.filter((r) => statuses.includes(r.status)).reduce((s, r) => s + r.n, 0)
+      return { pending: of("draft", "pending_approval"), rejected: of("rejected"), approved: of("approved", "published") }
+    }),
+    Effect.orDie
+  )
+
+  /** Suspends while the run's pieces await review; a rejected piece ends the run. */
+  const awaitApproval = (position: number) =>
+    Effect.gen(function*() {
+      const before = yield* Activity.make({
+        name: "await-approval:check",
+        success: Counts,
+        execute: Effect.andThen(recordStepStart("await-approval", position), countPieces)
+      })
+      let counts = before
+      if (before.rejected === 0 && before.pending > 0) {
+        yield* Activity.make({
+          name: "await-approval:suspend",
+          execute: lifecycle.suspend(runId, "approval", `${before.pending} piece(s) await approval`)
+        })
+        yield* DurableDeferred.await(ApprovalReviewed)
+        counts = yield* Activity.make({
+          name: "await-approval:resume",
+          success: Counts,
+          execute: Effect.andThen(lifecycle.resume(runId), countPieces)
+        })
+      }
+      const rejected = counts.rejected > 0
+      yield* Activity.make({
+        name: "await-approval:end",
+        execute: Effect.gen(function*() {
+          yield* recordStepEnd("await-approval", rejected ? "failed" : "succeeded", { ...counts }, rejected ? `${counts.rejected} piece(s) rejected in review` : null)
+          if (rejected) yield* lifecycle.fail(runId, `rejected in review: ${counts.rejected} piece(s) rejected`)
+        })
+      })
+      return !rejected
+    })
+
+  const plan = steps.plan(ctx.workflowId)
+  const outputs: Record<string, unknown> = {}
+  for (const [position, step] of plan.entries()) {
+    if (step.name === "await-approval") {
+      if (!(yield* awaitApproval(position))) return
+      outputs[step.name] = { status: "succeeded" }
+      continue
+    }
+    const outcome = yield* runStep(step, position)
+    if (Option.isNone(outcome)) return
+    outputs[step.name] = outcome.value
+  }
+  yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { steps: outputs }) })
+}))
+
+/** The run's workflow registered on the engine, with the services its steps use. */
+export const HeraldRunLayer = HeraldRunLive.pipe(
+  Layer.provide(Layer.mergeAll(WorkflowSteps.layer, RunLifecycle.layer))
+)

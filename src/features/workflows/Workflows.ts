@@ -1,0 +1,327 @@
+import { Clock, Context, Effect, Layer, Option, Schedule } from "effect"
+import { SqlClient } from "effect/sql"
+import { DurableDeferred, WorkflowEngine } from "effect/workflow"
+import { randomUUID } from "node:crypto"
+import { hostname } from "node:os"
+import { AppConfig } from "../../Config.ts"
+import { nextFire } from "../../domain/Cron.ts"
+import { Conflict, NotFound } from "../../domain/Errors.ts"
+import { catalogIds, type RunStatus, type Workflow, type WorkflowRun, type WorkflowRunDetail, type WorkflowUpdate } from "../../domain/Workflows.ts"
+import { Events } from "../../platform/Events.ts"
+import { WorkflowEngineLive } from "./Engine.ts"
+import { RunLifecycle } from "./Lifecycle.ts"
+import { type RunRow, toRun, toWorkflow, type WorkflowRow, WorkflowsRepo } from "./Repo.ts"
+import { ApprovalReviewed, HeraldRun, HeraldRunLayer } from "./Run.ts"
+
+/** What started a run: a person (REST), cron, the orchestrator, or an agent (an MCP or chat tool call). */
+export type Trigger = "manual" | "cron" | "orchestrator" | "agent"
+
+export interface RunQuery {
+  readonly workflow?: string | undefined
+  readonly status?: RunStatus | undefined
+  readonly limit: number
+}
+
+export interface Registrations {
+  /** The workflow ids a run may be started for. */
+  readonly workflows: ReadonlyArray<string>
+  /** The durable workflows registered on the engine (every catalog run is one HeraldRun execution). */
+  readonly engineWorkflows: ReadonlyArray<string>
+  readonly schedules: ReadonlyArray<{
+    readonly customerId: string
+    readonly workflow: string
+    readonly schedule: string
+    readonly timezone: string
+    readonly nextRunAt: string
+  }>
+  readonly runners: ReadonlyArray<{ readonly address: string; readonly healthy: boolean; readonly lastHeartbeat: string | null }>
+}
+
+const workflowNotFound = () => new NotFound({ error: "Workflow not found" })
+const runNotFound = () => new NotFound({ error: "Run not found" })
+
+/** The next tick of a workflow from `now`: null when disabled or unscheduled. */
+export const nextRunFor = (row: Pick<WorkflowRow, "enabled" | "schedule" | "timezone">, now: Date): Date | null =>
+  row.enabled && row.schedule !== null ? nextFire(row.schedule, row.timezone, now) ?? null : null
+
+/**
+ * Each customer's workflows and their runs: configuration, schedules (cron in
+ * the workflow's time zone, one tick fired once however many processes run),
+ * starting runs on the durable engine, reading and cancelling them.
+ */
+export class Workflows extends Context.Service<Workflows, {
+  readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<Workflow>>
+  readonly update: (customerId: string, workflowId: string, patch: WorkflowUpdate) => Effect.Effect<Workflow, NotFound>
+  readonly toggle: (customerId: string, workflowId: string, enabled: boolean) => Effect.Effect<Workflow, NotFound>
+  readonly start: (
+    customerId: string,
+    workflowId: string,
+    input: Record<string, unknown>,
+    trigger: Trigger
+  ) => Effect.Effect<WorkflowRun, NotFound>
+  readonly listRuns: (customerId: string, query: RunQuery) => Effect.Effect<ReadonlyArray<WorkflowRun>>
+  readonly getRun: (customerId: string, runId: string) => Effect.Effect<WorkflowRunDetail, NotFound>
+  readonly cancel: (customerId: string, runId: string) => Effect.Effect<WorkflowRun, NotFound | Conflict>
+  /** Recomputes every enabled schedule's next tick from now (the orchestrator's PUT). */
+  readonly resync: Effect.Effect<number>
+  readonly registrations: Effect.Effect<Registrations>
+}>()("herald/features/Workflows") {
+  static readonly layer = Layer.effect(Workflows, Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const repo = yield* WorkflowsRepo
+    const engine = yield* WorkflowEngine.WorkflowEngine
+    const lifecycle = yield* RunLifecycle
+    const events = yield* Events
+    const config = yield* AppConfig
+
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
+
+    const find = (customerId: string, workflowId: string) =>
+      Effect.flatMap(repo.find(customerId, workflowId), Option.match({
+        onNone: () => Effect.fail(workflowNotFound()),
+        onSome: Effect.succeed
+      }))
+
+    const save = (row: WorkflowRow, change: Record<string, unknown>) =>
+      Effect.gen(function*() {
+        const next = { ...row, nextRunAt: nextRunFor(row, yield* now) }
+        const saved = yield* repo.save(next).pipe(
+          Effect.tap((s) => events.record(s.customerId, "workflow.updated", { workflow: s.id, ...change })),
+          sql.withTransaction,
+          Effect.orDie
+        )
+        return toWorkflow(saved)
+      })
+
+    const list = (customerId: string) => Effect.map(repo.list(customerId), (rows) => rows.map(toWorkflow))
+
+    const update = Effect.fn("Workflows.update")(function*(customerId: string, workflowId: string, patch: WorkflowUpdate) {
+      const row = yield* find(customerId, workflowId)
+      return yield* save({
+        ...row,
+        ...(patch.name === undefined ? {} : { name: patch.name }),
+        ...(patch.description === undefined ? {} : { description: patch.description }),
+        ...(patch.schedule === undefined ? {} : { schedule: patch.schedule?.trim().replace(/\s+/g, " ") ?? null }),
+        ...(patch.timezone === undefined ? {} : { timezone: patch.timezone }),
+        ...(patch.config === undefined ? {} : { config: patch.config })
+      }, { changed: Object.keys(patch) })
+    })
+
+    const toggle = Effect.fn("Workflows.toggle")(function*(customerId: string, workflowId: string, enabled: boolean) {
+      const row = yield* find(customerId, workflowId)
+      return yield* save({ ...row, enabled }, { enabled })
+    })
+
+    const executionIdOf = (row: Pick<RunRow, "id" | "customerId" | "workflowId">) =>
+      HeraldRun.executionId({ runId: row.id, customerId: row.customerId, workflowId: row.workflowId })
+
+    const insertRun = (customerId: string, workflowId: string, input: Record<string, unknown>, trigger: Trigger) =>
+      Effect.gen(function*() {
+        const id = `run_${randomUUID().replaceAll("-", "")}`
+        const executionId = yield* executionIdOf({ id, customerId, workflowId })
+        return yield* repo.insertRun({ id, customerId, workflowId, triggeredBy: trigger, input, executionId })
+      })
+
+    const dispatch = (row: RunRow) =>
+      Effect.gen(function*() {
+        const executionId = yield* executionIdOf(row)
+        yield* engine.execute(HeraldRun, {
+          executionId,
+          payload: { runId: row.id, customerId: row.customerId, workflowId: row.workflowId },
+          discard: true
+        })
+      })
+
+    const start = Effect.fn("Workflows.start")(
+      function*(customerId: string, workflowId: string, input: Record<string, unknown>, trigger: Trigger) {
+        yield* find(customerId, workflowId)
+        const row = yield* insertRun(customerId, workflowId, input, trigger)
+        yield* dispatch(row)
+        return toRun(row)
+      }
+    )
+
+    const listRuns = (customerId: string, query: RunQuery) =>
+      Effect.map(repo.listRuns(customerId, query), (rows) => rows.map(toRun))
+
+    const getRun = Effect.fn("Workflows.getRun")(function*(customerId: string, runId: string) {
+      const found = yield* repo.findRun(customerId, runId)
+      if (Option.isNone(found)) return yield* runNotFound()
+      const steps = yield* repo.steps(runId)
+      const output = found.value.output
+      return {
+        ...toRun(found.value),
+        steps,
+        output: output === null ? null : (typeof output === "string" ? JSON.parse(output) : output) as Record<string, unknown>
+      }
+    })
+
+    const cancel = Effect.fn("Workflows.cancel")(function*(customerId: string, runId: string) {
+      const found = yield* repo.findRun(customerId, runId)
+      if (Option.isNone(found)) return yield* runNotFound()
+      const cancelled = yield* lifecycle.fail(runId, "cancelled")
+      if (!cancelled) return yield* new Conflict({ error: `The run has already ended (${found.value.status})` })
+      const executionId = yield* executionIdOf(found.value)
+      // The run is failed in our table first: a step that still runs finds it ended and stops.
+      yield* engine.interrupt(HeraldRun, executionId).pipe(
+        Effect.timeout("5 seconds"),
+        Effect.catchCause((cause) => Effect.logWarning("interrupting a cancelled run failed", cause))
+      )
+      const after = yield* repo.findRun(customerId, runId)
+      return toRun(Option.getOrElse(after, () => found.value))
+    })
+
+    const resync = Effect.gen(function*() {
+      const at = yield* now
+      const rows = yield* sql<WorkflowRow>`SELECT customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at
+        FROM workflows WHERE enabled AND schedule IS NOT NULL`.pipe(Effect.orDie)
+      let changed = 0
+      for (const row of rows) {
+        const next = nextRunFor(row, at)
+        // A tick already due stays due (it fires once); others move to the schedule's next time.
+        if (row.nextRunAt !== null && new Date(row.nextRunAt) <= at) continue
+        if (next?.getTime() !== (row.nextRunAt === null ? undefined : new Date(row.nextRunAt).getTime())) {
+          yield* sql`UPDATE workflows SET next_run_at = ${next} WHERE customer_id = ${row.customerId} AND id = ${row.id}`.pipe(Effect.orDie)
+          changed++
+        }
+      }
+      yield* sql`UPDATE workflows SET next_run_at = NULL WHERE next_run_at IS NOT NULL AND (NOT enabled OR schedule IS NULL)`.pipe(Effect.orDie)
+      return changed
+    })
+
+    const registrations = Effect.gen(function*() {
+      const rows = yield* sql<WorkflowRow>`SELECT customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at
+        FROM workflows WHERE next_run_at IS NOT NULL ORDER BY next_run_at LIMIT 1000`.pipe(Effect.orDie)
+      const runners = yield* sql<{ address: string; healthy: boolean; lastHeartbeat: Date | null }>`
+        SELECT address, healthy, last_heartbeat FROM cluster_runners ORDER BY address`.pipe(
+        Effect.catch(() => Effect.succeed([])),
+        Effect.map((found) =>
+          found.length > 0
+            ? found.map((r) => ({ address: r.address, healthy: Boolean(r.healthy), lastHeartbeat: r.lastHeartbeat === null ? null : new Date(r.lastHeartbeat).toISOString() }))
+            : [{
+              address: Option.getOrElse(config.workflowRunnerAddress, () => `${hostname()}:${config.port}`),
+              healthy: true,
+              lastHeartbeat: null
+            }]
+        )
+      )
+      return {
+        workflows: [...catalogIds],
+        engineWorkflows: [HeraldRun._tag],
+        schedules: rows.map((r) => ({
+          customerId: r.customerId,
+          workflow: r.id,
+          schedule: r.schedule ?? "",
+          timezone: r.timezone,
+          nextRunAt: new Date(r.nextRunAt!).toISOString()
+        })),
+        runners
+      }
+    })
+
+    return Workflows.of({ list, update, toggle, start, listRuns, getRun, cancel, resync, registrations })
+  }))
+}
+
+/**
+ * Background work of the workflows feature, every WORKFLOW_POLL_INTERVAL_MS:
+ * fires due cron ticks (claimed by compare-and-set, so once across processes;
+ * a tick missed while no process ran fires once, the next computed from now),
+ * resumes runs whose pieces have all been reviewed, dispatches runs left
+ * pending by a crash between insert and dispatch, and (hourly) sweeps the
+ * engine's stored messages of runs ended longer ago than WORKFLOW_RETENTION_HOURS.
+ */
+const Background = Layer.effectDiscard(Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const repo = yield* WorkflowsRepo
+  const engine = yield* WorkflowEngine.WorkflowEngine
+  const config = yield* AppConfig
+
+  const fireDue = Effect.gen(function*() {
+    const at = new Date(yield* Clock.currentTimeMillis)
+    const due = yield* repo.due(at, 100)
+    for (const row of due) {
+      const next = nextRunFor(row, at)
+      const run = yield* Effect.gen(function*() {
+        if (!(yield* repo.claimTick(row, at, next))) return Option.none<RunRow>()
+        const id = `run_${randomUUID().replaceAll("-", "")}`
+        const executionId = yield* HeraldRun.executionId({ runId: id, customerId: row.customerId, workflowId: row.id })
+        return Option.some(yield* repo.insertRun({ id, customerId: row.customerId, workflowId: row.id, triggeredBy: "cron", input: {}, executionId }))
+      }).pipe(sql.withTransaction, Effect.orDie)
+      if (Option.isSome(run)) yield* dispatchRow(run.value)
+    }
+  })
+
+  const dispatchRow = (row: RunRow) =>
+    Effect.gen(function*() {
+      const executionId = yield* HeraldRun.executionId({ runId: row.id, customerId: row.customerId, workflowId: row.workflowId })
+      yield* engine.execute(HeraldRun, { executionId, payload: { runId: row.id, customerId: row.customerId, workflowId: row.workflowId }, discard: true })
+    })
+
+  const resumeReviewed = Effect.gen(function*() {
+    const claimed = yield* sql<{ id: string; customerId: string; workflowId: string }>`
+      UPDATE workflow_runs r SET resume_requested_at = now()
+      WHERE r.id IN (
+        SELECT r2.id FROM workflow_runs r2
+        WHERE r2.status = 'suspended' AND r2.waiting_for = 'approval'
+          AND (r2.resume_requested_at IS NULL OR r2.resume_requested_at < now() - interval '30 seconds')
+          AND (NOT EXISTS (SELECT 1 FROM content c WHERE c.run_id = r2.id AND c.customer_id = r2.customer_id
+                 AND c.status IN ('draft', 'pending_approval'))
+            OR EXISTS (SELECT 1 FROM content c WHERE c.run_id = r2.id AND c.customer_id = r2.customer_id AND c.status = 'rejected'))
+        LIMIT 100
+        FOR UPDATE SKIP LOCKED)
+      RETURNING r.id, r.customer_id, r.workflow_id`.pipe(Effect.orDie)
+    for (const run of claimed) {
+      const executionId = yield* HeraldRun.executionId({ runId: run.id, customerId: run.customerId, workflowId: run.workflowId })
+      const token = DurableDeferred.tokenFromExecutionId(ApprovalReviewed, { workflow: HeraldRun, executionId })
+      yield* DurableDeferred.succeed(ApprovalReviewed, { token, value: undefined }).pipe(
+        Effect.provideService(WorkflowEngine.WorkflowEngine, engine)
+      )
+    }
+  })
+
+  const dispatchStranded = Effect.gen(function*() {
+    const stranded = yield* sql<RunRow>`SELECT id, customer_id, workflow_id, status, triggered_by, input, output, error, waiting_for,
+        created_at, started_at, completed_at FROM workflow_runs
+      WHERE status = 'pending' AND created_at < now() - interval '30 seconds' ORDER BY created_at LIMIT 50`.pipe(Effect.orDie)
+    for (const row of stranded) yield* dispatchRow(row)
+  })
+
+  const sweep = Effect.gen(function*() {
+    const ended = yield* sql<{ id: string; executionId: string | null }>`SELECT id, execution_id FROM workflow_runs
+      WHERE completed_at IS NOT NULL AND NOT engine_swept
+        AND completed_at < now() - make_interval(hours => ${config.workflowRetentionHours})
+      ORDER BY completed_at LIMIT 500`.pipe(Effect.orDie)
+    if (ended.length === 0) return
+    const ids = ended.flatMap((r) => r.executionId === null ? [] : [r.executionId])
+    yield* Effect.gen(function*() {
+      if (ids.length > 0) {
+        yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
+          WHERE entity_type = ${`Workflow/${HeraldRun._tag}`} AND ${sql.in("entity_id", ids)})`
+        yield* sql`DELETE FROM cluster_messages WHERE entity_type = ${`Workflow/${HeraldRun._tag}`} AND ${sql.in("entity_id", ids)}`
+      }
+      yield* sql`UPDATE workflow_runs SET engine_swept = true WHERE ${sql.in("id", ended.map((r) => r.id))}`
+    }).pipe(sql.withTransaction, Effect.orDie)
+  })
+
+  const guarded = (name: string, effect: Effect.Effect<void>) =>
+    effect.pipe(Effect.catchCause((cause) => Effect.logWarning(`workflows: ${name} failed`, cause)))
+
+  const every = Schedule.spaced(`${config.workflowPollIntervalMs} millis`)
+  yield* Effect.forkScoped(
+    Effect.all([guarded("cron", fireDue), guarded("approvals", resumeReviewed)], { discard: true }).pipe(Effect.repeat(every))
+  )
+  yield* Effect.forkScoped(guarded("stranded runs", dispatchStranded).pipe(Effect.repeat(Schedule.spaced("15 seconds"))))
+  yield* Effect.forkScoped(guarded("sweep", sweep).pipe(Effect.repeat(Schedule.spaced("1 hour"))))
+}))
+
+/**
+ * The workflows feature: the engine, the run workflow registered on it, the
+ * service and its background loops. Needs the domain services, the Writer and
+ * the language model (App.ts `Services`).
+ */
+export const WorkflowsLive = Layer.mergeAll(Workflows.layer, HeraldRunLayer, Background).pipe(
+  Layer.provideMerge(RunLifecycle.layer),
+  Layer.provideMerge(WorkflowsRepo.layer),
+  Layer.provideMerge(WorkflowEngineLive)
+)

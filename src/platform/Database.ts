@@ -1,0 +1,249 @@
+import { NodeServices } from "@effect/platform-node"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { Duration, Effect, FileSystem, Layer, Option, Path, Redacted, Schedule, String as Str } from "effect"
+import { SqlClient, SqlError } from "effect/sql"
+import type { Migrator } from "effect/sql"
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { connect } from "node:net"
+import type { Duplex } from "node:stream"
+import { fileURLToPath } from "node:url"
+import { AppConfig } from "../Config.ts"
+
+const migrationsDir = fileURLToPath(new URL("../../migrations", import.meta.url))
+
+/**
+ * Plain `.sql` files named `0001_name.sql`, applied in id order. SQL rather
+ * than TypeScript so PostgreSQL and PGlite run byte-identical statements.
+ */
+export const sqlFileLoader: Migrator.Loader<FileSystem.FileSystem | Path.Path> = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const files = yield* Effect.orDie(fs.readDirectory(migrationsDir))
+  const migrations: Array<Migrator.ResolvedMigration> = []
+  for (const file of files) {
+    const match = /^(\d+)_(.+)\.sql$/.exec(file)
+    if (match === null) continue
+    const text = yield* Effect.orDie(fs.readFileString(path.join(migrationsDir, file)))
+    // The extended protocol takes one statement at a time: a statement ends
+    // with `;` at the end of a line, a convention the migration files keep.
+    const statements = text.split(/;[ \t]*\r?\n/).map((s) => s.replace(/;\s*$/, "").trim())
+      .filter((s) => s.replace(/--.*$/gm, "").trim().length > 0)
+    const run = Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      for (const statement of statements) yield* sql.unsafe(statement).raw
+    })
+    migrations.push([Number(match[1]), match[2], Effect.succeed(run)])
+  }
+  return migrations.sort(([a], [b]) => a - b)
+}) as Migrator.Loader<FileSystem.FileSystem | Path.Path>
+
+const clientOptions = {
+  transformQueryNames: Str.camelToSnake,
+  transformResultNames: Str.snakeToCamel,
+  // Stored JSON (event data, metadata, settings) is the customer's own: its keys stay as written.
+  transformJson: false,
+  connectTimeout: Duration.seconds(5),
+  applicationName: "herald"
+} as const
+
+/** Its package.json is not exported: found beside the entry point (dist/). */
+const pgliteVersion = (JSON.parse(readFileSync(
+  join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "..", "package.json"),
+  "utf8"
+)) as { version: string }).version
+
+/**
+ * What initdb leaves behind, kept once per machine and PGlite version. A
+ * fresh embedded database (an empty DATA_DIR, or in memory) loads it instead
+ * of running initdb, which is most of a first start (about 4 s of 5 on a quiet
+ * machine). It is taken right after initdb, before any migration, so it holds
+ * no table, no row and no secret of any database.
+ */
+export const pgliteSnapshotFile = join(tmpdir(), "herald-pglite", `initdb-${pgliteVersion}.tar.gz`)
+
+const readSnapshot = (): Uint8Array | undefined => {
+  try {
+    return readFileSync(pgliteSnapshotFile)
+  } catch {
+    return undefined
+  }
+}
+
+/** Written to a file of its own, then renamed: processes starting together never read half a snapshot. */
+const saveSnapshot = async (db: PGlite) => {
+  try {
+    const tarball = new Uint8Array(await (await db.dumpDataDir("gzip")).arrayBuffer())
+    mkdirSync(join(tmpdir(), "herald-pglite"), { recursive: true })
+    const partial = `${pgliteSnapshotFile}.${process.pid}.${Date.now()}`
+    writeFileSync(partial, tarball)
+    renameSync(partial, pgliteSnapshotFile)
+  } catch {
+    // Only a cache: the next fresh start runs initdb again.
+  }
+}
+
+/** Opens (or creates) the embedded database, creating a fresh one from the initdb snapshot when there is one. */
+const openPglite = async (dataDir: string | undefined): Promise<PGlite> => {
+  const location = dataDir ?? "memory://"
+  const fresh = dataDir === undefined || readdirSync(dataDir).length === 0
+  if (!fresh) return PGlite.create(location)
+  const snapshot = readSnapshot()
+  if (snapshot !== undefined) {
+    try {
+      return await PGlite.create(location, { loadDataDir: new Blob([snapshot]) })
+    } catch {
+      // A damaged snapshot: drop it and whatever it left, and run initdb.
+      rmSync(pgliteSnapshotFile, { force: true })
+      if (dataDir !== undefined) for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true })
+    }
+  }
+  const db = await PGlite.create(location)
+  await saveSnapshot(db)
+  return db
+}
+
+/**
+ * Starts an embedded PGlite and serves it on a loopback port, so the same
+ * PostgreSQL wire driver and the same migrations run against it.
+ */
+export const embeddedServer = (dataDir: string | undefined) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
+      const db = await openPglite(dataDir)
+      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+      await server.start()
+      const [, port] = server.getServerConn().split(":")
+      return { db, server, port: Number(port) }
+    }),
+    ({ db, server }) => Effect.promise(async () => {
+      await server.stop().catch(() => undefined)
+      await db.close().catch(() => undefined)
+    })
+  )
+
+/**
+ * A TCP connection to the database that is destroyed when a written statement
+ * gets no answer (not even its first byte) within `timeoutMs`. The driver then
+ * fails the statement with a ConnectionError (answered 503) and the pool opens
+ * a fresh connection, so a hung or partitioned database cannot hang requests.
+ * An idle connection is never timed out; nor is one upgraded to TLS (its writes
+ * bypass this socket's `write`), which keeps the driver's own behaviour.
+ */
+const watchedSocket = (host: string, port: number, timeoutMs: number) => (): Duplex => {
+  const socket = connect({ host, port, noDelay: true })
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const disarm = () => {
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  }
+  const write = socket.write.bind(socket) as (...args: Array<unknown>) => boolean
+  ;(socket as unknown as { write: (...args: Array<unknown>) => boolean }).write = (...args) => {
+    timer ??= setTimeout(() => socket.destroy(new Error(`database gave no answer within ${timeoutMs} ms`)), timeoutMs)
+    return write(...args)
+  }
+  socket.on("data", disarm)
+  socket.on("close", disarm)
+  return socket
+}
+
+/** Host and port of a TCP database URL; undefined for a Unix-socket one. */
+const tcpTarget = (url: string): { host: string; port: number } | undefined => {
+  const parsed = new URL(url)
+  const hostParam = parsed.searchParams.get("host")
+  if (parsed.hostname.length === 0 || (hostParam !== null && hostParam.startsWith("/"))) return undefined
+  return { host: parsed.hostname.replace(/^\[|\]$/g, ""), port: Number(parsed.port || 5432) }
+}
+
+/** The database refused or dropped the connection (as opposed to refusing the statement). */
+export const isConnectionFailure = (error: unknown): error is SqlError.SqlError =>
+  SqlError.isSqlError(error) && error.cause._tag === "ConnectionError"
+
+/** How long start-up waits for an unreachable PostgreSQL: 30 tries, 2 s apart. */
+const startupRetries = 29
+
+/**
+ * At start PostgreSQL may still be coming up (a container started beside this
+ * one, a restart): while it refuses connections the service waits, saying so,
+ * for about a minute, then gives up (main.ts prints one line). The embedded
+ * database never refuses, so it is never rebuilt by this.
+ */
+const waitingForDatabase = <A, E, R>(layer: Layer.Layer<A, E, R>) =>
+  Layer.unwrap(
+    Layer.build(layer).pipe(
+      Effect.tapError((error) =>
+        isConnectionFailure(error)
+          ? Effect.logWarning("database unreachable at start; retrying in 2 s").pipe(
+            Effect.annotateLogs({ reason: String(error.cause.cause) })
+          )
+          : Effect.void
+      ),
+      Effect.retry({ while: isConnectionFailure, schedule: Schedule.spaced("2 seconds"), times: startupRetries }),
+      Effect.map(Layer.succeedContext)
+    )
+  )
+
+/** A client of the configured PostgreSQL server with its own pool of `maxConnections`. */
+const postgresClient = (url: string, maxConnections: number, responseTimeoutMs: number) => {
+  const target = tcpTarget(url)
+  return PgClient.layer({
+    ...clientOptions,
+    url: Redacted.make(url),
+    maxConnections,
+    ...(target === undefined ? {} : { stream: watchedSocket(target.host, target.port, responseTimeoutMs) })
+  })
+}
+
+/**
+ * A second pool on the configured PostgreSQL for a subsystem that reserves
+ * connections of its own (the workflow runner storage keeps one for its
+ * locks, which on the app's pool of PG_MAX_CONNECTIONS=1 would starve every
+ * other query). Only for PostgreSQL: the embedded PGlite is one session.
+ */
+export const dedicatedPostgresPool = (maxConnections: number) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const config = yield* AppConfig
+    const url = Option.map(config.databaseUrl, Redacted.value)
+    if (Option.isNone(url) || url.value.startsWith("pglite:")) {
+      return yield* Effect.die("dedicatedPostgresPool needs DATABASE_URL to be a PostgreSQL server")
+    }
+    return postgresClient(url.value, maxConnections, config.dbResponseTimeoutMs)
+  }))
+
+const pgLayer = Layer.unwrap(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const url = Option.map(config.databaseUrl, Redacted.value)
+  if (Option.isSome(url) && !url.value.startsWith("pglite:")) {
+    return postgresClient(url.value, config.pgMaxConnections, config.dbResponseTimeoutMs)
+  }
+  const dataDir = Option.isSome(url) && url.value === "pglite://memory" ? undefined : config.dataDir
+  return Layer.unwrap(Effect.map(embeddedServer(dataDir), ({ port }) =>
+    PgClient.layer({
+      ...clientOptions,
+      host: "127.0.0.1",
+      port,
+      stream: watchedSocket("127.0.0.1", port, config.dbResponseTimeoutMs),
+      username: "postgres",
+      database: "postgres",
+      // PGlite is one session: two pooled connections would interleave transactions.
+      maxConnections: 1
+    })
+  ))
+}))
+
+const migrate = PgMigrator.run({ loader: sqlFileLoader, table: "herald_migrations" }).pipe(
+  // Two processes starting at once may race on creating the migrations table;
+  // the loser retries and finds the work done.
+  Effect.retry({ times: 3 }),
+  Effect.provide(NodeServices.layer)
+)
+
+/** The SQL client with every migration applied. */
+export const DatabaseLive = waitingForDatabase(Layer.effectDiscard(migrate).pipe(
+  Layer.provideMerge(pgLayer)
+))

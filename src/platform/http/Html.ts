@@ -1,0 +1,227 @@
+import { Effect } from "effect"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import { isSqlError } from "effect/sql/SqlError"
+import { randomBytes } from "node:crypto"
+import { currentRequest } from "./RequestContext.ts"
+
+/**
+ * HTML escaped by construction. `html` is a tagged template: every
+ * interpolated value is escaped unless it is itself `Html` (made by `html`,
+ * or `unsafeRaw` for the few constant fragments that need it). Arrays are
+ * joined, `null`, `undefined` and `false` render nothing. Pages are built only
+ * from it, never by concatenating strings.
+ */
+export class Html {
+  readonly value: string
+  constructor(value: string) {
+    this.value = value
+  }
+  toString(): string {
+    return this.value
+  }
+}
+
+const escapes: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  "\"": "&quot;",
+  "'": "&#39;",
+  "`": "&#96;"
+}
+
+export const escapeHtml = (text: string): string => text.replace(/[&<>"'`]/g, (c) => escapes[c]!)
+
+export type Interpolation = Html | string | number | boolean | null | undefined | ReadonlyArray<Interpolation>
+
+const render = (value: Interpolation): string => {
+  if (value instanceof Html) return value.value
+  if (value === null || value === undefined || value === false) return ""
+  if (Array.isArray(value)) return value.map(render).join("")
+  return escapeHtml(String(value))
+}
+
+export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<Interpolation>): Html => {
+  let out = strings[0]!
+  for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!
+  return new Html(out)
+}
+
+/** A constant fragment written by us (never user data). */
+export const unsafeRaw = (value: string): Html => new Html(value)
+
+/** A URL for an href/src: http(s) or a same-site path, else nothing clickable. */
+export const safeHref = (url: string | null | undefined): string =>
+  url !== null && url !== undefined && (/^https?:\/\//i.test(url) || /^\/(?!\/)/.test(url)) ? url : "#"
+
+/** The headers every HTML page carries (CONTRACT "Conventions beyond the spec"). */
+export const pageHeaders = (nonce?: string): Record<string, string> => ({
+  "content-security-policy": [
+    "default-src 'none'",
+    "style-src 'self'",
+    nonce === undefined ? "script-src 'self'" : `script-src 'self' 'nonce-${nonce}'`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'"
+  ].join("; "),
+  "referrer-policy": "no-referrer",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "cache-control": "no-store"
+})
+
+export const newNonce = (): string => randomBytes(16).toString("base64")
+
+/** An HTML page response with the page headers. */
+export const htmlResponse = (body: Html, options: { readonly status?: number; readonly headers?: Record<string, string> } = {}) =>
+  HttpServerResponse.text(`<!doctype html>\n${body.value}`, {
+    status: options.status ?? 200,
+    contentType: "text/html; charset=utf-8",
+    headers: { ...pageHeaders(), ...options.headers }
+  })
+
+export interface Layout {
+  readonly title: string
+  readonly body: Html
+  /** Extra script from /assets (same origin), e.g. "/assets/signup.js". */
+  readonly script?: string | undefined
+  readonly bodyClass?: string | undefined
+}
+
+/** The page shell every Herald page uses: one stylesheet, phone-width viewport. */
+export const layout = (page: Layout): Html =>
+  html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${page.title} · Herald</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/herald.css">${
+    page.script === undefined ? "" : html`<script src="${page.script}" defer></script>`
+  }</head><body class="${page.bodyClass ?? ""}">
+<header class="topbar"><a class="brand" href="/dashboard"><span class="logo" aria-hidden="true">H</span> Herald</a></header>
+<main>${page.body}</main>
+<footer class="foot">Herald · your AI marketing team</footer>
+</body></html>`
+
+/** An error as an HTML page, with the request id to quote. */
+export const errorPage = (status: number, message: string, requestId: string, extra?: Html): Html =>
+  layout({
+    title: `Error ${status}`,
+    body: html`<section class="card narrow"><h1>${status === 404 ? "Not found" : "Something went wrong"}</h1>
+<p class="lead">${message}</p>${extra ?? ""}
+<p class="muted small">Request id: <code>${requestId}</code></p></section>`
+  })
+
+/** HTTP status of an error by its code (the error classes of domain/Errors.ts). */
+const statusByCode: Record<string, number> = {
+  E_VALIDATION: 400,
+  E_MALFORMED_JSON: 400,
+  E_INVALID_STATE: 400,
+  E_AUTH_REQUIRED: 401,
+  E_INVALID_API_KEY: 401,
+  E_ACCOUNT_INACTIVE: 401,
+  E_FORBIDDEN: 403,
+  E_BUDGET_EXCEEDED: 403,
+  E_PLATFORM_NOT_CONNECTED: 403,
+  E_NOT_FOUND: 404,
+  E_INVALID_TRANSITION: 409,
+  E_CONFLICT: 409,
+  E_LIMIT_REACHED: 409,
+  E_CHECKOUT_INCOMPLETE: 409,
+  E_KEY_ALREADY_RETRIEVED: 410,
+  E_FETCH_FAILED: 422,
+  E_RATE_LIMITED: 429,
+  E_UNAVAILABLE: 503
+}
+
+/** A failure a page shows: its status and message (a domain error's own text). */
+export const describeFailure = (value: unknown): { readonly status: number; readonly message: string } | undefined => {
+  if (typeof value !== "object" || value === null) return undefined
+  const { code, error } = value as { code?: unknown; error?: unknown }
+  if (typeof code !== "string" || typeof error !== "string") return undefined
+  const status = statusByCode[code]
+  return status === undefined ? undefined : { status, message: error }
+}
+
+/**
+ * Runs a page handler and answers any failure as an HTML error page with its
+ * status (defects: 500, logged with the request id; nothing of them shown).
+ */
+export const htmlPage = <E, R>(
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+): Effect.Effect<HttpServerResponse.HttpServerResponse, never, R> =>
+  Effect.catchCause(effect, (cause) =>
+    Effect.flatMap(currentRequest, ({ requestId }) => {
+      for (const reason of cause.reasons) {
+        if (reason._tag !== "Fail") continue
+        const described = describeFailure(reason.error)
+        if (described !== undefined) {
+          return Effect.succeed(htmlResponse(errorPage(described.status, described.message, requestId), { status: described.status }))
+        }
+      }
+      const unavailable = cause.reasons.some((reason) => reason._tag === "Die" && isSqlError(reason.defect))
+      const status = unavailable ? 503 : 500
+      const message = unavailable ? "The service is briefly unavailable; try again in a moment." : "An unexpected error occurred."
+      return Effect.as(
+        Effect.logError("page failed", cause).pipe(Effect.annotateLogs({ requestId })),
+        htmlResponse(errorPage(status, message, requestId), { status })
+      )
+    }))
+
+/** A form body (application/x-www-form-urlencoded), at most 64 KiB read. */
+export const readForm = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const text = yield* Effect.orElseSucceed(request.text, () => "")
+  return new URLSearchParams(text.length > 65_536 ? "" : text)
+})
+
+/**
+ * A change from a page must come from our own site when the browser says
+ * where it comes from: `Sec-Fetch-Site` same-origin (or none: typed or
+ * bookmarked), else an `Origin` equal to ours. Pages send no referrer, so
+ * browsers may send `Origin: null` for our own forms; the session-bound form
+ * token is what every change must carry regardless.
+ */
+export const sameOrigin = (request: HttpServerRequest.HttpServerRequest, baseUrl: string): boolean => {
+  const site = request.headers["sec-fetch-site"]
+  if (site !== undefined) return site === "same-origin" || site === "none"
+  const origin = request.headers.origin
+  if (origin === undefined || origin === "null") return true
+  return origin === new URL(baseUrl).origin
+}
+
+
+/** Paths that are pages: every error on them is an HTML page. */
+const pagePrefixes = ["/dashboard", "/checkout/"]
+/** API paths whose success is HTML: their errors are HTML pages for a browser (Accept: text/html), JSON otherwise. */
+const htmlApiPrefixes = ["/api/dashboard/"]
+
+const isUnder = (path: string, prefix: string) =>
+  path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`) || (prefix.endsWith("/") && path.startsWith(prefix))
+
+/** Whether an error answer to this request should be an HTML page (CONTRACT "Precise answers", HTML pages). */
+export const wantsHtmlError = (url: string, accept: string | undefined): boolean => {
+  const q = url.indexOf("?")
+  const path = (q === -1 ? url : url.slice(0, q)).toLowerCase()
+  if (pagePrefixes.some((prefix) => isUnder(path, prefix))) return true
+  return accept !== undefined && accept.includes("text/html") && htmlApiPrefixes.some((prefix) => path.startsWith(prefix))
+}
+
+/**
+ * An error answer (the Error JSON shape) as the same error in an HTML page:
+ * status and headers kept (Allow, Retry-After, WWW-Authenticate), the page headers added.
+ */
+export const toHtmlError = (response: HttpServerResponse.HttpServerResponse, requestId: string): HttpServerResponse.HttpServerResponse => {
+  const body = response.body
+  if (body._tag !== "Uint8Array" || !body.contentType.includes("json")) return response
+  let message = "The request failed."
+  try {
+    const parsed = JSON.parse(body.text ?? new TextDecoder().decode(body.body))
+    if (typeof parsed?.error === "string") message = parsed.error
+  } catch {
+    // keep the generic message
+  }
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (name !== "content-type" && name !== "content-length" && typeof value === "string") headers[name] = value
+  }
+  return htmlResponse(errorPage(response.status, message, requestId), { status: response.status, headers })
+}

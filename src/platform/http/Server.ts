@@ -1,0 +1,330 @@
+import { NodeHttpServer } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
+import { ByteSize, type Cause, Context, Effect, Layer, Option, Redacted, type Scope } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { NetAddress } from "effect/net"
+import { SqlClient } from "effect/sql"
+import type { unhandled } from "effect/Types"
+import { createServer, ServerResponse, STATUS_CODES } from "node:http"
+import type { Duplex } from "node:stream"
+import { AppConfig, type AppConfigShape } from "../../Config.ts"
+import { statusCodes } from "../../domain/Errors.ts"
+import { compress } from "./Compression.ts"
+import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
+import { causeToResponse, errorResponse, normalizeErrorResponse, transportErrors } from "./ErrorResponses.ts"
+import { toHtmlError, wantsHtmlError } from "./Html.ts"
+import { OpenApiRoute } from "./OpenApiDocument.ts"
+import { CurrentRequest, pickRequestId, type RequestState } from "./RequestContext.ts"
+import { type RouteFacts, routeFacts } from "./Routes.ts"
+
+export const maxBodyBytes = 1024 * 1024
+
+/**
+ * The client address: the socket's, or with `hops` trusted proxies the
+ * `hops`-th `X-Forwarded-For` entry from the right (each proxy appends the
+ * address it saw, so entries left of that were written by the client and
+ * prove nothing). A shorter header than `hops` gives its leftmost entry.
+ */
+export const clientAddress = (forwardedFor: string | undefined, socket: string | undefined, hops: number): string => {
+  if (hops > 0 && forwardedFor !== undefined) {
+    const entries = forwardedFor.split(",").map((entry) => entry.trim())
+    const chosen = entries[Math.max(0, entries.length - hops)]
+    if (chosen) return chosen
+  }
+  return socket ?? "unknown"
+}
+
+/**
+ * The path as logged: no query (it may hold tokens), and no checkout session
+ * id (until its key is collected, the id is what collects it).
+ */
+export const pathOf = (url: string) => {
+  const q = url.indexOf("?")
+  const path = q === -1 ? url : url.slice(0, q)
+  return path.replace(/^(\/api\/session|\/checkout)\/[^/]+/i, "$1/:sessionId")
+}
+
+/**
+ * 404 / 405 / 413 decided before any handler or limit runs (CONTRACT
+ * precedence). Paths under a `hidden` prefix (the admin routes while
+ * ADMIN_SECRET is unset) are unknown whatever the method.
+ */
+const unknownRoute: RouteFacts = { allowed: [], noStore: [] }
+
+const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: string, facts: RouteFacts) => {
+  const allowed = facts.allowed
+  const method = request.method.toUpperCase()
+  if (allowed.length === 0) {
+    const [code, error] = statusCodes[404]
+    return errorResponse(404, { error, code, requestId })
+  }
+  if (method === "OPTIONS" && !allowed.includes("OPTIONS")) {
+    // No route of its own: say which methods the path answers (RFC 9110 §9.3.7).
+    return HttpServerResponse.empty({ status: 204, headers: { allow: [...allowed, "OPTIONS"].join(", ") } })
+  }
+  if (!allowed.includes(method)) {
+    const [code, error] = statusCodes[405]
+    const allow = allowed.includes("OPTIONS") ? allowed : [...allowed, "OPTIONS"]
+    return errorResponse(405, { error: `${error}: ${method}`, code, requestId }, { allow: allow.join(", ") })
+  }
+  const length = Number(request.headers["content-length"] ?? 0)
+  if (length > maxBodyBytes) {
+    const [code, error] = statusCodes[413]
+    return errorResponse(413, { error, code, requestId }, { connection: "close" })
+  }
+  return undefined
+}
+
+/** Every response: no MIME sniffing. */
+const baseSecurityHeaders = { "x-content-type-options": "nosniff" } as const
+
+/** HTML pages load only our own scripts, styles and images, are never framed and leak no referrer. */
+export const htmlSecurityHeaders = {
+  "content-security-policy":
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; " +
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  "referrer-policy": "no-referrer"
+} as const
+
+/**
+ * Headers the HTTP core adds to a response: `nosniff` always; on HTML a
+ * restrictive CSP (unless the page set its own) and no referrer; `no-store`
+ * on every answer of a route marked as showing keys or secrets.
+ */
+const securityHeaders = (response: HttpServerResponse.HttpServerResponse, noStore: boolean): Record<string, string> => {
+  const contentType = response.body._tag === "Empty" ? response.headers["content-type"] : response.body.contentType
+  const html = contentType !== undefined && contentType.startsWith("text/html")
+  if (!html && !noStore) return baseSecurityHeaders
+  return {
+    ...baseSecurityHeaders,
+    ...(html
+      ? response.headers["content-security-policy"] === undefined
+        ? htmlSecurityHeaders
+        : { "referrer-policy": htmlSecurityHeaders["referrer-policy"] }
+      : undefined),
+    ...(noStore ? { "cache-control": "no-store" } : undefined)
+  }
+}
+
+/** An expected outage is logged once per cause per this many ms, with how many requests it failed. */
+export const outageLogIntervalMs = 10_000
+
+/**
+ * Warnings about an outage the service expects and answers (503): one line
+ * per cause per interval, counting the requests it failed since the last
+ * line, instead of an error with a stack per request.
+ */
+export const outageLog = (intervalMs: number) => {
+  const byCause = new Map<string, { loggedAt: number; requests: number }>()
+  return (cause: string, requestId: string) =>
+    Effect.suspend(() => {
+      const now = Date.now()
+      const entry = byCause.get(cause) ?? { loggedAt: Number.NEGATIVE_INFINITY, requests: 0 }
+      entry.requests++
+      byCause.set(cause, entry)
+      if (now - entry.loggedAt < intervalMs) return Effect.void
+      const requests = entry.requests
+      entry.loggedAt = now
+      entry.requests = 0
+      return Effect.logWarning("database unavailable; answering 503").pipe(
+        Effect.annotateLogs({ cause, requests, requestId })
+      )
+    })
+}
+
+/** A malformed JSON body's 400, saying where the text goes wrong (the body was read already, so this reads the cache). */
+const whereJsonFails = (
+  request: HttpServerRequest.HttpServerRequest,
+  requestId: string,
+  fallback: HttpServerResponse.HttpServerResponse
+) =>
+  Effect.map(Effect.orElseSucceed(request.text, () => undefined), (text) => {
+    const found = text === undefined ? undefined : findJsonSyntaxError(text)
+    if (found === undefined) return fallback
+    return errorResponse(400, { error: malformedJsonMessage(found), code: "E_MALFORMED_JSON", requestId })
+  })
+
+const infoEnabled = (level: AppConfigShape["logLevel"]) =>
+  level === "all" || level === "trace" || level === "debug" || level === "info"
+
+const hasKeys = (record: Record<string, string>) => {
+  for (const _ in record) return true
+  return false
+}
+
+/**
+ * The one cross-cutting middleware: request id, client address, early
+ * 404/405/413, the Error shape for every failure, added headers and one
+ * structured log line per request (path only: query strings may hold tokens).
+ */
+export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; handles: unknown }>()(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const bodyLimit = ByteSize.bytes(maxBodyBytes)
+  // Decided once: below `info` the request line is never built (the hot path of a busy server).
+  const logRequests = infoEnabled(config.logLevel)
+  const hidden = Option.isNone(config.adminSecret) ? ["/api/admin/"] : []
+  const hops = config.trustProxy === true ? 1 : config.trustProxy === false ? 0 : config.trustProxy
+  const outages = outageLog(outageLogIntervalMs)
+  const answerFailure = (cause: Cause.Cause<unknown>, requestId: string, request: HttpServerRequest.HttpServerRequest) =>
+    Effect.flatMap(causeToResponse(cause, requestId, request.url), ([response, kind]) =>
+      kind === undefined
+        ? Effect.succeed(response)
+        : kind._tag === "MalformedJson"
+        ? whereJsonFails(request, requestId, response)
+        : kind._tag === "Outage"
+        ? Effect.as(outages(kind.cause, requestId), response)
+        : Effect.as(Effect.logError("unhandled failure", cause).pipe(Effect.annotateLogs({ requestId })), response))
+  // Plain combinators rather than a generator: this runs for every request.
+  // Every failure is answered here; `unhandled` is how the router's types say so.
+  return (httpEffect): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest> =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      const start = performance.now()
+      const requestId = pickRequestId(request.headers["x-request-id"])
+      const state: RequestState = {
+        requestId,
+        clientIp: clientAddress(
+          request.headers["x-forwarded-for"],
+          request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
+          hops
+        ),
+        responseHeaders: {}
+      }
+      const facts = hidden.some((prefix) => request.url.startsWith(prefix)) ? unknownRoute : routeFacts(request.url)
+      const early = precheck(request, requestId, facts)
+      // A body of unannounced length is read (and cached) before anything else
+      // runs, so that one over the limit is 413 ahead of 429/401, as a
+      // Content-Length over the limit is.
+      const body = request.headers["transfer-encoding"] !== undefined && request.headers["content-length"] === undefined
+        ? Effect.andThen(request.arrayBuffer, httpEffect)
+        : httpEffect
+      const handled = early !== undefined ? Effect.succeed(early) : body.pipe(
+        // Overlays rather than a merge: merging copies every service of the app per request.
+        Effect.updateContext((context: Context.Context<never>) =>
+          Context.add(Context.add(context, CurrentRequest, state), HttpIncomingMessage.MaxBodySize, bodyLimit)),
+        Effect.catchCause((cause) => answerFailure(cause, requestId, request))
+      )
+      return Effect.flatMap(handled, (raw) => {
+        let response = normalizeErrorResponse(raw, requestId)
+        if (response.status >= 400 && wantsHtmlError(request.url, request.headers.accept)) response = toHtmlError(response, requestId)
+        // A handler's own headers (a page's stricter CSP among them) win over the defaults.
+        response = HttpServerResponse.setHeaders(response, {
+          ...securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method.toUpperCase())),
+          ...(hasKeys(state.responseHeaders) ? state.responseHeaders : undefined),
+          "x-request-id": requestId
+        })
+        response = compress(response, request.headers["accept-encoding"])
+        if (!logRequests) return Effect.succeed(response)
+        return Effect.as(
+          Effect.logInfo("request").pipe(Effect.annotateLogs({
+            requestId,
+            method: request.method,
+            path: pathOf(request.url),
+            status: response.status,
+            durationMs: Math.round((performance.now() - start) * 100) / 100
+          })),
+          response
+        )
+      })
+    })
+}), { global: true })
+
+/**
+ * Requests Node's parser refuses (unknown method, bad request line, oversized
+ * headers) never reach the router; they are answered here in the same Error
+ * shape with a request id, then the connection is closed.
+ */
+const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+  if (error.code === "ECONNRESET" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const status = error.code === "HPE_HEADER_OVERFLOW"
+    ? 431
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+    ? 408
+    : 400
+  const requestId = pickRequestId(undefined)
+  const [code, text] = transportErrors[status]
+  const body = JSON.stringify({ error: text, code, requestId })
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
+  )
+}
+
+/**
+ * Node's response with its Content-Length self-check left off. Effect's
+ * adapter turns the check on for every response, and Node then sends each one
+ * as a two-buffer writev (the second empty) rather than one write: about a
+ * twentieth of the cost of a small JSON answer. Every length Herald sends is
+ * the byte length of the body it goes with, computed by effect, so the check
+ * has nothing to catch here.
+ */
+class UncheckedResponse extends ServerResponse {}
+Object.defineProperty(UncheckedResponse.prototype, "strictContentLength", { get: () => false, set: () => {} })
+
+const makeNodeServer = () => createServer({ ServerResponse: UncheckedResponse }).on("clientError", answerClientError)
+
+/**
+ * Keys request fibers never read: the app's services and the database clients
+ * are taken by the layers that use them when those are built (handlers through
+ * leanGroup, whose types enforce it).
+ */
+const buildTimeOnly = (key: string) =>
+  key.startsWith("herald/") || key === SqlClient.SqlClient.key || key === PgClient.PgClient.key
+
+/**
+ * HttpRouter.serve with a leaner context for request fibers. Node's adapter
+ * gives every request fiber the context `serve` ran in, and each request
+ * copies it at least once (its first lookups flatten it; HttpApiBuilder merges
+ * into it), so every service of the app cost a copy per request.
+ */
+const serve = <E, R>(routes: Layer.Layer<never, E, R>) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const context = yield* Layer.build(Layer.provideMerge(
+      routes,
+      Layer.provide(HttpRouter.layer, Layer.succeed(HttpRouter.RouterConfig)({ ignoreTrailingSlash: true }))
+    ))
+    const app = Context.get(context, HttpRouter.HttpRouter).asHttpEffect()
+    const serving = Layer.effectDiscard(Effect.gen(function*() {
+      const server = yield* HttpServer.HttpServer
+      yield* server.serve(app).pipe(
+        Effect.updateContext((all: Context.Context<Scope.Scope>) => {
+          const kept = new Map(all.mapUnsafe)
+          for (const key of kept.keys()) if (buildTimeOnly(key)) kept.delete(key)
+          return Context.makeUnsafe<Scope.Scope>(kept)
+        })
+      )
+    }))
+    return Layer.merge(serving, Layer.succeedContext(context))
+  }))
+
+/** Which database the service runs on, for the start-up line (never the URL: it may hold a password). */
+export const databaseKind = (config: AppConfigShape): { readonly database: string; readonly dataDir?: string } => {
+  if (Option.isNone(config.databaseUrl)) return { database: "pglite", dataDir: config.dataDir }
+  const url = Redacted.value(config.databaseUrl.value)
+  return url.startsWith("pglite:") ? { database: "pglite (in memory)" } : { database: "postgresql" }
+}
+
+/** One line once the server accepts connections: where, on which database, with which data directory. */
+const listening = Layer.effectDiscard(Effect.gen(function*() {
+  const config = yield* AppConfig
+  const server = yield* HttpServer.HttpServer
+  const address = NetAddress.formatUrlUnsafe(server.address)
+  yield* Effect.logInfo(`listening on ${address}`).pipe(Effect.annotateLogs({ address, ...databaseKind(config) }))
+}))
+
+/**
+ * The HTTP server for the given routes (the app's handler groups and pages),
+ * with the OpenAPI document and the core middleware every route goes through.
+ */
+export const httpServer = <E, R>(routes: Layer.Layer<never, E, R>) =>
+  Layer.unwrap(Effect.map(AppConfig, (config) =>
+    Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoute, CoreMiddleware)), listening).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, {
+        port: config.port,
+        host: config.host,
+        gracefulShutdownTimeout: "10 seconds"
+      }))
+    )
+  ))

@@ -1,0 +1,51 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Stream } from "effect"
+import { CurrentPrincipal } from "../src/api/Security.ts"
+import { chatToolkit } from "../src/features/agent/tools/ChatToolkit.ts"
+import { ToolsLive } from "../src/features/agent/tools/Tools.ts"
+import { Content } from "../src/features/content/Content.ts"
+import { Customers } from "../src/features/customers/Customers.ts"
+import { WorkflowsLive } from "../src/features/workflows/Workflows.ts"
+import { testServices } from "./support/services.ts"
+
+const principalOf = (customerId: string) => ({ customerId, memberId: null, keyId: "key_test", role: "owner" as const })
+
+/** Runs one tool call through the toolkit as the model's tool call would, and returns its result. */
+const callTool = (name: string, params: unknown, customerId: string) =>
+  Effect.gen(function*() {
+    const { toolkit, layer } = yield* chatToolkit
+    const results = yield* Effect.gen(function*() {
+      const withHandler = yield* toolkit
+      const stream = yield* withHandler.handle(name, params as never)
+      return yield* Stream.runCollect(stream)
+    }).pipe(Effect.provide(layer), Effect.provideService(CurrentPrincipal, principalOf(customerId)))
+    return results.at(-1)! as { readonly isFailure: boolean; readonly result: any }
+  })
+
+layer(ToolsLive.pipe(Layer.provideMerge(WorkflowsLive), Layer.provideMerge(testServices)), { timeout: 60_000 })("the chat toolkit from the registry", (it) => {
+  it.effect("offers all twelve tools and runs them with the chat principal, through autonomy", () =>
+    Effect.gen(function*() {
+      const { toolkit } = yield* chatToolkit
+      assert.sameMembers(Object.keys(toolkit.tools), [
+        "run_research", "run_content_creation", "ask_cmo", "schedule_content", "publish_to_social", "generate_lead_magnet",
+        "ai_seo_audit", "cro_audit", "query_ga4", "track_revenue", "check_ai_visibility", "analyze_brand_url"
+      ])
+      const customers = yield* Customers
+      const { customer } = yield* customers.provision({ email: "chat-toolkit@example.com" })
+      const created = yield* callTool("run_content_creation", { customerId: customer.id, type: "blog", topic: "From chat" }, customer.id)
+      assert.isFalse(created.isFailure)
+      const piece = yield* (yield* Content).get(customer.id, created.result.data.id)
+      assert.strictEqual(piece.status, "pending_approval")
+      assert.strictEqual(piece.agentId, "chat")
+    }))
+
+  it.effect("another customer's id is a failure the model reads, never data", () =>
+    Effect.gen(function*() {
+      const customers = yield* Customers
+      const { customer: a } = yield* customers.provision({ email: "chat-a@example.com" })
+      const { customer: b } = yield* customers.provision({ email: "chat-b@example.com" })
+      const refused = yield* callTool("query_ga4", { customerId: b.id }, a.id)
+      assert.isTrue(refused.isFailure)
+      assert.strictEqual(refused.result.code, "E_FORBIDDEN")
+    }))
+})

@@ -1,0 +1,307 @@
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { call, TestServer, testApp } from "./support/harness.ts"
+import { type OpenAiServer, startOpenAiServer } from "./support/openai-server.ts"
+
+interface Tenant {
+  readonly id: string
+  readonly h: Record<string, string>
+}
+
+interface SseEvent {
+  readonly event: string
+  readonly data: any
+}
+
+interface ChatReply {
+  readonly status: number
+  readonly contentType: string | null
+  readonly raw: string
+  readonly events: ReadonlyArray<SseEvent>
+  readonly json: any
+}
+
+const provision = (email: string) =>
+  Effect.gen(function*() {
+    const res = yield* call("POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email } })
+    assert.strictEqual(res.status, 200)
+    return { id: res.json.customerId as string, h: { authorization: `Bearer ${res.json.apiKey}` } } satisfies Tenant
+  })
+
+/** Parses SSE frames; comment lines are skipped, every `data:` must be JSON (JSON.parse throws otherwise). */
+const parseEvents = (raw: string): Array<SseEvent> =>
+  raw.split("\n\n").filter((frame) => frame.trim().length > 0 && !frame.startsWith(":")).map((frame) => {
+    const lines = frame.split("\n")
+    const event = lines.find((l) => l.startsWith("event: "))?.slice(7) ?? "message"
+    const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n")
+    return { event, data: JSON.parse(data) }
+  })
+
+/** POSTs a chat message and reads the whole answer (an event stream, or a JSON error). */
+const chat = (tenant: Tenant, body: unknown, headers: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const { url } = yield* TestServer
+    return yield* Effect.promise(async (): Promise<ChatReply> => {
+      const response = await fetch(`${url}/api/chat/${tenant.id}`, {
+        method: "POST",
+        headers: { ...tenant.h, "content-type": "application/json", ...headers },
+        body: JSON.stringify(body)
+      })
+      const raw = await response.text()
+      const contentType = response.headers.get("content-type")
+      const isStream = contentType?.startsWith("text/event-stream") === true
+      return { status: response.status, contentType, raw, events: isStream ? parseEvents(raw) : [], json: isStream ? undefined : JSON.parse(raw) }
+    })
+  })
+
+const names = (reply: ChatReply) => reply.events.map((e) => e.event)
+
+layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the house model", (it) => {
+  it.effect("streams thread, deltas, done in order, every data JSON; stores the thread", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-order@x.co")
+      const reply = yield* chat(t, { message: "Write a linkedin post about our spring launch" })
+      assert.strictEqual(reply.status, 200)
+      assert.match(reply.contentType ?? "", /^text\/event-stream/)
+      const order = names(reply)
+      assert.strictEqual(order[0], "thread")
+      assert.strictEqual(order.at(-1), "done")
+      assert.isAbove(order.filter((e) => e === "delta").length, 1)
+      assert.deepStrictEqual([...new Set(order.slice(1, -1))], ["delta"])
+      const threadId = reply.events[0]!.data.threadId as string
+      assert.match(threadId, /^thr_/)
+      const done = reply.events.at(-1)!.data
+      assert.strictEqual(done.threadId, threadId)
+      const text = reply.events.filter((e) => e.event === "delta").map((e) => e.data.text).join("")
+      assert.include(text.toLowerCase(), "spring launch")
+
+      const thread = yield* call("GET", `/api/chat/${t.id}/threads/${threadId}`, { headers: t.h })
+      assert.strictEqual(thread.status, 200)
+      assert.strictEqual(thread.json.threadId, threadId)
+      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "assistant"])
+      assert.strictEqual(thread.json.messages[0].content, "Write a linkedin post about our spring launch")
+      assert.strictEqual(thread.json.messages[1].content, text)
+      assert.strictEqual(thread.json.messages[1].messageId, done.messageId)
+    }))
+
+  it.effect("a second message continues the thread; the list counts messages, newest first", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-continue@x.co")
+      const first = yield* chat(t, { message: "Write an email about pricing" })
+      const threadId = first.events[0]!.data.threadId as string
+      const other = yield* chat(t, { message: "Write a blog about hiring" })
+      const otherId = other.events[0]!.data.threadId as string
+      assert.notStrictEqual(otherId, threadId)
+      const second = yield* chat(t, { message: "Now a shorter one about pricing", threadId })
+      assert.deepStrictEqual([second.events[0]!.event, second.events[0]!.data], ["thread", { threadId }])
+      assert.strictEqual(second.events.at(-1)!.event, "done")
+
+      const list = yield* call("GET", `/api/chat/${t.id}/threads`, { headers: t.h })
+      assert.strictEqual(list.status, 200)
+      assert.deepStrictEqual(list.json.threads.map((th: any) => [th.threadId, th.messageCount, th.title]), [
+        [threadId, 4, "Write an email about pricing"],
+        [otherId, 2, "Write a blog about hiring"]
+      ])
+      assert.isAtLeast(Date.parse(list.json.threads[0].updatedAt), Date.parse(list.json.threads[0].createdAt))
+      const limited = yield* call("GET", `/api/chat/${t.id}/threads?limit=1`, { headers: t.h })
+      assert.strictEqual(limited.json.threads.length, 1)
+      const thread = yield* call("GET", `/api/chat/${t.id}/threads/${threadId}`, { headers: t.h })
+      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "assistant", "user", "assistant"])
+    }))
+
+  it.effect("a tool named in the message is called inside the chat, and its piece exists", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-tool@x.co")
+      const args = { customerId: t.id, type: "blog", topic: "Chat-made launch notes" }
+      const reply = yield* chat(t, { message: `Please use run_content_creation with ${JSON.stringify(args)}` })
+      assert.strictEqual(reply.status, 200)
+      const order = names(reply)
+      assert.deepStrictEqual(order.slice(0, 3), ["thread", "tool_call", "tool_result"])
+      assert.strictEqual(order.at(-1), "done")
+      assert.include(order, "delta")
+      const toolCall = reply.events[1]!.data
+      assert.strictEqual(toolCall.name, "run_content_creation")
+      assert.deepStrictEqual(toolCall.arguments, args)
+      const toolResult = reply.events[2]!.data
+      assert.strictEqual(toolResult.name, "run_content_creation")
+      const pieceId = toolResult.result.data.id as string
+      assert.isString(pieceId)
+
+      const content = yield* call("GET", `/api/content/${t.id}`, { headers: t.h })
+      assert.strictEqual(content.status, 200)
+      assert.deepStrictEqual(content.json.content.map((p: any) => [p.id, p.type, p.agentId]), [[pieceId, "blog", "chat"]])
+      const thread = yield* call("GET", `/api/chat/${t.id}/threads/${reply.events[0]!.data.threadId}`, { headers: t.h })
+      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "tool", "assistant"])
+      const stored = JSON.parse(thread.json.messages[1].content)
+      assert.strictEqual(stored.name, "run_content_creation")
+      assert.deepStrictEqual(stored.arguments, args)
+      assert.strictEqual(stored.result.data.id, pieceId)
+    }))
+
+  it.effect("another customer's id in a tool call is a tool failure, never data", () =>
+    Effect.gen(function*() {
+      const a = yield* provision("chat-tool-a@x.co")
+      const b = yield* provision("chat-tool-b@x.co")
+      const reply = yield* chat(a, { message: `run_content_creation ${JSON.stringify({ customerId: b.id, type: "blog", topic: "Theirs" })}` })
+      const result = reply.events.find((e) => e.event === "tool_result")!.data
+      assert.strictEqual(result.result.code, "E_FORBIDDEN")
+      assert.strictEqual((yield* call("GET", `/api/content/${b.id}`, { headers: b.h })).json.content.length, 0)
+    }))
+
+  it.effect("another customer's or an unknown threadId is 404 JSON before any stream; reads too", () =>
+    Effect.gen(function*() {
+      const a = yield* provision("chat-own-a@x.co")
+      const b = yield* provision("chat-own-b@x.co")
+      const theirs = (yield* chat(a, { message: "Write a tweet about coffee" })).events[0]!.data.threadId as string
+      for (const threadId of [theirs, "thr_unknown", ""]) {
+        const reply = yield* chat(b, { message: "Continue", threadId })
+        assert.strictEqual(reply.status, 404, threadId)
+        assert.match(reply.contentType ?? "", /^application\/json/)
+        assert.strictEqual(reply.json.code, "E_NOT_FOUND")
+        assert.deepStrictEqual(reply.events, [])
+      }
+      const read = yield* call("GET", `/api/chat/${b.id}/threads/${theirs}`, { headers: b.h })
+      assert.strictEqual(read.status, 404)
+      assert.strictEqual(read.json.code, "E_NOT_FOUND")
+      assert.deepStrictEqual((yield* call("GET", `/api/chat/${b.id}/threads`, { headers: b.h })).json.threads, [])
+      // Nothing was added to A's thread.
+      const own = yield* call("GET", `/api/chat/${a.id}/threads/${theirs}`, { headers: a.h })
+      assert.strictEqual(own.json.messages.length, 2)
+    }))
+
+  it.effect("validation errors are 400 JSON before any stream", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-valid@x.co")
+      for (const body of [{ message: "" }, { message: "x".repeat(10_001) }, { message: "hi", threadId: "t".repeat(201) }, {}, { message: "hi", extra: 1 }]) {
+        const reply = yield* chat(t, body)
+        assert.strictEqual(reply.status, 400, JSON.stringify(body).slice(0, 60))
+        assert.strictEqual(reply.json.code, "E_VALIDATION")
+      }
+      assert.deepStrictEqual((yield* call("GET", `/api/chat/${t.id}/threads`, { headers: t.h })).json.threads, [])
+    }))
+})
+
+class ModelServer extends Context.Service<ModelServer, OpenAiServer>()("test/ChatModelServer") {}
+
+/** The app with the priced OpenAI-compatible provider against the local protocol server, keep-alives every 100 ms. */
+const AppWithModel = Layer.unwrap(Effect.gen(function*() {
+  const server = yield* Effect.acquireRelease(Effect.promise(startOpenAiServer), (s) => Effect.promise(s.close))
+  return Layer.merge(
+    testApp({
+      llmProvider: "openai",
+      llmBaseUrl: server.url,
+      llmApiKey: Option.some(Redacted.make("sk-local")),
+      llmPriceInput: 10,
+      llmPriceOutput: 10,
+      llmMaxOutputTokens: 1000,
+      chatKeepAliveMs: 100
+    }),
+    Layer.succeed(ModelServer, server)
+  )
+}))
+
+layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with an OpenAI-compatible model", (it) => {
+  it.effect("the second message sends the thread's history and the brand profile to the model", () =>
+    Effect.gen(function*() {
+      const model = yield* ModelServer
+      const t = yield* provision("chat-history@x.co")
+      yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Crumb Bakery", voice: "warm" } })
+      model.script({ kind: "text", chunks: ["Sourdough ", "every morning."], usage: { prompt: 10, completion: 5 } })
+      const first = yield* chat(t, { message: "Give me a slogan" })
+      assert.deepStrictEqual(first.events.filter((e) => e.event === "delta").map((e) => e.data.text), ["Sourdough ", "every morning."])
+      const threadId = first.events[0]!.data.threadId as string
+      const before = model.requests.length
+      yield* chat(t, { message: "Shorter please", threadId })
+      const sent = model.requests[before]!.messages as Array<{ role: string; content: string }>
+      assert.strictEqual(sent[0]!.role, "system")
+      assert.include(sent[0]!.content, "Crumb Bakery")
+      assert.include(sent[0]!.content, t.id)
+      assert.deepStrictEqual(sent.slice(1).map((m) => [m.role, m.content]), [
+        ["user", "Give me a slogan"],
+        ["assistant", "Sourdough every morning."],
+        ["user", "Shorter please"]
+      ])
+      assert.isAbove(model.requests[before]!.tools.length, 0)
+    }))
+
+  it.effect("a client that goes away stops the model call: no more tokens are served", () =>
+    Effect.gen(function*() {
+      const model = yield* ModelServer
+      const { url } = yield* TestServer
+      const t = yield* provision("chat-disconnect@x.co")
+      const total = 400
+      model.script({ kind: "text", chunks: Array.from({ length: total }, (_, i) => `w${i} `), usage: { prompt: 10, completion: total }, intervalMs: 15 })
+      const startServed = model.textChunksServed()
+      const startGone = model.clientsGone()
+      const seen = yield* Effect.promise(async () => {
+        const controller = new AbortController()
+        const response = await fetch(`${url}/api/chat/${t.id}`, {
+          method: "POST",
+          headers: { ...t.h, "content-type": "application/json" },
+          body: JSON.stringify({ message: "Write a very long essay" }),
+          signal: controller.signal
+        })
+        const reader = response.body!.getReader()
+        const decoder = new TextDecoder()
+        let raw = ""
+        while ((raw.match(/event: delta/g) ?? []).length < 20) {
+          const { value, done } = await reader.read()
+          if (done) break
+          raw += decoder.decode(value, { stream: true })
+        }
+        controller.abort()
+        await reader.cancel().catch(() => undefined)
+        return raw
+      })
+      assert.isAtLeast((seen.match(/event: delta/g) ?? []).length, 20)
+      // The stream carried keep-alive comments while the model was slow.
+      assert.include(seen, ": keep-alive\n\n")
+      yield* Effect.sleep("400 millis")
+      const afterDisconnect = model.textChunksServed() - startServed
+      yield* Effect.sleep("600 millis")
+      // Nothing more after the disconnect (at 15 ms a chunk, 40 more would have come in 600 ms).
+      assert.strictEqual(model.textChunksServed() - startServed, afterDisconnect)
+      assert.isBelow(afterDisconnect, 40)
+      assert.strictEqual(model.clientsGone() - startGone, 1)
+    }))
+
+  it.effect("a budget refusal mid-chat is an error event, and nothing is sent to the model", () =>
+    Effect.gen(function*() {
+      const model = yield* ModelServer
+      const t = yield* provision("chat-budget@x.co")
+      // The worst case of one call is at least 1000 output tokens * 10 / 1e6 = 0.01: a cap of 0.005 refuses it.
+      assert.strictEqual((yield* call("PUT", `/api/settings/${t.id}/budget`, { headers: t.h, body: { channels: { model: 0.005 } } })).status, 200)
+      model.script({ kind: "text", chunks: ["never"], usage: { prompt: 1, completion: 1 } })
+      const before = model.requests.length
+      const reply = yield* chat(t, { message: "Write a tweet" })
+      assert.strictEqual(reply.status, 200)
+      assert.deepStrictEqual(names(reply), ["thread", "error"])
+      assert.strictEqual(reply.events[1]!.data.code, "E_BUDGET_EXCEEDED")
+      assert.include(reply.events[1]!.data.error, "budget")
+      assert.strictEqual(model.requests.length, before)
+    }))
+
+  it.effect("a model failure after the stream began is an error event, without the provider's words", () =>
+    Effect.gen(function*() {
+      const model = yield* ModelServer
+      const t = yield* provision("chat-model-down@x.co")
+      model.script({ kind: "status", status: 500, message: "upstream secret detail" })
+      const reply = yield* chat(t, { message: "Write a tweet" })
+      assert.strictEqual(reply.status, 200)
+      assert.deepStrictEqual(names(reply), ["thread", "error"])
+      assert.strictEqual(reply.events[1]!.data.code, "E_UNAVAILABLE")
+      assert.notInclude(reply.raw, "upstream secret detail")
+      // The user's message is kept; no answer was stored.
+      const thread = yield* call("GET", `/api/chat/${t.id}/threads/${reply.events[0]!.data.threadId}`, { headers: t.h })
+      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user"])
+    }))
+
+  it.effect("the OpenAPI document describes the chat answer as an event stream", () =>
+    Effect.gen(function*() {
+      const doc = (yield* call("GET", "/openapi.json")).json
+      const post = doc.paths["/api/chat/{customerId}"].post
+      assert.deepStrictEqual(Object.keys(post.responses["200"].content), ["text/event-stream"])
+      assert.deepStrictEqual(Object.keys(post.requestBody.content), ["application/json"])
+      assert.property(doc.paths, "/api/chat/{customerId}/threads/{threadId}")
+    }))
+})

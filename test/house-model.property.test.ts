@@ -1,0 +1,117 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Schema, Stream } from "effect"
+import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
+import fc from "fast-check"
+import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
+import { platformBodyLimits } from "../src/domain/Content.ts"
+import { charLength } from "../src/domain/Text.ts"
+import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
+import { houseTurn, makeHouseModel } from "../src/features/agent/HouseModel.ts"
+
+const platforms = Object.keys(platformBodyLimits)
+const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
+
+const brief: fc.Arbitrary<Brief> = fc.record({
+  kind: fc.constantFrom("blog", "social", "email", "ad", "outreach", "report"),
+  brandName: words,
+  topic: words,
+  platform: fc.option(fc.constantFrom(...platforms, "web", "newsletter"), { nil: undefined }),
+  description: fc.option(words, { nil: undefined }),
+  voice: fc.option(fc.constantFrom("playful", "formal", "warm"), { nil: undefined }),
+  audience: fc.option(words, { nil: undefined }),
+  products: fc.option(fc.array(words, { maxLength: 4 }), { nil: undefined }),
+  keywords: fc.option(fc.array(words, { maxLength: 6 }), { nil: undefined }),
+  url: fc.option(fc.webUrl(), { nil: undefined }),
+  angle: fc.option(fc.nat(50), { nil: undefined }),
+  facts: fc.option(fc.array(words, { maxLength: 30 }), { nil: undefined })
+})
+
+describe("house writer", () => {
+  it("is deterministic: the same brief gives the same piece", () => {
+    fc.assert(fc.property(brief, (b) => {
+      assert.deepStrictEqual(writeDraft(b), writeDraft(structuredClone(b)))
+    }))
+  })
+
+  it("fits every platform's length limit, with a non-empty title and body", () => {
+    fc.assert(fc.property(brief, (b) => {
+      const draft = writeDraft(b)
+      const limit = b.platform == null ? undefined : platformBodyLimits[b.platform]
+      if (limit !== undefined) assert.isAtMost(charLength(draft.body), limit)
+      assert.isAtMost(charLength(draft.title), 300)
+      assert.isAbove(draft.body.trim().length, 0)
+      assert.isAbove(draft.title.trim().length, 0)
+    }), { numRuns: 300 })
+  })
+
+  it("writes the brand, topic, CTA and hashtags into a social post", () => {
+    const draft = writeDraft({ kind: "social", platform: "linkedin", brandName: "Acme Bakery", topic: "Sourdough starters", url: "https://acme.example" })
+    assert.include(draft.body, draft.hook)
+    assert.include(draft.body.toLowerCase(), "sourdough starters")
+    assert.include(draft.body, draft.cta)
+    assert.deepStrictEqual(draft.hashtags.slice(0, 1), ["#SourdoughStarters"])
+    for (const tag of draft.hashtags) assert.include(draft.body, tag)
+    assert.notDeepEqual(writeDraft({ kind: "social", platform: "linkedin", brandName: "Acme Bakery", topic: "Sourdough starters", angle: 1 }).body, draft.body)
+  })
+
+  it.effect("as a LanguageModel: streams deltas that add up to generateText's answer, and the Writer keeps limits", () =>
+    Effect.gen(function*() {
+      const model = yield* makeHouseModel
+      const prompt = "Write an x post about spring sales for shoppers"
+      const streamed = yield* Stream.runCollect(model.streamText({ prompt }))
+      const deltas = streamed.filter((p) => p.type === "text-delta").map((p) => (p as { delta: string }).delta)
+      assert.isAbove(deltas.length, 3)
+      const generated = yield* model.generateText({ prompt })
+      assert.strictEqual(deltas.join(""), generated.text)
+      assert.isAtMost(charLength(generated.text.split("\n\n").slice(1).join("\n\n")), 280)
+      const writer = yield* Writer.pipe(Effect.provide(Writer.layer), Effect.provideService(LanguageModel.LanguageModel, model))
+      for (const platform of platforms) {
+        const written = yield* writer.write("c", { brandName: "Acme", audience: "bakers" }, { kind: "social", platform, topic: "flour" })
+        assert.isAtMost(charLength(written.body), platformBodyLimits[platform]!)
+        assert.include(written.body.toLowerCase(), "flour")
+      }
+    }))
+
+  it("calls an offered tool the request names, with the request's JSON as params, then summarises its result", () => {
+    const tool = Tool.make("scan_site", { parameters: Schema.Struct({ url: Schema.String }), success: Schema.Unknown })
+    const prompt = Prompt.make([{ role: "user", content: "Please scan_site {\"url\":\"https://a.example\"}" }])
+    assert.deepStrictEqual(houseTurn({ prompt, tools: [tool], toolChoice: "auto" }), {
+      _tag: "tool",
+      name: "scan_site",
+      params: { url: "https://a.example" }
+    })
+    assert.strictEqual(houseTurn({ prompt, tools: [tool], toolChoice: "none" })._tag, "text")
+    const after = Prompt.make([
+      { role: "user", content: "scan_site" },
+      { role: "assistant", content: [{ type: "tool-call", id: "1", name: "scan_site", params: {} }] },
+      { role: "tool", content: [{ type: "tool-result", id: "1", name: "scan_site", isFailure: false, result: { score: 91 } }] }
+    ])
+    const turn = houseTurn({ prompt: after, tools: [tool], toolChoice: "auto" })
+    assert.deepStrictEqual(turn, { _tag: "text", text: "Here is what I found.\n\nscan_site returned: {\"score\":91}" })
+  })
+
+  it.effect("an agent turn loops tool rounds until the model answers, within the bound", () =>
+    Effect.gen(function*() {
+      const Lookup = Tool.make("lookup_brand", {
+        parameters: Schema.Struct({ name: Schema.String }),
+        success: Schema.Struct({ name: Schema.String, voice: Schema.String })
+      })
+      const Tools = Toolkit.make(Lookup)
+      const toolkit = yield* Tools.pipe(Effect.provide(Tools.toLayer(Tools.of({
+        lookup_brand: ({ name }) => Effect.succeed({ name, voice: "warm" })
+      }))))
+      const model = yield* makeHouseModel
+      const prompt = "Please lookup_brand {\"name\":\"Acme\"}"
+      const turn = yield* agentTurn({ customerId: "c", prompt, toolkit, maxRounds: 5 }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      assert.strictEqual(turn.rounds, 2)
+      assert.deepStrictEqual(turn.toolCalls, [{ name: "lookup_brand", params: { name: "Acme" }, result: { name: "Acme", voice: "warm" } }])
+      assert.strictEqual(turn.text, "Here is what I found.\n\nlookup_brand returned: {\"name\":\"Acme\",\"voice\":\"warm\"}")
+      const bounded = yield* agentTurn({ customerId: "c", prompt, toolkit, maxRounds: 1 }).pipe(
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
+      assert.strictEqual(bounded.rounds, 1)
+      assert.strictEqual(bounded.toolCalls.length, 1)
+    }))
+})

@@ -1,0 +1,155 @@
+import { afterAll, assert, describe, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { call, freePort, TestServer, testApp } from "./support/harness.ts"
+import { type Served, serveSite, type Site, sites } from "./support/scan-sites.ts"
+
+const provision = Effect.gen(function*() {
+  const res = yield* call("POST", "/api/admin/provision", {
+    headers: { "x-admin-secret": "test-admin-secret", "x-forwarded-for": `10.8.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}` },
+    body: { email: `owner-${crypto.randomUUID()}@example.com` }
+  })
+  assert.strictEqual(res.status, 200)
+  const { customerId, apiKey } = res.json as { customerId: string; apiKey: string }
+  const auth = { authorization: `Bearer ${apiKey}` }
+  const api = (method: string, path: string, body?: unknown) =>
+    call(method, path.replace("{c}", customerId), { headers: auth, ...(body === undefined ? {} : { body }) })
+  return { customerId, api }
+})
+
+const served: Array<Served> = []
+afterAll(() => Promise.all(served.map((s) => s.close())))
+const site = (s: Site) => Effect.promise(async () => {
+  const one = await serveSite(s)
+  served.push(one)
+  return one
+})
+
+const live = { timeout: 60_000, excludeTestServices: true }
+
+describe("onboarding", () => {
+  layer(testApp(), live)("from a URL", (it) => {
+    it.effect("starts onboarding with an event", () =>
+      Effect.gen(function*() {
+        const { api } = yield* provision
+        for (const body of [undefined, {}]) {
+          const res = yield* api("POST", "/api/onboard/{c}", body)
+          assert.strictEqual(res.status, 200)
+          assert.strictEqual(res.json.status, "onboarding_started")
+          // The social connect links of every platform, each a consent page of this server (sandbox provider).
+          assert.deepStrictEqual(Object.keys(res.json.connectLinks).sort(), ["facebook", "instagram", "linkedin", "pinterest", "tiktok", "x"])
+          for (const link of Object.values<string>(res.json.connectLinks)) {
+            const consent = yield* Effect.promise(() => fetch(link))
+            assert.strictEqual(consent.status, 200, link)
+          }
+        }
+        const bad = yield* api("POST", "/api/onboard/{c}", { extra: true })
+        assert.strictEqual(bad.status, 400)
+        const events = (yield* api("GET", "/api/events/{c}")).json.events
+        assert.strictEqual(events.filter((e: any) => e.type === "onboarding.started").length, 2)
+      }))
+
+    it.effect("extracts what the page says about the brand", () =>
+      Effect.gen(function*() {
+        const { api } = yield* provision
+        const { origin } = yield* site(sites.brand)
+        const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url: `${origin}/` })
+        assert.strictEqual(res.status, 200)
+        assert.deepStrictEqual(res.json, {
+          brandName: "Northwind Coffee",
+          description: "Northwind roasts single-origin coffee for home baristas and small cafes.",
+          logoUrl: `${origin}/img/northwind-logo.svg`,
+          colors: ["#7a3e1d", "#f2a541"],
+          voice: ["conversational", "personal", "informal", "concise", "data-driven"],
+          audience: ["home baristas", "home baristas and small cafes"],
+          products: ["Ethiopia Yirgacheffe", "House Espresso Blend"],
+          socials: {
+            instagram: "https://www.instagram.com/northwindcoffee",
+            x: "https://twitter.com/northwind",
+            linkedin: "https://www.linkedin.com/company/northwind"
+          },
+          sourceUrl: `${origin}/`
+        })
+        const well = yield* site(sites.wellMarkedUp)
+        const acme = (yield* api("POST", "/api/onboard/{c}/auto-extract", { url: `${well.origin}/` })).json
+        assert.strictEqual(acme.brandName, "Acme Analytics")
+        assert.deepStrictEqual(acme.products, ["Acme"])
+        assert.deepStrictEqual(acme.audience, ["SaaS teams"])
+      }))
+
+    it.effect("never invents: a page that says nothing gives nulls and empties", () =>
+      Effect.gen(function*() {
+        const { api } = yield* provision
+        const { origin } = yield* site(sites.bare)
+        const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url: `${origin}/` })
+        assert.strictEqual(res.status, 200)
+        assert.deepStrictEqual(res.json, {
+          brandName: null, description: null, logoUrl: null, colors: [], voice: [], audience: [], products: [],
+          socials: {}, sourceUrl: `${origin}/`
+        })
+      }))
+
+    it.effect("400 for a url that is not http(s); 422 E_FETCH_FAILED for a page it cannot fetch", () =>
+      Effect.gen(function*() {
+        const { api } = yield* provision
+        for (const url of ["ftp://example.com/", "mailto:a@b.c", "nope"]) {
+          const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url })
+          assert.strictEqual(res.status, 400)
+          assert.strictEqual(res.json.code, "E_VALIDATION")
+        }
+        const closed = yield* Effect.promise(freePort)
+        const notFound = yield* site(sites.notFound)
+        const json = yield* site(sites.nonHtml)
+        const loop = yield* site(sites.redirectLoop)
+        for (const url of [`http://127.0.0.1:${closed}/`, `${notFound.origin}/missing`, `${json.origin}/`, `${loop.origin}/a`]) {
+          const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url })
+          assert.strictEqual(res.status, 422, url)
+          assert.strictEqual(res.json.code, "E_FETCH_FAILED")
+          assert.match(res.json.error, /^The page could not be fetched/)
+        }
+      }))
+
+    it.effect("confirm-profile stores the profile, sets the brand name and activates the customer once", () =>
+      Effect.gen(function*() {
+        const { api, customerId } = yield* provision
+        const before = yield* api("GET", "/api/customer/{c}")
+        assert.strictEqual(before.json.status, "onboarding")
+        const profile = { brandName: "Northwind Coffee", voice: ["warm"], colors: ["#7a3e1d"], notes: { tagline: "Fresh" } }
+        const res = yield* api("POST", "/api/onboard/{c}/confirm-profile", profile)
+        assert.strictEqual(res.status, 200)
+        assert.deepStrictEqual(res.json, { customerId, status: "active", brandName: "Northwind Coffee", profile })
+        const after = (yield* api("GET", "/api/customer/{c}")).json
+        assert.strictEqual(after.status, "active")
+        assert.strictEqual(after.brandName, "Northwind Coffee")
+        const { sql } = yield* TestServer
+        const rows = yield* sql<{ profile: unknown }>`SELECT profile FROM brand_profiles WHERE customer_id = ${customerId}`
+        const stored = typeof rows[0].profile === "string" ? JSON.parse(rows[0].profile) : rows[0].profile
+        assert.deepStrictEqual(stored, profile)
+
+        const again = yield* api("POST", "/api/onboard/{c}/confirm-profile", { voice: ["bold"] })
+        assert.deepStrictEqual(again.json, { customerId, status: "active", brandName: "Northwind Coffee", profile: { voice: ["bold"] } })
+        const events = (yield* api("GET", "/api/events/{c}")).json.events
+        const changes = events.filter((e: any) => e.type === "customer.status_changed" && e.data.to === "active")
+        assert.strictEqual(changes.length, 1)
+        assert.deepInclude(changes[0].data, { from: "onboarding", to: "active" })
+        assert.strictEqual(events.filter((e: any) => e.type === "onboarding.completed").length, 1)
+
+        for (const body of [{ brandName: "" }, { brandName: 42 }, [1, 2], "text"]) {
+          const bad = yield* api("POST", "/api/onboard/{c}/confirm-profile", body)
+          assert.strictEqual(bad.status, 400, JSON.stringify(body))
+        }
+      }))
+  })
+
+  layer(testApp({ allowPrivateTargets: false }), live)("private targets", (it) => {
+    it.effect("a private page is 422 E_FETCH_FAILED", () =>
+      Effect.gen(function*() {
+        const { api } = yield* provision
+        const { origin } = yield* site(sites.brand)
+        for (const url of [`${origin}/`, "http://localhost/", "http://169.254.169.254/"]) {
+          const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url })
+          assert.strictEqual(res.status, 422)
+          assert.match(res.json.error, /not a public address/)
+        }
+      }))
+  })
+})

@@ -1,0 +1,287 @@
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { AppConfig, appConfig } from "../src/Config.ts"
+import { Services } from "../src/App.ts"
+import { SocialProvider } from "../src/features/social/providers/Provider.ts"
+import { type AyrshareFake, startAyrshareFake } from "./support/ayrshare-fake.ts"
+import { call, testApp, testDatabaseUrl } from "./support/harness.ts"
+import { assertError, bearer, type Provisioned, provision } from "./support/processes.ts"
+
+class Fake extends Context.Service<Fake, AyrshareFake>()("test/AyrshareFake") {}
+
+const FakeLive = Layer.effect(Fake, Effect.acquireRelease(Effect.promise(() => startAyrshareFake()), (fake) => Effect.promise(() => fake.close())))
+
+const privateKey = "-----BEGIN RSA PRIVATE KEY-----\nMIIfake\n-----END RSA PRIVATE KEY-----"
+
+const settingsFor = (fake: AyrshareFake) => ({
+  socialProvider: "ayrshare" as const,
+  ayrshareApiKey: Option.some(Redacted.make(fake.apiKey)),
+  ayrsharePrivateKey: Option.some(Redacted.make(privateKey)),
+  ayrshareBaseUrl: fake.url,
+  ayrshareDomain: "acme",
+  publishRetrySchedule: [1, 1, 1, 1],
+  publishPollIntervalMs: 50,
+  metricsRefreshIntervalMs: 300,
+  allowPrivateTargets: true
+})
+
+const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) => testApp(settingsFor(fake)))).pipe(Layer.provideMerge(FakeLive))
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, ms = 15_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return value
+      if (Date.now() > deadline) return yield* Effect.die(new Error("condition not met in time"))
+      yield* sleep(50)
+    }
+  })
+
+const pieceWhere = (owner: Provisioned, id: string, ok: (piece: any) => boolean) =>
+  eventually(Effect.map(
+    call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }),
+    (res) => (ok(res.json) ? res.json : undefined)
+  ))
+
+const attemptsOf = (owner: Provisioned, id: string) =>
+  Effect.map(
+    call("GET", `/api/social/posts/${owner.customerId}/${id}/attempts`, { headers: bearer(owner.apiKey) }),
+    (res) => res.json.attempts as Array<any>
+  )
+
+/** Connects X through Ayrshare's linking page: our link, the person links at Ayrshare, Ayrshare redirects to our callback. */
+const connectX = (owner: Provisioned) =>
+  Effect.gen(function*() {
+    const fake = yield* Fake
+    const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["x"] } })
+    assert.strictEqual(links.status, 200, links.text)
+    const link = new URL(links.json.connectLinks.x)
+    assert.strictEqual(link.host, "profile.ayrshare.com")
+    assert.strictEqual(link.searchParams.get("domain"), "acme")
+    const redirect = link.searchParams.get("redirect")!
+    assert.include(redirect, "/api/integration/callback?state=")
+    const profileKey = [...fake.profiles.entries()].find(([, p]) => p.title === `herald-${owner.customerId}`)![0]
+    fake.link(profileKey, ["twitter"])
+    const back = yield* call("GET", new URL(redirect).pathname + new URL(redirect).search)
+    assert.strictEqual(back.status, 302, back.text)
+    assert.strictEqual(back.headers.get("location"), "/dashboard")
+    return profileKey
+  })
+
+const publishX = (owner: Provisioned, body: string) =>
+  Effect.map(
+    call("POST", `/api/social/publish/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platform: "x", body } }),
+    (res) => {
+      assert.strictEqual(res.status, 200, res.text)
+      return res.json.id as string
+    }
+  )
+
+layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it) => {
+  it.effect("connect: a profile per customer, the JWT linking URL, accounts after the callback", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      const profileKey = yield* connectX(owner)
+      const created = fake.requests.filter((r) => r.path === "/api/profiles")
+      assert.strictEqual(created.length, 1)
+      const jwt = fake.requests.find((r) => r.path === "/api/profiles/generateJWT")!
+      assert.deepInclude(jwt.body as object, { domain: "acme", privateKey, profileKey })
+      const connections = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(connections.json.connections.x.connected, true)
+      assert.strictEqual(connections.json.connections.x.accountName, "twitter user")
+      assert.strictEqual(connections.json.connections.linkedin.connected, false)
+      // A second connect reuses the profile.
+      yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["linkedin"] } })
+      assert.strictEqual(fake.requests.filter((r) => r.path === "/api/profiles").length, 1)
+    }))
+
+  it.effect("publish: posted once with our reference, the provider's URL, and its figures in analytics", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      const profileKey = yield* connectX(owner)
+      const id = yield* publishX(owner, "Hello from Herald")
+      const piece = yield* pieceWhere(owner, id, (p) => p.status === "published")
+      const [post] = fake.postsFor(id)
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${post.id}`)
+      assert.deepStrictEqual(post.platforms, ["twitter"])
+      assert.strictEqual(post.profileKey, profileKey)
+      assert.strictEqual(post.post, "Hello from Herald")
+      const attempts = yield* attemptsOf(owner, id)
+      assert.deepStrictEqual(attempts.map((a) => [a.attempt, a.status, a.provider, a.providerPostId]), [[1, "sent", "ayrshare", post.id]])
+      const report = yield* eventually(Effect.map(
+        call("GET", `/api/analytics/${owner.customerId}`, { headers: bearer(owner.apiKey) }),
+        (res) => (res.json.channels.x.impressions > 0 ? res.json : undefined)
+      ))
+      assert.deepStrictEqual(report.channels.x, { posts: 1, clicks: 0, impressions: 120, engagements: 10, revenue: 0 })
+    }))
+
+  it.effect("provider down, then up: retried with backoff, then posted once", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      yield* connectX(owner)
+      fake.mode = "down"
+      const id = yield* publishX(owner, "Down then up")
+      yield* eventually(Effect.map(attemptsOf(owner, id), (a) => (a.length >= 2 ? a : undefined)))
+      fake.mode = "up"
+      yield* pieceWhere(owner, id, (p) => p.status === "published")
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      const attempts = yield* attemptsOf(owner, id)
+      const statuses = attempts.map((a) => a.status)
+      assert.strictEqual(statuses[statuses.length - 1], "sent")
+      assert.isTrue(statuses.slice(0, -1).every((s) => s === "failed"))
+      assert.match(attempts[0].error, /^provider_unavailable: /)
+    }))
+
+  it.effect("an answer lost after the post was made: the retry reconciles, nothing is posted twice", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      yield* connectX(owner)
+      fake.mode = "lose-answer"
+      const id = yield* publishX(owner, "Lost answer")
+      yield* eventually(Effect.map(attemptsOf(owner, id), (a) => (a.length >= 1 ? a : undefined)))
+      fake.mode = "up"
+      const piece = yield* pieceWhere(owner, id, (p) => p.status === "published")
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      const attempts = yield* attemptsOf(owner, id)
+      assert.deepStrictEqual(attempts.map((a) => a.status), ["failed", "reconciled"])
+      assert.strictEqual(attempts[1].providerPostId, fake.postsFor(id)[0].id)
+      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${fake.postsFor(id)[0].id}`)
+    }))
+
+  it.effect("provider refusing: final failure with its cause, the piece stays approved; retry works", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      yield* connectX(owner)
+      fake.mode = "refuse"
+      const id = yield* publishX(owner, "Refused")
+      const events = yield* eventually(Effect.map(
+        call("GET", `/api/events/${owner.customerId}`, { headers: bearer(owner.apiKey) }),
+        (res) => {
+          const failed = res.json.events.find((e: any) => e.type === "publish.failed")
+          return failed === undefined ? undefined : failed
+        }
+      ))
+      assert.strictEqual(events.data.contentId, id)
+      assert.strictEqual(events.data.platform, "x")
+      assert.strictEqual(events.data.cause, "provider_rejected")
+      assert.include(events.data.error, "Status is a duplicate")
+      const attempts = yield* attemptsOf(owner, id)
+      assert.strictEqual(attempts.length, 1)
+      assert.strictEqual(attempts[0].status, "failed")
+      yield* sleep(300)
+      const piece = yield* call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(piece.json.status, "approved")
+
+      fake.mode = "up"
+      const retried = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, { headers: bearer(owner.apiKey), body: {} })
+      assert.strictEqual(retried.status, 200, retried.text)
+      yield* pieceWhere(owner, id, (p) => p.status === "published")
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      assertError(
+        yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, { headers: bearer(owner.apiKey), body: {} }),
+        409,
+        "E_INVALID_TRANSITION"
+      )
+    }))
+
+  it.effect("the provider down at connect time is a 503, not a broken link", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      fake.mode = "down"
+      const res = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["x"] } })
+      fake.mode = "up"
+      assertError(res, 503, "E_UNAVAILABLE")
+    }))
+})
+
+/** The adapter on its own, against the fake: schedule, delete, accounts, analytics, error bodies. */
+const AdapterOnFake = Layer.unwrap(Effect.gen(function*() {
+  const fake = yield* Fake
+  const base = yield* appConfig.pipe(Effect.orDie)
+  const databaseUrl = yield* testDatabaseUrl
+  return Services.pipe(Layer.provideMerge(Layer.succeed(AppConfig, {
+    ...base,
+    ...settingsFor(fake),
+    logLevel: "none",
+    databaseUrl: Option.some(Redacted.make(databaseUrl)),
+    redisUrl: Option.none()
+  })))
+})).pipe(Layer.provideMerge(FakeLive))
+
+layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
+  it.effect("schedule, delete, accounts, analytics and error bodies", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const provider = yield* SocialProvider
+      const sql = yield* (yield* Effect.promise(() => import("effect/sql"))).SqlClient.SqlClient
+      const customerId = "6a1c2f4e-1d5b-4c8e-9f00-1234567890ab"
+      yield* sql`INSERT INTO customers (id, email, status) VALUES (${customerId}, 'adapter@example.com', 'active')`.pipe(Effect.orDie)
+      assert.strictEqual(provider.name, "ayrshare")
+
+      const link = yield* provider.connectLink(customerId, "linkedin", "http://localhost/api/integration/callback?state=s")
+      assert.include(link, "jwt=")
+      const [profileKey] = [...fake.profiles.keys()]
+      assert.deepStrictEqual(yield* provider.accounts(customerId), [])
+      fake.link(profileKey, ["linkedin", "twitter", "youtube"])
+      assert.deepStrictEqual(
+        [...(yield* provider.accounts(customerId))].sort((a, b) => a.platform.localeCompare(b.platform)),
+        [{ platform: "linkedin", accountName: "linkedin user" }, { platform: "x", accountName: "twitter user" }]
+      )
+
+      const at = new Date(Date.now() + 86_400_000).toISOString()
+      const scheduled = yield* provider.publish({
+        customerId,
+        contentId: "cnt_sched",
+        platform: "linkedin",
+        body: "Tomorrow",
+        media: ["https://cdn.example.com/a.png"],
+        scheduleAt: at
+      })
+      const stored = fake.posts.find((p) => p.id === scheduled.providerPostId)!
+      assert.strictEqual(stored.scheduleDate, at)
+      assert.deepStrictEqual(stored.mediaUrls, ["https://cdn.example.com/a.png"])
+      assert.strictEqual(stored.notes, "herald:cnt_sched")
+      const found = yield* provider.findPost(customerId, "cnt_sched", "linkedin")
+      assert.strictEqual(Option.getOrThrow(found).providerPostId, scheduled.providerPostId)
+      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, "cnt_other", "linkedin")))
+
+      const metrics = yield* provider.metrics(customerId, scheduled.providerPostId, "linkedin")
+      assert.deepStrictEqual(Option.getOrThrow(metrics), { impressions: 120, engagements: 10 })
+
+      yield* provider.remove(customerId, scheduled.providerPostId)
+      assert.strictEqual(stored.status, "deleted")
+      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, "cnt_sched", "linkedin")))
+
+      // Error bodies: a refusal is final and carries Ayrshare's message; an outage is transient.
+      fake.mode = "refuse"
+      const refused = yield* Effect.exit(provider.publish({ customerId, contentId: "cnt_r", platform: "x", body: "dup", media: [] }))
+      assert.isTrue(Exit.isFailure(refused))
+      const refusal = Exit.isFailure(refused) ? (refused.cause.reasons[0] as any).error : undefined
+      assert.strictEqual(refusal.transient, false)
+      assert.strictEqual(refusal.cause, "provider_rejected")
+      assert.include(refusal.message, "code 110: Status is a duplicate.")
+      fake.mode = "down"
+      const down = yield* Effect.exit(provider.publish({ customerId, contentId: "cnt_d", platform: "x", body: "x", media: [] }))
+      const outage = Exit.isFailure(down) ? (down.cause.reasons[0] as any).error : undefined
+      assert.strictEqual(outage.transient, true)
+      assert.strictEqual(outage.cause, "provider_unavailable")
+      fake.mode = "up"
+      // A platform not linked at Ayrshare is refused with Ayrshare's error.
+      const unlinked = yield* Effect.exit(provider.publish({ customerId, contentId: "cnt_u", platform: "tiktok", body: "x", media: [] }))
+      assert.include((Exit.isFailure(unlinked) ? (unlinked.cause.reasons[0] as any).error : undefined).message, "tiktok is not linked")
+      // Every request carried the API key and the customer's profile key.
+      for (const request of fake.requests.filter((r) => r.path !== "/api/profiles" && r.path !== "/api/profiles/generateJWT")) {
+        assert.strictEqual(request.headers["profile-key"], profileKey)
+      }
+    }))
+})

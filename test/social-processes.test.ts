@@ -1,0 +1,149 @@
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { randomUUID } from "node:crypto"
+import { type AyrshareFake, startAyrshareFake } from "./support/ayrshare-fake.ts"
+import { externalDatabaseUrl, send } from "./support/harness.ts"
+import { provisionAt, type ServerProcess, sharedDatabase, startServer, withSql } from "./support/processes.ts"
+
+/**
+ * Real server processes (`node src/main.ts`) publishing through Ayrshare (the
+ * local fake, which counts posts) from one database.
+ */
+class Shared extends Context.Service<Shared, { readonly database: string; readonly fake: AyrshareFake }>()("test/SocialShared") {}
+
+const SharedLive = Layer.effect(Shared, Effect.gen(function*() {
+  const database = yield* sharedDatabase
+  const fake = yield* Effect.acquireRelease(Effect.promise(() => startAyrshareFake()), (f) => Effect.promise(() => f.close()))
+  return { database, fake }
+}))
+
+const server = (database: string, fake: AyrshareFake, env: Record<string, string> = {}) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      startServer({
+        env: {
+          DATABASE_URL: database,
+          ADMIN_SECRET: "test-admin-secret",
+          ALLOW_PRIVATE_TARGETS: "true",
+          TRUST_PROXY: "true",
+          LOG_LEVEL: "error",
+          PG_MAX_CONNECTIONS: externalDatabaseUrl() === undefined ? "1" : "4",
+          SOCIAL_PROVIDER: "ayrshare",
+          AYRSHARE_API_KEY: fake.apiKey,
+          AYRSHARE_PRIVATE_KEY: "private",
+          AYRSHARE_BASE_URL: fake.url,
+          PUBLISH_RETRY_SCHEDULE: "1,1,1,1",
+          PUBLISH_POLL_INTERVAL_MS: "50",
+          PUBLISH_LEASE_SECONDS: "2",
+          ...env
+        }
+      })
+    ),
+    (process) => Effect.promise(() => process.kill(500))
+  )
+
+const killHard = (process: ServerProcess) =>
+  Effect.promise(() =>
+    new Promise<void>((resolve) => {
+      if (process.child.exitCode !== null || process.child.signalCode !== null) return resolve()
+      process.child.once("exit", () => resolve())
+      process.child.kill("SIGKILL")
+    })
+  )
+
+/** A customer with X connected: an Ayrshare profile at the fake with twitter linked, recorded in the database. */
+const customerWithX = (app: ServerProcess, database: string, fake: AyrshareFake) =>
+  Effect.gen(function*() {
+    const owner = yield* Effect.promise(() => provisionAt(app))
+    const profileKey = `PK-${randomUUID()}`
+    fake.profiles.set(profileKey, { title: `herald-${owner.customerId}`, refId: randomUUID(), linked: new Set(["twitter"]) })
+    yield* withSql(database, (sql) =>
+      Effect.andThen(
+        sql`INSERT INTO social_profiles (customer_id, provider, profile_key) VALUES (${owner.customerId}, 'ayrshare', ${profileKey})`,
+        sql`INSERT INTO social_connections (customer_id, platform, account_name) VALUES (${owner.customerId}, 'x', 'acme')`
+      ))
+    return owner
+  })
+
+const waitUntil = (check: () => Promise<boolean>, ms: number) =>
+  Effect.promise(async () => {
+    const deadline = Date.now() + ms
+    while (!(await check())) {
+      if (Date.now() > deadline) throw new Error("condition not met in time")
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  })
+
+layer(SharedLive, { timeout: 120_000, excludeTestServices: true })("publishing across processes", (it) => {
+  it.effect("kill -9 between the provider's answer and our record: the next process reconciles, no second post", () =>
+    Effect.gen(function*() {
+      const { database, fake } = yield* Shared
+      const first = yield* server(database, fake)
+      const owner = yield* customerWithX(first, database, fake)
+      fake.mode = "hold"
+      const posted = fake.nextPost()
+      const res = yield* Effect.promise(() =>
+        send(first.url, "POST", `/api/social/publish/${owner.customerId}`, {
+          headers: { authorization: `Bearer ${owner.apiKey}` },
+          body: { platform: "x", body: "Crash between sent and recorded" }
+        })
+      )
+      assert.strictEqual(res.status, 200, res.text)
+      const contentId: string = res.json.id
+      // Ayrshare has the post; our process dies before it hears back.
+      yield* Effect.promise(() => posted)
+      yield* killHard(first)
+      fake.mode = "up"
+      assert.strictEqual(fake.postsFor(contentId).length, 1)
+
+      const second = yield* server(database, fake)
+      const get = (path: string) => send(second.url, "GET", path, { headers: { authorization: `Bearer ${owner.apiKey}` } })
+      yield* waitUntil(async () => (await get(`/api/content/${owner.customerId}/${contentId}`)).json.status === "published", 30_000)
+      assert.strictEqual(fake.postsFor(contentId).length, 1)
+      const piece = (yield* Effect.promise(() => get(`/api/content/${owner.customerId}/${contentId}`))).json
+      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${fake.postsFor(contentId)[0].id}`)
+      const attempts = (yield* Effect.promise(() => get(`/api/social/posts/${owner.customerId}/${contentId}/attempts`))).json.attempts
+      assert.deepStrictEqual(attempts.map((a: any) => [a.attempt, a.status]), [[2, "reconciled"]])
+    }), 100_000)
+
+  // PGlite is a single session: several processes sharing it is not a supported deployment,
+  // so this runs against PostgreSQL only (DATABASE_URL=postgres://...).
+  it.effect.skipIf(externalDatabaseUrl() === undefined)("two publishers on one PostgreSQL: many due posts, each posted exactly once", () =>
+    Effect.gen(function*() {
+      const { database, fake } = yield* Shared
+      fake.mode = "up"
+      // A lease longer than any try (the default is 60 s): a live worker never loses a claim it is using.
+      const env = { PUBLISH_LEASE_SECONDS: "30" }
+      const [a, b] = yield* Effect.all([server(database, fake, env), server(database, fake, env)], { concurrency: 2 })
+      const owner = yield* customerWithX(a, database, fake)
+      const count = 1000
+      // Due posts written straight into the queue (the API's rate limit would take minutes to create them).
+      yield* withSql(database, (sql) =>
+        Effect.andThen(
+          sql`INSERT INTO content (id, customer_id, type, status, platform, body, metadata)
+            SELECT 'cnt_bulk_' || g, ${owner.customerId}, 'social', 'approved', 'x', 'Bulk post ' || g, '{"media": []}'::jsonb
+            FROM generate_series(1, ${count}) AS g`,
+          sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
+            SELECT 'cnt_bulk_' || g, ${owner.customerId}, 'x', 'queued', now(), now() FROM generate_series(1, ${count}) AS g`
+        ))
+      const started = Date.now()
+      yield* waitUntil(async () => {
+        const rows = await Effect.runPromise(withSql(database, (sql) =>
+          sql<{ n: string }>`SELECT count(*)::text AS n FROM content WHERE customer_id = ${owner.customerId} AND status = 'published'`))
+        return Number(rows[0].n) === count
+      }, 90_000)
+      console.log(`two publishers: ${count} posts published in ${Date.now() - started} ms`)
+      const perPiece = new Map<string, number>()
+      for (const post of fake.posts) {
+        if (post.notes?.startsWith("herald:cnt_bulk_")) perPiece.set(post.notes, (perPiece.get(post.notes) ?? 0) + 1)
+      }
+      assert.strictEqual(perPiece.size, count)
+      assert.deepStrictEqual([...new Set(perPiece.values())], [1])
+      const attempts = yield* withSql(database, (sql) =>
+        sql<{ n: string; pieces: string }>`SELECT count(*)::text AS n, count(DISTINCT content_id)::text AS pieces
+          FROM publish_attempts WHERE customer_id = ${owner.customerId}`)
+      assert.strictEqual(Number(attempts[0].n), count)
+      assert.strictEqual(Number(attempts[0].pieces), count)
+      void b
+    }), 110_000)
+})

@@ -1,0 +1,327 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { call, type Reply, send, TestServer, testApp } from "./support/harness.ts"
+import { assertError, bearer, invite, type Provisioned, provision } from "./support/processes.ts"
+
+const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
+
+/** Polls `check` until it returns a value, for at most `ms`. */
+const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, ms = 10_000) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const value = yield* check
+      if (value !== undefined) return value
+      if (Date.now() > deadline) return yield* Effect.die(new Error("condition not met in time"))
+      yield* sleep(50)
+    }
+  })
+
+const hidden = (page: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1]
+
+/** What a person does: open the link, submit the consent form with the cookie, follow the redirects. */
+const connectAsPerson = (owner: Provisioned, platform: string, account?: string) =>
+  Effect.gen(function*() {
+    const { url } = yield* TestServer
+    const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: [platform] } })
+    assert.strictEqual(links.status, 200, links.text)
+    const link: string = links.json.connectLinks[platform]
+    assert.isTrue(link.startsWith(`${url}/connect/sandbox?state=`), link)
+    const consent = yield* Effect.promise(() => fetch(link, { redirect: "manual" }))
+    const page = yield* Effect.promise(() => consent.text())
+    assert.strictEqual(consent.status, 200)
+    assert.match(consent.headers.get("content-type") ?? "", /text\/html/)
+    assert.include(consent.headers.get("content-security-policy") ?? "", "default-src 'none'")
+    const cookie = (consent.headers.get("set-cookie") ?? "").split(";")[0]
+    const form = new URLSearchParams({ state: hidden(page, "state")!, _csrf: hidden(page, "_csrf")!, decision: "allow" })
+    if (account !== undefined) form.set("account", account)
+    const allowed = yield* Effect.promise(() =>
+      fetch(`${url}/connect/sandbox`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+        body: form.toString()
+      })
+    )
+    assert.strictEqual(allowed.status, 303)
+    const callback = allowed.headers.get("location")!
+    assert.isTrue(callback.startsWith("/api/integration/callback?state="), callback)
+    const back = yield* call("GET", callback)
+    assert.strictEqual(back.status, 302, back.text)
+    assert.strictEqual(back.headers.get("location"), "/dashboard")
+    return { link, callback, cookie, page }
+  })
+
+const publishedPiece = (owner: Provisioned, id: string) =>
+  eventually(Effect.map(
+    call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }),
+    (res) => (res.json.status === "published" ? res.json : undefined)
+  ))
+
+layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100 }), { timeout: 90_000 })("social publishing (sandbox)", (it) => {
+  it.effect("a person connects a platform; tampered, replayed and missing states are refused", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const before = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(before.status, 200)
+      assert.deepStrictEqual(Object.keys(before.json.connections).sort(), ["facebook", "instagram", "linkedin", "pinterest", "tiktok", "x"])
+      assert.deepStrictEqual(before.json.connections.x, { connected: false, accountName: null, connectedAt: null })
+
+      const { callback, link } = yield* connectAsPerson(owner, "linkedin", "Acme <Corp>")
+      const after = yield* call("GET", `/api/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(after.json.customerId, owner.customerId)
+      assert.strictEqual(after.json.connections.linkedin.connected, true)
+      assert.strictEqual(after.json.connections.linkedin.accountName, "Acme <Corp>")
+      assert.isString(after.json.connections.linkedin.connectedAt)
+      assert.strictEqual(after.json.connections.x.connected, false)
+
+      // Replay: the state was spent.
+      assertError(yield* call("GET", callback), 400, "E_INVALID_STATE")
+      // The consent page of a spent link is an HTML error.
+      const spent = yield* Effect.promise(() => fetch(link))
+      assert.strictEqual(spent.status, 400)
+      assert.match(spent.headers.get("content-type") ?? "", /text\/html/)
+      assert.isString(spent.headers.get("x-request-id"))
+      yield* Effect.promise(() => spent.text())
+
+      // Tampered: one character of the payload changed; forged: a made-up token; missing.
+      const fresh = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["x"] } })
+      const state = new URL(fresh.json.connectLinks.x).searchParams.get("state")!
+      const flipped = (state[3] === "A" ? "B" : "A")
+      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state.slice(0, 3) + flipped + state.slice(4))}`), 400, "E_INVALID_STATE")
+      assertError(yield* call("GET", `/api/integration/callback?state=forged.token`), 400, "E_INVALID_STATE")
+      assertError(yield* call("GET", `/api/integration/callback`), 400, "E_INVALID_STATE")
+      const still = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(still.json.connections.x.connected, false)
+
+      const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      const connected = events.json.events.filter((e: any) => e.type === "platform.connected")
+      assert.strictEqual(connected.length, 1)
+      assert.strictEqual(connected[0].data.platform, "linkedin")
+    }))
+
+  it.effect("the consent form needs this browser's cookie and token (CSRF)", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const owner = yield* provision()
+      const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: {} })
+      assert.deepStrictEqual(Object.keys(links.json.connectLinks).sort(), ["facebook", "instagram", "linkedin", "pinterest", "tiktok", "x"])
+      const page = yield* Effect.promise(() => fetch(links.json.connectLinks.x).then((r) => r.text()))
+      const state = hidden(page, "state")!
+      // A cross-site form post carries no cookie (SameSite=Strict) and cannot know the token.
+      const forged = yield* Effect.promise(() =>
+        fetch(`${url}/connect/sandbox`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: "herald_consent=attacker" },
+          body: new URLSearchParams({ state, _csrf: hidden(page, "_csrf")! }).toString()
+        })
+      )
+      assert.strictEqual(forged.status, 403)
+      assert.match(forged.headers.get("content-type") ?? "", /text\/html/)
+      yield* Effect.promise(() => forged.text())
+      const res = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(res.json.connections.x.connected, false)
+    }))
+
+  it.effect("connect refuses unknown platforms and non-arrays", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      assertError(yield* call("POST", `/api/connect/${owner.customerId}`, { headers: h, body: { platforms: ["myspace"] } }), 400, "E_VALIDATION")
+      assertError(yield* call("POST", `/api/connect/${owner.customerId}`, { headers: h, body: { platforms: "x" } }), 400, "E_VALIDATION")
+      const none = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: h })
+      assert.strictEqual(none.status, 200, none.text)
+    }))
+
+  it.effect("publish now: validation before 403, queued, published once with tracked links", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      const path = `/api/social/publish/${owner.customerId}`
+      // Validation comes first, even on a platform not connected.
+      assertError(yield* call("POST", path, { headers: h, body: { platform: "instagram", body: "no media" } }), 400, "E_VALIDATION")
+      assertError(yield* call("POST", path, { headers: h, body: { platform: "x", body: "a".repeat(281) } }), 400, "E_VALIDATION")
+      assertError(yield* call("POST", path, { headers: h, body: { platform: "x", body: "hi", scheduledAt: "2020-01-01T00:00:00Z" } }), 400, "E_VALIDATION")
+      assertError(yield* call("POST", path, { headers: h, body: { platform: "myspace", body: "hi" } }), 400, "E_VALIDATION")
+      assertError(yield* call("POST", path, { headers: h, body: { platform: "x", body: "hi" } }), 403, "E_PLATFORM_NOT_CONNECTED")
+
+      yield* connectAsPerson(owner, "x")
+      const viewer = yield* invite(owner, "viewer")
+      assertError(yield* call("POST", path, { headers: bearer(viewer.apiKey), body: { platform: "x", body: "hi" } }), 403, "E_FORBIDDEN")
+      const editor = yield* invite(owner, "editor")
+      const body = "Launch <b>day</b>! Read https://example.com/post?utm_source=keep. Also mailto:a@b.co and https://example.org"
+      const queued = yield* call("POST", path, { headers: bearer(editor.apiKey), body: { platform: "x", body } })
+      assert.strictEqual(queued.status, 200, queued.text)
+      assert.strictEqual(queued.json.status, "approved")
+      assert.strictEqual(queued.json.scheduledAt, null)
+      assert.strictEqual(queued.json.type, "social")
+
+      const piece = yield* publishedPiece(owner, queued.json.id)
+      assert.strictEqual(piece.publishedUrl, `${url}/p/${queued.json.id}`)
+      assert.isString(piece.publishedAt)
+      assert.strictEqual(piece.body, body)
+
+      const attempts = yield* call("GET", `/api/social/posts/${owner.customerId}/${queued.json.id}/attempts`, { headers: h })
+      assert.strictEqual(attempts.json.attempts.length, 1)
+      assert.strictEqual(attempts.json.attempts[0].status, "sent")
+      assert.strictEqual(attempts.json.attempts[0].provider, "sandbox")
+      assert.strictEqual(attempts.json.attempts[0].attempt, 1)
+      assert.isString(attempts.json.attempts[0].providerPostId)
+      // Posted once at the provider.
+      const { sql: db } = yield* TestServer
+      const stored = yield* db<{ n: string }>`SELECT count(*)::text AS n FROM sandbox_posts WHERE content_id = ${queued.json.id}`.pipe(Effect.orDie)
+      assert.strictEqual(Number(stored[0].n), 1)
+
+      // The permalink shows the post escaped, its links tracked.
+      const permalink = yield* Effect.promise(() => fetch(piece.publishedUrl))
+      const html = yield* Effect.promise(() => permalink.text())
+      assert.strictEqual(permalink.status, 200)
+      assert.include(html, "Launch &lt;b&gt;day&lt;/b&gt;!")
+      assert.notInclude(html, "<b>day</b>")
+      assert.include(html, "mailto:a@b.co")
+      const codes = [...html.matchAll(new RegExp(`${url.replace(/[.:/]/g, "\\$&")}/r/([A-Za-z0-9_-]+)`, "g"))].map((m) => m[1])
+      assert.strictEqual(codes.length, 2, html)
+      assert.include(html, `/r/${codes[0]}.`)
+
+      // A click: 302 to the target with UTM added and the existing utm_source kept.
+      const click = yield* call("GET", `/r/${codes[0]}`, { headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" } })
+      assert.strictEqual(click.status, 302)
+      const target = new URL(click.headers.get("location")!)
+      assert.strictEqual(target.origin + target.pathname, "https://example.com/post")
+      assert.strictEqual(target.searchParams.get("utm_source"), "keep")
+      assert.strictEqual(target.searchParams.get("utm_medium"), "social")
+      assert.strictEqual(target.searchParams.get("utm_campaign"), "herald")
+      const second = new URL((yield* call("GET", `/r/${codes[1]}`, { headers: { "user-agent": "Mozilla/5.0" } })).headers.get("location")!)
+      assert.strictEqual(second.searchParams.get("utm_source"), "x")
+      // A bot is counted apart.
+      assert.strictEqual((yield* call("GET", `/r/${codes[0]}`, { headers: { "user-agent": "Twitterbot/1.0" } })).status, 302)
+      const { sql } = yield* TestServer
+      const clicks = yield* eventually(Effect.map(
+        sql<{ bot: boolean; n: string }>`SELECT bot, count(*)::text AS n FROM link_clicks WHERE customer_id = ${owner.customerId} GROUP BY bot ORDER BY bot`.pipe(Effect.orDie),
+        (rows) => (rows.length === 2 ? rows : undefined)
+      ))
+      assert.deepStrictEqual(clicks.map((r) => [r.bot, Number(r.n)]), [[false, 2], [true, 1]])
+      const unknown = yield* call("GET", `/r/nosuchcode`)
+      assert.strictEqual(unknown.status, 404)
+      assert.match(unknown.headers.get("content-type") ?? "", /text\/html/)
+
+      // Clicks are written in batches (CLICK_FLUSH_MS).
+      const report = yield* eventually(Effect.map(
+        call("GET", `/api/analytics/${owner.customerId}?period=last_30_days`, { headers: h }),
+        (res) => (res.status === 200 && res.json.totals.clicks === 2 ? res : undefined)
+      ))
+      assert.strictEqual(report.json.period, "last_30_days")
+      assert.deepStrictEqual(report.json.channels.x, { posts: 1, clicks: 2, impressions: 0, engagements: 0, revenue: 0 })
+      assert.deepStrictEqual(report.json.totals, { posts: 1, clicks: 2, impressions: 0, engagements: 0, revenue: 0 })
+
+      // Published pieces cannot be retried or cancelled.
+      assertError(yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/retry`, { headers: h, body: {} }), 409, "E_INVALID_TRANSITION")
+      assertError(yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/cancel`, { headers: h, body: {} }), 409, "E_INVALID_TRANSITION")
+      assertError(yield* call("GET", `/api/social/posts/${owner.customerId}/cnt_nothing/attempts`, { headers: h }), 404, "E_NOT_FOUND")
+
+      const events = yield* call("GET", `/api/events/${owner.customerId}?limit=200`, { headers: h })
+      const published = events.json.events.filter((e: any) => e.type === "content.published")
+      assert.strictEqual(published.length, 1)
+    }))
+
+  it.effect("scheduled: the offset is honoured, published when due, not before", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      yield* connectAsPerson(owner, "linkedin")
+      const due = new Date(Date.now() + 2_000)
+      // The same instant written in UTC+02:00.
+      const local = new Date(due.getTime() + 2 * 3600_000).toISOString().replace("Z", "+02:00")
+      const queued = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+        headers: h,
+        body: { platform: "linkedin", body: "Scheduled post", scheduledAt: local }
+      })
+      assert.strictEqual(queued.status, 200, queued.text)
+      assert.strictEqual(queued.json.status, "approved")
+      assert.strictEqual(queued.json.scheduledAt, due.toISOString())
+      const early = yield* call("GET", `/api/content/${owner.customerId}/${queued.json.id}`, { headers: h })
+      assert.strictEqual(early.json.status, "approved")
+      const piece = yield* publishedPiece(owner, queued.json.id)
+      assert.isAtLeast(Date.parse(piece.publishedAt), due.getTime())
+      const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: h })
+      const scheduled = events.json.events.find((e: any) => e.type === "content.scheduled")
+      assert.strictEqual(scheduled.data.contentId, queued.json.id)
+      assert.strictEqual(scheduled.data.scheduledAt, due.toISOString())
+    }))
+
+  it.effect("cancel takes a piece off the queue; retry queues it again", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      yield* connectAsPerson(owner, "facebook")
+      const later = new Date(Date.now() + 3600_000).toISOString()
+      const queued = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+        headers: h,
+        body: { platform: "facebook", body: "Later", scheduledAt: later }
+      })
+      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/cancel`, { headers: h, body: {} })
+      assert.strictEqual(cancelled.status, 200, cancelled.text)
+      assert.strictEqual(cancelled.json.status, "approved")
+      assert.strictEqual(cancelled.json.scheduledAt, null)
+      yield* sleep(400)
+      assert.strictEqual((yield* call("GET", `/api/content/${owner.customerId}/${queued.json.id}`, { headers: h })).json.status, "approved")
+      const retried = yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/retry`, { headers: h, body: {} })
+      assert.strictEqual(retried.status, 200, retried.text)
+      yield* publishedPiece(owner, queued.json.id)
+    }))
+
+  it.effect("ad spend is checked against the budget before anything is queued", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      yield* connectAsPerson(owner, "pinterest")
+      const cap = yield* call("PUT", `/api/settings/${owner.customerId}/budget`, { headers: h, body: { channels: { ads: 10 } } })
+      assert.strictEqual(cap.status, 200)
+      const body = { platform: "pinterest", body: "Sale", media: ["https://cdn.example.com/a.png"] }
+      assertError(yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { ...body, spend: 11 } }), 403, "E_BUDGET_EXCEEDED")
+      const ok = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { ...body, spend: 10 } })
+      assert.strictEqual(ok.status, 200, ok.text)
+      assert.strictEqual(ok.json.type, "ad")
+      assert.deepStrictEqual(ok.json.metadata, { media: ["https://cdn.example.com/a.png"], spend: 10 })
+      const list = yield* call("GET", `/api/content/${owner.customerId}`, { headers: h })
+      assert.strictEqual(list.json.content.length, 1)
+    }))
+
+  it.effect("tracking off leaves links alone; a new customer's analytics are zeros", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      const report = yield* call("GET", `/api/analytics/${owner.customerId}`, { headers: h })
+      assert.strictEqual(report.json.period, "last_7_days")
+      assert.deepStrictEqual(Object.keys(report.json.channels).sort(), ["email", "facebook", "instagram", "linkedin", "pinterest", "tiktok", "web", "x"])
+      for (const metrics of Object.values(report.json.channels)) {
+        assert.deepStrictEqual(metrics, { posts: 0, clicks: 0, impressions: 0, engagements: 0, revenue: 0 })
+      }
+      assertError(yield* call("GET", `/api/analytics/${owner.customerId}?period=yesterday`, { headers: h }), 400, "E_VALIDATION")
+
+      const off = yield* call("PUT", `/api/settings/${owner.customerId}/tracking`, { headers: h, body: { links: false } })
+      assert.strictEqual(off.status, 200, off.text)
+      assert.deepStrictEqual(off.json.tracking, { links: false })
+      yield* connectAsPerson(owner, "x")
+      const queued = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "x", body: "See https://example.com/" } })
+      const piece = yield* publishedPiece(owner, queued.json.id)
+      const page: Reply = yield* Effect.promise(() => send(piece.publishedUrl.replace(/\/p\/.*/, ""), "GET", `/p/${queued.json.id}`))
+      assert.include(page.text, "See https://example.com/")
+      assert.notInclude(page.text, "/r/")
+    }))
+})
+
+layer(testApp({ connectStateTtlSeconds: 1 }), { timeout: 30_000 })("connect links expire", (it) => {
+  it.effect("an expired state is refused and connects nothing", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["tiktok"] } })
+      const state = new URL(links.json.connectLinks.tiktok).searchParams.get("state")!
+      yield* sleep(2_100)
+      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}`), 400, "E_INVALID_STATE")
+      const res = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(res.json.connections.tiktok.connected, false)
+    }))
+})

@@ -1,0 +1,250 @@
+/**
+ * A local server speaking Ayrshare's REST protocol as its documentation
+ * describes it (https://www.ayrshare.com/docs/apis): Bearer API key,
+ * `Profile-Key` header for user profiles, and
+ * - POST /api/profiles {title} -> {status, title, refId, profileKey}
+ * - POST /api/profiles/generateJWT {domain, privateKey, profileKey, redirect} -> {status, title, token, url}
+ * - POST /api/post {post, platforms, mediaUrls?, scheduleDate?, notes?} -> {status, errors, postIds: [{status, id, platform, postUrl}], id, refId, post}
+ * - DELETE /api/post {id} -> {status, ...}
+ * - GET /api/history?lastDays&limit -> {history: [{id, post, platforms, postIds, status, notes, created, ...}]}
+ * - GET /api/user -> {activeSocialAccounts, displayNames: [{platform, displayName, username}]}
+ * - POST /api/analytics/post {id, platforms} -> {<platform>: {id, postUrl, analytics: {...}}, status}
+ * Errors: {status: "error", code, message} with 4xx, as Ayrshare answers.
+ * Test controls: `mode` (up, down, refuse, lose-answer, hold), counters, `link(profileKey, platforms)`.
+ */
+import { randomBytes, randomUUID } from "node:crypto"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+
+export type FakeMode = "up" | "down" | "refuse" | "lose-answer" | "hold"
+
+export interface FakePost {
+  readonly id: string
+  readonly profileKey: string
+  readonly post: string
+  readonly platforms: ReadonlyArray<string>
+  readonly mediaUrls: ReadonlyArray<string>
+  readonly scheduleDate: string | undefined
+  readonly notes: string | undefined
+  readonly created: string
+  status: "success" | "pending" | "deleted"
+}
+
+export interface AyrshareFake {
+  readonly url: string
+  readonly apiKey: string
+  mode: FakeMode
+  readonly posts: Array<FakePost>
+  readonly profiles: Map<string, { title: string; refId: string; linked: Set<string> }>
+  readonly requests: Array<{ method: string; path: string; headers: IncomingMessage["headers"]; body: unknown }>
+  /** Marks platforms as linked for a profile (what the person does on Ayrshare's linking page). */
+  readonly link: (profileKey: string, platforms: ReadonlyArray<string>) => void
+  /** Resolves when a post request has been received (in `hold` mode it is never answered). */
+  readonly nextPost: () => Promise<FakePost>
+  /** Posts whose `notes` name this content id (live ones). */
+  readonly postsFor: (contentId: string) => ReadonlyArray<FakePost>
+  readonly close: () => Promise<void>
+}
+
+const readBody = (req: IncomingMessage) =>
+  new Promise<unknown>((resolve) => {
+    let text = ""
+    req.on("data", (chunk) => (text += String(chunk)))
+    req.on("end", () => {
+      try {
+        resolve(text.length === 0 ? undefined : JSON.parse(text))
+      } catch {
+        resolve(undefined)
+      }
+    })
+  })
+
+const send = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { "content-type": "application/json" })
+  res.end(JSON.stringify(body))
+}
+
+export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString("hex")}`): Promise<AyrshareFake> => {
+  const posts: Array<FakePost> = []
+  const profiles = new Map<string, { title: string; refId: string; linked: Set<string> }>()
+  const requests: AyrshareFake["requests"] = []
+  const waiters: Array<(post: FakePost) => void> = []
+  const held: Array<ServerResponse> = []
+  const fake = {
+    url: "",
+    apiKey,
+    mode: "up" as FakeMode,
+    posts,
+    profiles,
+    requests,
+    link: (profileKey: string, platforms: ReadonlyArray<string>) => {
+      for (const p of platforms) profiles.get(profileKey)?.linked.add(p)
+    },
+    nextPost: () => new Promise<FakePost>((resolve) => waiters.push(resolve)),
+    postsFor: (contentId: string) => posts.filter((p) => p.notes === `herald:${contentId}` && p.status !== "deleted"),
+    close: async () => {
+      for (const res of held) res.destroy()
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+    }
+  }
+
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? "/", "http://fake")
+    const body = await readBody(req)
+    requests.push({ method: req.method ?? "", path: url.pathname, headers: req.headers, body })
+    if (req.headers.authorization !== `Bearer ${apiKey}`) {
+      return send(res, 403, { action: "authorization", status: "error", code: 102, message: "API Key not valid." })
+    }
+    if (fake.mode === "down") return send(res, 503, { status: "error", code: 500, message: "Service unavailable" })
+    const profileKey = req.headers["profile-key"]
+    const profile = typeof profileKey === "string" ? profiles.get(profileKey) : undefined
+    const needProfile = () => {
+      if (profile === undefined) {
+        send(res, 400, { action: "request", status: "error", code: 105, message: "Profile Key not found." })
+        return false
+      }
+      return true
+    }
+    const b = (body ?? {}) as Record<string, any>
+    const route = `${req.method} ${url.pathname}`
+    switch (route) {
+      case "POST /api/profiles": {
+        if (typeof b.title !== "string") return send(res, 400, { status: "error", code: 146, message: "Missing title" })
+        const key = `${randomUUID().toUpperCase().slice(0, 7)}-${randomBytes(6).toString("hex").toUpperCase()}`
+        const refId = randomBytes(20).toString("hex")
+        profiles.set(key, { title: b.title, refId, linked: new Set() })
+        return send(res, 200, { status: "success", title: b.title, refId, profileKey: key })
+      }
+      case "POST /api/profiles/generateJWT": {
+        if (typeof b.domain !== "string" || typeof b.privateKey !== "string" || !profiles.has(b.profileKey)) {
+          return send(res, 400, { status: "error", code: 189, message: "Error generating JWT: domain, privateKey and profileKey required" })
+        }
+        const token = randomBytes(24).toString("base64url")
+        const redirect = typeof b.redirect === "string" ? `&redirect=${encodeURIComponent(b.redirect)}` : ""
+        return send(res, 200, {
+          status: "success",
+          title: profiles.get(b.profileKey)!.title,
+          token,
+          url: `https://profile.ayrshare.com?domain=${encodeURIComponent(b.domain)}&jwt=${token}${redirect}`,
+          emailSent: false,
+          expiresIn: "5m"
+        })
+      }
+      case "GET /api/user": {
+        if (!needProfile()) return
+        const linked = [...profile!.linked]
+        return send(res, 200, {
+          activeSocialAccounts: linked,
+          displayNames: linked.map((platform) => ({ platform, displayName: `${platform} user`, username: `${platform}_user` })),
+          title: profile!.title,
+          refId: profile!.refId
+        })
+      }
+      case "POST /api/post": {
+        if (!needProfile()) return
+        if (fake.mode === "refuse") {
+          return send(res, 400, {
+            status: "error",
+            errors: [{ action: "post", status: "error", code: 110, message: "Status is a duplicate.", platform: b.platforms?.[0] }],
+            postIds: [],
+            id: undefined
+          })
+        }
+        const platforms: Array<string> = Array.isArray(b.platforms) ? b.platforms : []
+        const unlinked = platforms.filter((p) => !profile!.linked.has(p))
+        if (typeof b.post !== "string" || platforms.length === 0 || unlinked.length > 0) {
+          return send(res, 400, {
+            status: "error",
+            errors: unlinked.map((platform) => ({
+              action: "post", status: "error", code: 156, message: `${platform} is not linked`, platform
+            })),
+            postIds: []
+          })
+        }
+        const post: FakePost = {
+          id: randomBytes(10).toString("base64url"),
+          profileKey: profileKey as string,
+          post: b.post,
+          platforms,
+          mediaUrls: Array.isArray(b.mediaUrls) ? b.mediaUrls : [],
+          scheduleDate: typeof b.scheduleDate === "string" ? b.scheduleDate : undefined,
+          notes: typeof b.notes === "string" ? b.notes : undefined,
+          created: new Date().toISOString(),
+          status: typeof b.scheduleDate === "string" ? "pending" : "success"
+        }
+        posts.push(post)
+        for (const wake of waiters.splice(0)) wake(post)
+        if (fake.mode === "hold") {
+          held.push(res)
+          return
+        }
+        if (fake.mode === "lose-answer") return send(res, 502, { status: "error", code: 500, message: "Bad gateway" })
+        return send(res, 200, {
+          status: post.status === "pending" ? "scheduled" : "success",
+          errors: [],
+          postIds: platforms.map((platform) => ({
+            status: "success",
+            id: randomBytes(8).toString("hex"),
+            platform,
+            postUrl: `https://social.example/${platform}/${post.id}`
+          })),
+          id: post.id,
+          refId: profile!.refId,
+          post: post.post,
+          ...(post.scheduleDate === undefined ? {} : { scheduleDate: post.scheduleDate })
+        })
+      }
+      case "DELETE /api/post": {
+        if (!needProfile()) return
+        const found = posts.find((p) => p.id === b.id && p.profileKey === profileKey)
+        if (found === undefined) return send(res, 404, { status: "error", code: 109, message: "Post ID not found." })
+        found.status = "deleted"
+        return send(res, 200, { status: "success", id: found.id })
+      }
+      case "GET /api/history": {
+        if (!needProfile()) return
+        const limit = Number(url.searchParams.get("limit") ?? 25)
+        const history = posts
+          .filter((p) => p.profileKey === profileKey && p.status !== "deleted")
+          .reverse()
+          .slice(0, limit)
+          .map((p) => ({
+            id: p.id,
+            post: p.post,
+            platforms: p.platforms,
+            postIds: p.platforms.map((platform) => ({
+              status: "success",
+              id: p.id,
+              platform,
+              postUrl: `https://social.example/${platform}/${p.id}`
+            })),
+            errors: [],
+            type: p.scheduleDate === undefined ? "now" : "scheduled",
+            notes: p.notes,
+            created: p.created,
+            status: p.status
+          }))
+        return send(res, 200, { history, refId: profile!.refId, count: history.length, lastUpdated: new Date().toISOString() })
+      }
+      case "POST /api/analytics/post": {
+        if (!needProfile()) return
+        const found = posts.find((p) => p.id === b.id && p.profileKey === profileKey)
+        if (found === undefined) return send(res, 400, { status: "error", code: 109, message: "Post ID not found." })
+        const out: Record<string, unknown> = { status: "success", id: found.id }
+        for (const platform of Array.isArray(b.platforms) ? b.platforms : found.platforms) {
+          out[platform] = {
+            id: found.id,
+            postUrl: `https://social.example/${platform}/${found.id}`,
+            analytics: { impressionCount: 120, likeCount: 7, replyCount: 2, retweetCount: 1 }
+          }
+        }
+        return send(res, 200, out)
+      }
+      default:
+        return send(res, 404, { status: "error", code: 404, message: "Not found" })
+    }
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
+  const address = server.address()
+  ;(fake as { url: string }).url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  return fake
+}

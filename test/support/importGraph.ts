@@ -1,0 +1,71 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { dirname, join, normalize, relative } from "node:path"
+import ts from "typescript"
+
+/** One import of one of our modules by another, as paths relative to `src/`. */
+export interface Edge {
+  readonly from: string
+  readonly to: string
+}
+
+const wiring = new Set(["main.ts", "App.ts", "ApiRoutes.ts"])
+
+/** Where a module sits: `domain`, `api`, `platform`, `feature:<name>`, `config` or `wiring`. */
+export const layerOf = (path: string): string => {
+  const [top, second] = path.split("/")
+  if (top === "features") return `feature:${second}`
+  if (top === "domain" || top === "api" || top === "platform") return top
+  if (path === "Config.ts") return "config"
+  if (wiring.has(path)) return "wiring"
+  return "unknown"
+}
+
+/** A feature's files that other features must not reach: its SQL and its handlers. */
+const isPrivateToFeature = (path: string) => /\/(Repo|http)\.ts$/.test(path) || /\/(repo|http)\//.test(path)
+
+/**
+ * Why an import breaks the layering (README, "Layout"), or undefined when it
+ * is allowed: domain imports only domain; api only api and domain; platform
+ * no feature and no wiring; a feature platform, domain, api, config, its own
+ * folder and other features' services, never their repos or handlers; only
+ * the wiring imports the wiring.
+ */
+export const violation = ({ from, to }: Edge): string | undefined => {
+  const source = layerOf(from)
+  const target = layerOf(to)
+  if (target === "unknown" || source === "unknown") return `${from} -> ${to}: outside the layout`
+  if (target === "wiring" && source !== "wiring") return `${from} -> ${to}: only the wiring imports the wiring`
+  switch (source) {
+    case "domain":
+      return target === "domain" ? undefined : `${from} -> ${to}: domain imports only domain`
+    case "config":
+      return target === "domain" ? undefined : `${from} -> ${to}: Config imports only domain`
+    case "api":
+      return target === "api" || target === "domain" ? undefined : `${from} -> ${to}: api imports only api and domain`
+    case "platform":
+      return target.startsWith("feature:") ? `${from} -> ${to}: platform imports no feature` : undefined
+    case "wiring":
+      return undefined
+    default:
+      if (target.startsWith("feature:") && target !== source && isPrivateToFeature(to)) {
+        return `${from} -> ${to}: another feature's repo or handlers (use its service)`
+      }
+      return undefined
+  }
+}
+
+const sourceFiles = (root: string, dir = ""): ReadonlyArray<string> =>
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = dir === "" ? entry.name : `${dir}/${entry.name}`
+    if (entry.isDirectory()) return sourceFiles(root, path)
+    return entry.name.endsWith(".ts") ? [path] : []
+  })
+
+/** Every relative import between the `.ts` files under `root`, read with TypeScript's own pre-processor. */
+export const importEdges = (root: string): ReadonlyArray<Edge> =>
+  sourceFiles(root).flatMap((from) =>
+    ts.preProcessFile(readFileSync(join(root, from), "utf8"), true, true).importedFiles
+      .map((file) => file.fileName)
+      .filter((name) => name.startsWith("."))
+      .map((name) => ({ from, to: relative(root, normalize(join(root, dirname(from), name))) }))
+  )

@@ -1,0 +1,73 @@
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { call, TestServer, testApp } from "./support/harness.ts"
+import { type OpenAiServer, startOpenAiServer } from "./support/openai-server.ts"
+
+class ModelServer extends Context.Service<ModelServer, OpenAiServer>()("test/ModelServer") {}
+
+/** The app with the priced OpenAI-compatible provider against the local protocol server. */
+const AppWithModel = Layer.unwrap(Effect.gen(function*() {
+  const server = yield* Effect.acquireRelease(Effect.promise(startOpenAiServer), (s) => Effect.promise(s.close))
+  server.script({ kind: "text", chunks: ["Fresh bread\n\n", "Baked every morning."], usage: { prompt: 100, completion: 50 } })
+  return Layer.merge(
+    testApp({
+      llmProvider: "openai",
+      llmBaseUrl: server.url,
+      llmApiKey: Option.some(Redacted.make("sk-local")),
+      llmPriceInput: 10,
+      llmPriceOutput: 10,
+      llmMaxOutputTokens: 1000,
+      workflowBudgetRetrySeconds: 1,
+      workflowPollIntervalMs: 200
+    }),
+    Layer.succeed(ModelServer, server)
+  )
+}))
+
+layer(AppWithModel, { timeout: 120_000, excludeTestServices: true })("a run over budget", (it) => {
+  it.effect("suspends with the reason, sends nothing, and resumes when the cap allows", () =>
+    Effect.gen(function*() {
+      const model = yield* ModelServer
+      const { sql } = yield* TestServer
+      const res = yield* call("POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email: "budget@x.co" } })
+      const t = { id: res.json.customerId as string, h: { authorization: `Bearer ${res.json.apiKey}` } }
+      // The worst case of one call is at least 1000 output tokens * 10 / 1e6 = 0.01: a cap of 0.005 refuses it.
+      assert.strictEqual((yield* call("PUT", `/api/settings/${t.id}/budget`, { headers: t.h, body: { channels: { model: 0.005 } } })).status, 200)
+      yield* call("PUT", `/api/workflows/${t.id}/daily-social-posts`, { headers: t.h, body: { config: { platforms: ["x"] } } })
+      const run = yield* call("POST", `/api/workflows/${t.id}/daily-social-posts/run`, { headers: t.h, body: {} })
+      const runId = run.json.runId as string
+      const waitingFor = () =>
+        Effect.map(sql<{ status: string; waitingFor: string | null }>`SELECT status, waiting_for FROM workflow_runs WHERE id = ${runId}`, (rows) => rows[0]!)
+      let state = yield* waitingFor()
+      for (let i = 0; i < 100 && state.waitingFor !== "budget"; i++) {
+        yield* Effect.sleep("100 millis")
+        state = yield* waitingFor()
+      }
+      assert.deepStrictEqual(state, { status: "suspended", waitingFor: "budget" })
+      const detail = (yield* call("GET", `/api/runs/${t.id}/${runId}`, { headers: t.h })).json
+      assert.strictEqual(detail.status, "suspended")
+      assert.strictEqual(detail.steps[0].status, "failed")
+      assert.include(detail.steps[0].error, "model channel budget cap")
+      const suspended = (yield* call("GET", `/api/events/${t.id}`, { headers: t.h })).json.events.find((e: any) => e.type === "workflow.suspended")
+      assert.strictEqual(suspended.data.waitingFor, "budget")
+      assert.include(suspended.data.reason, "budget")
+      // Still over the cap after a few retries: nothing was sent to the model.
+      yield* Effect.sleep("2500 millis")
+      assert.strictEqual(model.requests.length, 0)
+      assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM content WHERE customer_id = ${t.id}`)[0]!.n, 0)
+
+      yield* call("PUT", `/api/settings/${t.id}/budget`, { headers: t.h, body: { channels: { model: 1 } } })
+      for (let i = 0; i < 100 && state.waitingFor !== "approval"; i++) {
+        yield* Effect.sleep("100 millis")
+        state = yield* waitingFor()
+      }
+      assert.deepStrictEqual(state, { status: "suspended", waitingFor: "approval" })
+      assert.strictEqual(model.requests.length, 1)
+      const spent = yield* sql<{ amount: string }>`SELECT amount::text AS amount FROM spend_ledger WHERE customer_id = ${t.id} AND channel = 'model'`
+      // 100 * 10 / 1e6 + 50 * 10 / 1e6 = 0.0015
+      assert.deepStrictEqual(spent.map((r) => Number(r.amount)), [0.0015])
+      const types = (yield* call("GET", `/api/events/${t.id}?limit=200`, { headers: t.h })).json.events.map((e: any) => e.type).reverse()
+        .filter((e: string) => e.startsWith("workflow.") && e !== "workflow.updated")
+      assert.deepStrictEqual(types, ["workflow.started", "workflow.suspended", "workflow.resumed", "workflow.suspended"])
+    }), 60_000)
+})

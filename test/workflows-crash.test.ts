@@ -1,0 +1,132 @@
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { externalDatabaseUrl, send } from "./support/harness.ts"
+import { startOpenAiServer } from "./support/openai-server.ts"
+import { sharedDatabase, startServer, type ServerProcess, withSql } from "./support/processes.ts"
+
+/**
+ * Real server processes (`node src/main.ts`) on one database, killed with
+ * SIGKILL mid-run and started again. The model is the OpenAI-compatible
+ * provider against the local protocol server, answering slowly, so a step is
+ * caught while it runs; every model request is counted.
+ */
+class Shared extends Context.Service<Shared, { readonly url: string }>()("test/workflows-crash/Shared") {}
+
+const SharedLive = Layer.effect(Shared, Effect.map(sharedDatabase, (url) => ({ url })))
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+layer(SharedLive, { timeout: 180_000, excludeTestServices: true })("workflows across kill -9", (it) => {
+  it.effect("a step killed mid-run resumes after restart: no completed step repeats, no piece is written twice; a suspended run survives a restart and resumes on approval", () =>
+    Effect.gen(function*() {
+      const { url: database } = yield* Shared
+      const model = yield* Effect.acquireRelease(Effect.promise(startOpenAiServer), (s) => Effect.promise(s.close))
+      model.script({ kind: "text", chunks: ["A fresh loaf\n\n", "Bread, baked daily. #Bread"], usage: { prompt: 10, completion: 10 }, delayMs: 600 })
+      const env = {
+        DATABASE_URL: database,
+        ADMIN_SECRET: "test-admin-secret",
+        LOG_LEVEL: "error",
+        LLM_PROVIDER: "openai",
+        LLM_BASE_URL: model.url,
+        LLM_API_KEY: "sk-local",
+        WORKFLOW_POLL_INTERVAL_MS: "200",
+        // The restarted process is the same runner (as a service restarted on its port is): it takes its shards back at once.
+        WORKFLOW_RUNNER_ADDRESS: "crash-test:1",
+        ...(externalDatabaseUrl() === undefined ? { PG_MAX_CONNECTIONS: "1", WORKFLOW_RUNNER_STORAGE: "memory" } : {})
+      }
+      const servers: Array<ServerProcess> = []
+      yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(servers.map((s) => s.child.kill("SIGKILL")))))
+      const start = () =>
+        Effect.promise(async () => {
+          const server = await startServer({ env, readyTimeoutMs: 60_000 })
+          servers.push(server)
+          return server
+        })
+
+      let server = yield* start()
+      const provisioned = yield* Effect.promise(() =>
+        send(server.url, "POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email: "crash@example.com", brandName: "Crumb" } })
+      )
+      assert.strictEqual(provisioned.status, 200)
+      const { customerId, apiKey } = provisioned.json as { customerId: string; apiKey: string }
+      const api = (method: string, path: string, body?: unknown) =>
+        Effect.promise(() => send(server.url, method, path, { headers: { authorization: `Bearer ${apiKey}` }, ...(body === undefined ? {} : { body }) }))
+
+      yield* api("PUT", `/api/workflows/${customerId}/weekly-content-plan`, { config: { platforms: ["x"], postsPerWeek: 4, topics: ["bread"] } })
+      const run = yield* api("POST", `/api/workflows/${customerId}/weekly-content-plan/run`, {})
+      assert.strictEqual(run.status, 200)
+      const runId = run.json.runId as string
+
+      // Wait until the blog step is done and the social step has written one piece, then kill -9.
+      const pieces = () => Effect.map(api("GET", `/api/content/${customerId}?limit=100`), (r) => r.json.content as Array<any>)
+      // Waits poll the database directly: the API's rate limit (60 a minute) is not under test here.
+      const count = (query: string) =>
+        withSql(database, (sql) => Effect.map(sql.unsafe<{ n: number }>(query, [customerId]), (rows) => Number(rows[0]!.n)))
+      const status = () =>
+        withSql(database, (sql) => Effect.map(sql<{ status: string }>`SELECT status FROM workflow_runs WHERE id = ${runId}`, (rows) => rows[0]!.status))
+      for (let i = 0; i < 600; i++) {
+        if ((yield* count("SELECT count(*)::int AS n FROM content WHERE customer_id = $1")) >= 2) break
+        yield* Effect.promise(() => sleep(20))
+      }
+      const before = yield* pieces()
+      assert.isAtLeast(before.length, 2)
+      assert.isBelow(before.length, 5)
+      server.child.kill("SIGKILL")
+      yield* Effect.promise(() => new Promise((r) => server.child.once("exit", r)))
+      const requestsAtKill = model.requests.length
+      const blogRequests = () => model.requests.filter((r) => JSON.stringify(r.messages).includes("Write a blog")).length
+      assert.strictEqual(blogRequests(), 1)
+
+      server = yield* start()
+      const restartedAt = Date.now()
+      let detail: any
+      for (let i = 0; i < 600 && (yield* status()) !== "suspended"; i++) yield* Effect.promise(() => sleep(50))
+      detail = (yield* api("GET", `/api/runs/${customerId}/${runId}`)).json
+      assert.strictEqual(detail.status, "suspended", JSON.stringify(detail))
+      const resumedWithinMs = Date.now() - restartedAt
+      assert.isBelow(resumedWithinMs, 10_000)
+      console.log(`run resumed to its approval wait ${resumedWithinMs} ms after the restarted process answered`)
+      const after = yield* pieces()
+      // One blog post and four social posts: nothing lost, nothing written twice.
+      assert.strictEqual(after.length, 5)
+      assert.deepStrictEqual(after.map((p) => p.metadata.step).sort(), ["blog-0", "social-0", "social-1", "social-2", "social-3"])
+      assert.strictEqual(blogRequests(), 1, "the completed blog step ran again")
+      // Model calls after the restart: only the pieces not yet written (the interrupted one at most once more).
+      assert.isAtMost(model.requests.length - requestsAtKill, 5 - before.length + 1)
+      assert.deepStrictEqual(detail.steps.map((s: any) => [s.name, s.status]), [
+        ["write-blog-post", "succeeded"],
+        ["write-social-posts", "succeeded"],
+        ["await-approval", "running"]
+      ])
+
+      // Suspended across another kill -9: approval through the API after the restart resumes it.
+      server.child.kill("SIGKILL")
+      yield* Effect.promise(() => new Promise((r) => server.child.once("exit", r)))
+      server = yield* start()
+      for (const piece of after) {
+        const reviewed = yield* api("POST", `/api/content/${customerId}/${piece.id}/review`, { action: "approve" })
+        assert.strictEqual(reviewed.status, 200)
+      }
+      for (let i = 0; i < 600 && (yield* status()) !== "succeeded"; i++) yield* Effect.promise(() => sleep(50))
+      detail = (yield* api("GET", `/api/runs/${customerId}/${runId}`)).json
+      assert.strictEqual(detail.status, "succeeded", JSON.stringify(detail))
+      assert.strictEqual((yield* pieces()).length, 5)
+      const events = (yield* api("GET", `/api/events/${customerId}?limit=200`)).json.events.map((e: any) => e.type).reverse()
+        .filter((t: string) => t.startsWith("workflow.") && t !== "workflow.updated")
+      assert.deepStrictEqual(events, ["workflow.started", "workflow.suspended", "workflow.resumed", "workflow.completed"])
+
+      // The sweep: a run that ended longer ago than the retention loses its engine messages (at start, then hourly).
+      const engineMessages = () =>
+        withSql(database, (sql) =>
+          Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM cluster_messages m JOIN workflow_runs r ON m.entity_id = r.execution_id
+            WHERE r.id = ${runId}`, (rows) => rows[0]!.n))
+      assert.isAbove(yield* engineMessages(), 0)
+      yield* withSql(database, (sql) => sql`UPDATE workflow_runs SET completed_at = now() - interval '30 days' WHERE id = ${runId}`)
+      server.child.kill("SIGKILL")
+      yield* Effect.promise(() => new Promise((r) => server.child.once("exit", r)))
+      server = yield* start()
+      for (let i = 0; i < 100 && (yield* engineMessages()) > 0; i++) yield* Effect.promise(() => sleep(100))
+      assert.strictEqual(yield* engineMessages(), 0)
+      assert.strictEqual((yield* api("GET", `/api/runs/${customerId}/${runId}`)).json.status, "succeeded")
+    }), 180_000)
+})
