@@ -252,6 +252,10 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
       assertError(yield* call("POST", stream.endpoint, { headers: evil, body: initialize }), 403, "E_FORBIDDEN")
       const own = yield* call("POST", stream.endpoint, { headers: { origin: url }, body: initialize })
       assert.strictEqual(own.status, 202, own.text)
+      // Precedence: authentication (401) comes before the Origin's 403.
+      assertError(yield* call("GET", "/mcp/sse", { headers: evil }), 401, "E_MCP_TOKEN_REQUIRED")
+      assertError(yield* call("POST", "/mcp", { headers: evil, body: initialize }), 401, "E_MCP_TOKEN_REQUIRED")
+      assertError(yield* call("POST", "/mcp?token=svc_live_nope", { headers: evil, body: initialize }), 401, "E_INVALID_API_KEY")
     }))
 
   it.effect("Streamable HTTP: sessions are per customer, DELETE ends one, an unknown one is 404", () =>
@@ -271,6 +275,10 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
         const res = yield* call("POST", "/mcp", { headers: bearer(a.key, accept), body: { ...initialize, params: { ...initialize.params, protocolVersion: asked } } })
         assert.include(res.text, `"protocolVersion":"${answered}"`, asked)
       }
+      // The SDK's own refusals keep their status and message in the Error shape.
+      const notAcceptable = yield* call("POST", "/mcp", { headers: bearer(a.key, { accept: "text/html" }), body: initialize })
+      assertError(notAcceptable, 406, "E_NOT_ACCEPTABLE")
+      assert.include(notAcceptable.json.error, "text/event-stream")
       const ended = yield* call("DELETE", "/mcp", { headers: bearer(a.key, { "mcp-session-id": session }) })
       assert.strictEqual(ended.status, 200, ended.text)
       const gone = yield* call("POST", "/mcp", { headers: bearer(a.key, { ...accept, "mcp-session-id": session }), body: { jsonrpc: "2.0", id: 3, method: "tools/list" } })
@@ -314,8 +322,8 @@ layer(testApp({ mcpSessionIdleMs: 1000, mcpMaxSessionsPerCustomer: 2 }), { timeo
       const http = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
       assert.strictEqual(http.status, 200, http.text)
       const full = yield* call("GET", `/mcp/sse?token=${t.key}`)
-      assertError(full, 429, "E_RATE_LIMITED")
-      assert.include(full.json.error, "Too many open MCP sessions")
+      assertError(full, 429, "E_RATE_LIMITED", "Rate limit exceeded")
+      assert.isAtLeast(Number(full.headers.get("retry-after")), 1)
       assertError(yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize }), 429, "E_RATE_LIMITED")
       // Another customer is not affected; closing a session frees its place.
       assert.strictEqual((yield* call("POST", "/mcp", { headers: bearer(other.key, accept), body: initialize })).status, 200)

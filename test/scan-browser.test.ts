@@ -1,6 +1,8 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
+import http from "node:http"
+import type { AddressInfo } from "node:net"
 import { AppConfig, appConfig } from "../src/Config.ts"
 import { ScanBrowser } from "../src/features/scan/Browser.ts"
 import { type Served, serveSite } from "./support/scan-sites.ts"
@@ -8,9 +10,26 @@ import { type Served, serveSite } from "./support/scan-sites.ts"
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
 delete process.env.BASE_URL
 
+const configWith = (allowPrivateTargets: boolean, chromiumPath: string | undefined) =>
+  Layer.effect(AppConfig, Effect.map(Effect.orDie(appConfig), (config) => ({ ...config, allowPrivateTargets, chromiumPath })))
+
 const browserWith = (allowPrivateTargets: boolean, chromiumPath: string | undefined) =>
-  Layer.effect(AppConfig, Effect.map(Effect.orDie(appConfig), (config) => ({ ...config, allowPrivateTargets, chromiumPath }))).pipe(
-    (config) => ScanBrowser.layer.pipe(Layer.provide(config))
+  ScanBrowser.layer.pipe(Layer.provide(configWith(allowPrivateTargets, chromiumPath)))
+
+/** A server on one loopback address that records the paths it was asked for. */
+const listen = (host: string, handler: http.RequestListener) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<{ origin: string; paths: Array<string>; server: http.Server }>((resolve) => {
+        const paths: Array<string> = []
+        const server = http.createServer((req, res) => {
+          paths.push(req.url ?? "")
+          handler(req, res)
+        })
+        server.listen(0, host, () => resolve({ origin: `http://${host}:${(server.address() as AddressInfo).port}`, paths, server }))
+      })
+    ),
+    ({ server }) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
   )
 
 /** Screenshot `url` with a browser built for these settings, closed afterwards. */
@@ -51,6 +70,42 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("screenshot browser", () => {
       assert.isUndefined(refused.page.maxInFlight.get("/"))
       assert.isUndefined(refused.images.maxInFlight.get("/pixel.png"))
     }), { timeout: 60_000 })
+
+  it.live("every redirect hop passes the rules: a public page redirecting the browser to a private address gets nothing from it", () =>
+    Effect.gen(function*() {
+      // 127.0.0.1 stands for a public host (let through by address); 127.0.0.2 for a private one.
+      const hidden = yield* listen("127.0.0.2", (_req, res) => {
+        res.writeHead(200, { "content-type": "image/png" })
+        res.end(Buffer.from(png))
+      })
+      const site = yield* listen("127.0.0.1", (req, res) => {
+        const to = (location: string) => {
+          res.writeHead(302, { location })
+          res.end()
+        }
+        if (req.url === "/") return to("/page")
+        if (req.url === "/page") {
+          res.writeHead(200, { "content-type": "text/html" })
+          return res.end(`<html><body><h1>Hi</h1><img src="/hop.png"><img src="/ok.png"></body></html>`)
+        }
+        if (req.url === "/ok.png") return to("/pixel.png")
+        if (req.url === "/pixel.png") {
+          res.writeHead(200, { "content-type": "image/png" })
+          return res.end(Buffer.from(png))
+        }
+        if (req.url === "/away") return to(`${hidden.origin}/page`)
+        return to(`${hidden.origin}/secret.png`)
+      })
+      const shootAllowing = (url: string) =>
+        Effect.scoped(Effect.flatMap(ScanBrowser, (browser) => browser.screenshot(url)).pipe(
+          Effect.provide(ScanBrowser.layerWith({ allowAddresses: ["127.0.0.1"] }).pipe(Layer.provide(configWith(false, "/usr/bin/chromium"))))
+        ))
+      const shot = yield* shootAllowing(`${site.origin}/`)
+      assert.deepStrictEqual([...shot!.slice(0, 4)], png, "the page, reached through a redirect, is captured")
+      assert.deepStrictEqual(site.paths.filter((p) => p !== "/favicon.ico").sort(), ["/", "/hop.png", "/ok.png", "/page", "/pixel.png"])
+      assert.isUndefined(yield* shootAllowing(`${site.origin}/away`), "a navigation redirected to a private address is refused")
+      assert.deepStrictEqual(hidden.paths, [], "the private server was never asked")
+    }).pipe(Effect.scoped), { timeout: 60_000 })
 
   it.live("without Chromium there is no screenshot", () =>
     Effect.gen(function*() {

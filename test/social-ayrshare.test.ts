@@ -255,6 +255,16 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
       assert.strictEqual(Option.getOrThrow(found).providerPostId, scheduled.providerPostId)
       assert.isTrue(Option.isNone(yield* provider.findPost(customerId, "cnt_other", "linkedin")))
 
+      // Reconciliation reads the uncached default page: a long page cached a moment ago cannot hide a new post.
+      const before = fake.requests.length
+      yield* provider.findPost(customerId, "cnt_later", "linkedin")
+      assert.deepStrictEqual(fake.requests.slice(before).map((r) => r.path), ["/api/history"])
+      const later = yield* provider.publish({ customerId, contentId: "cnt_later", platform: "linkedin", body: "Later", media: ["https://cdn.example.com/a.png"] })
+      assert.strictEqual(Option.getOrThrow(yield* provider.findPost(customerId, "cnt_later", "linkedin")).providerPostId, later.providerPostId)
+      // A post Ayrshare could not deliver is not there: the publisher must try again.
+      fake.posts.find((p) => p.id === later.providerPostId)!.status = "error"
+      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, "cnt_later", "linkedin")))
+
       const metrics = yield* provider.metrics(customerId, scheduled.providerPostId, "linkedin")
       assert.deepStrictEqual(Option.getOrThrow(metrics), { impressions: 120, engagements: 10 })
 

@@ -91,6 +91,7 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100 }), { timeout: 90_0
       assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state.slice(0, 3) + flipped + state.slice(4))}`), 400, "E_INVALID_STATE")
       assertError(yield* call("GET", `/api/integration/callback?state=forged.token`), 400, "E_INVALID_STATE")
       assertError(yield* call("GET", `/api/integration/callback`), 400, "E_INVALID_STATE")
+      assertError(yield* call("GET", `/api/integration/callback?state=${"a".repeat(3000)}.sig`), 400, "E_INVALID_STATE")
       const still = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
       assert.strictEqual(still.json.connections.x.connected, false)
 

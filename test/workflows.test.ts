@@ -180,6 +180,29 @@ layer(testApp(), { timeout: 120_000, excludeTestServices: true })("workflows ove
       assert.strictEqual((yield* call("POST", `/api/runs/${t.id}/${runId}/cancel`, { headers: t.h })).status, 409)
     }))
 
+  it.effect("the agent writes from the confirmed brand profile: its description, audience and voice reach the pieces", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("profile@x.co", "Crumb")
+      const profile = {
+        brandName: "Crumb Bakery",
+        description: "Small-batch sourdough baked in Leeds every morning.",
+        voice: ["warm", "playful"],
+        audience: ["home bakers"],
+        products: ["Rye starter kit"],
+        sourceUrl: "https://crumb.example/"
+      }
+      assert.strictEqual((yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: profile })).status, 200)
+      yield* call("PUT", `/api/workflows/${t.id}/weekly-content-plan`, { headers: t.h, body: { config: { platforms: ["linkedin"], topics: ["sourdough"], postsPerWeek: 1 } } })
+      const started = yield* call("POST", `/api/workflows/${t.id}/weekly-content-plan/run`, { headers: t.h, body: {} })
+      yield* waitForRun(t, started.json.runId, (r) => r.status === "suspended")
+      const pieces = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content as Array<any>
+      const blog = pieces.find((p) => p.type === "blog")
+      assert.include(blog.body, profile.description, "the blog opens with the profile's description")
+      const all = pieces.map((p) => `${p.title}\n${p.body}`).join("\n")
+      assert.include(all, "Crumb Bakery")
+      assert.include(all, "home bakers")
+    }))
+
   it.effect("a rejected piece ends the run as failed; a suspended run can be cancelled; steps without a service are skipped", () =>
     Effect.gen(function*() {
       const t = yield* provision("reject@x.co")

@@ -126,7 +126,8 @@ export class IntegrationApi extends HttpApiGroup.make("integration")
   .add(
     HttpApiEndpoint.get("callback", "/api/integration/callback", {
       query: {
-        state: Schema.optional(Schema.String.check(Schema.isMaxLength(2000))),
+        // No length bound: an overlong state is forged like any other (400 E_INVALID_STATE, not E_VALIDATION).
+        state: Schema.optional(Schema.String),
         account: Schema.optional(Schema.String.check(isMaxChars(100), storableText))
       },
       success: HttpApiSchema.Empty(302),
@@ -149,7 +150,7 @@ export class AnalyticsApi extends HttpApiGroup.make("analytics")
     }).annotateMerge(OpenApi.annotations({
       summary: "Analytics overview",
       description:
-        "Over the period (default `last_7_days`): per channel (x, linkedin, instagram, facebook, tiktok, pinterest, `web` for tracked-link clicks, `email`) `{posts, clicks, impressions, engagements, revenue}`, and `totals` of the same five. Posts are pieces published in the period; clicks are human clicks on tracked links (known bots excluded); impressions and engagements are what the provider reports (the sandbox reports none: 0, never estimated); revenue is what `track_revenue` recorded."
+        "Over the period (default `last_7_days`): per channel (x, linkedin, instagram, facebook, tiktok, pinterest, `web`, `email`) `{posts, clicks, impressions, engagements, revenue}`, and `totals` of the same five. Posts are pieces published in the period; clicks are human clicks on tracked links (known bots excluded), counted under the platform of the post the link was in, else under `web`; impressions and engagements are what the provider reports (the sandbox reports none: 0, never estimated); revenue is what `track_revenue` recorded."
     }))
   )
   .middleware(Authentication)

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import type { CustomerStatus } from "./Identity.ts"
 import { Email } from "./Identity.ts"
-import { isStorableText } from "./Text.ts"
+import { isStorableText, storableJson, storableText } from "./Text.ts"
 
 /** A trial lasts 30 days from checkout completion (CONTRACT "Customers"). */
 export const trialDays = 30
@@ -29,10 +29,11 @@ export const CheckoutSessionResult = Schema.Struct({
  * `data.object` are read; every other property is kept and ignored.
  */
 export const PaymentEvent = Schema.Struct({
-  id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)),
-  type: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255)),
+  // Ids and references are stored and looked up: text the database cannot hold (NUL, lone surrogates) is a 400, never a 500.
+  id: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255), storableText),
+  type: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(255), storableText),
   created: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100_000_000_000 }))),
-  data: Schema.Struct({ object: Schema.Record(Schema.String, Schema.Unknown) })
+  data: Schema.Struct({ object: Schema.Record(Schema.String, Schema.Unknown).check(storableJson) })
 }).annotate({ identifier: "PaymentEvent" })
 export type PaymentEvent = typeof PaymentEvent.Type
 

@@ -27,6 +27,47 @@ export interface Brief {
   readonly facts?: ReadonlyArray<string> | undefined
 }
 
+/** The brand part of a brief. */
+export type BrandFields = Pick<Brief, "brandName" | "description" | "voice" | "audience" | "products" | "url">
+
+/** Non-empty text, or a list of texts joined ("friendly, expert"): tone words and audiences are lists in a brand profile. */
+export const profileText = (value: unknown): string | undefined =>
+  typeof value === "string" && value.trim().length > 0
+    ? value.trim()
+    : Array.isArray(value)
+    ? value.filter((v): v is string => typeof v === "string" && v.trim().length > 0).map((v) => v.trim()).join(", ") || undefined
+    : undefined
+
+const profileList = (value: unknown): ReadonlyArray<string> =>
+  Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v.trim().length > 0).map((v) => v.trim()) : []
+
+/**
+ * The brand a piece is written for, field by field from the first source
+ * that says something (e.g. a run's own options, then the confirmed brand
+ * profile), else `fallbackName` for the name; never invented.
+ */
+export const brandFrom = (sources: ReadonlyArray<Record<string, unknown> | undefined>, fallbackName: string): BrandFields => {
+  const first = <A>(read: (source: Record<string, unknown>) => A | undefined): A | undefined => {
+    for (const source of sources) {
+      const value = source === undefined ? undefined : read(source)
+      if (value !== undefined) return value
+    }
+    return undefined
+  }
+  const products = first((s) => {
+    const list = profileList(s["products"])
+    return list.length > 0 ? list : undefined
+  })
+  return {
+    brandName: first((s) => profileText(s["brandName"])) ?? fallbackName,
+    description: first((s) => profileText(s["description"])),
+    voice: first((s) => profileText(s["voice"])),
+    audience: first((s) => profileText(s["audience"])),
+    products: products ?? [],
+    url: first((s) => profileText(s["url"]) ?? profileText(s["sourceUrl"]))
+  }
+}
+
 export interface Draft {
   readonly title: string
   readonly hook: string

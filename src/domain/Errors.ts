@@ -63,6 +63,7 @@ export const statusCodes: Record<number, readonly [code: string, error: string]>
   403: ["E_FORBIDDEN", "Not allowed"],
   404: ["E_NOT_FOUND", "Not found"],
   405: ["E_METHOD_NOT_ALLOWED", "Method not allowed"],
+  406: ["E_NOT_ACCEPTABLE", "Not acceptable"],
   409: ["E_CONFLICT", "Conflict"],
   413: ["E_PAYLOAD_TOO_LARGE", "Request body exceeds 1 MiB"],
   415: ["E_UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"],

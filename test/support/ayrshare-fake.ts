@@ -26,7 +26,7 @@ export interface FakePost {
   readonly scheduleDate: string | undefined
   readonly notes: string | undefined
   readonly created: string
-  status: "success" | "pending" | "deleted"
+  status: "success" | "pending" | "deleted" | "error"
 }
 
 export interface AyrshareFake {
@@ -65,6 +65,7 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
 
 export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString("hex")}`): Promise<AyrshareFake> => {
   const posts: Array<FakePost> = []
+  const historyCache = new Map<string, { at: number; history: Array<unknown> }>()
   const profiles = new Map<string, { title: string; refId: string; linked: Set<string> }>()
   const requests: AyrshareFake["requests"] = []
   const waiters: Array<(post: FakePost) => void> = []
@@ -203,6 +204,11 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
       case "GET /api/history": {
         if (!needProfile()) return
         const limit = Number(url.searchParams.get("limit") ?? 25)
+        // Ayrshare: "history results are cached for 1 minute if limit is greater than the default 25".
+        const cached = historyCache.get(String(profileKey))
+        if (limit > 25 && cached !== undefined && Date.now() - cached.at < 60_000) {
+          return send(res, 200, { history: cached.history, refId: profile!.refId, count: cached.history.length, lastUpdated: new Date(cached.at).toISOString() })
+        }
         const history = posts
           .filter((p) => p.profileKey === profileKey && p.status !== "deleted")
           .reverse()
@@ -212,7 +218,7 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
             post: p.post,
             platforms: p.platforms,
             postIds: p.platforms.map((platform) => ({
-              status: "success",
+              status: p.status === "error" ? "error" : "success",
               id: p.id,
               platform,
               postUrl: `https://social.example/${platform}/${p.id}`
@@ -223,6 +229,7 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
             created: p.created,
             status: p.status
           }))
+        if (limit > 25) historyCache.set(String(profileKey), { at: Date.now(), history })
         return send(res, 200, { history, refId: profile!.refId, count: history.length, lastUpdated: new Date().toISOString() })
       }
       case "POST /api/analytics/post": {

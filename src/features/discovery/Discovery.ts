@@ -32,7 +32,7 @@ const htmlHeaders = {
 /** Every discovery document and page, built once from the base URL, the registry and the HttpApi definition. */
 const Pages = HttpRouter.use((router) =>
   Effect.gen(function*() {
-    const { baseUrl } = yield* AppConfig
+    const { baseUrl, rateLimits } = yield* AppConfig
     const runner = yield* ToolRunner
     const runnable = new Set(runner.tools.map((tool) => tool.name))
     const json = (value: unknown, contentType = "application/json") => {
@@ -53,7 +53,7 @@ const Pages = HttpRouter.use((router) =>
         headers: { ...cors, link: `<${paths.apiCatalog}>; rel="api-catalog"` }
       })
     )
-    yield* router.add("GET", paths.llms, text(llmsTxt(baseUrl), "text/plain; charset=utf-8"))
+    yield* router.add("GET", paths.llms, text(llmsTxt(baseUrl, rateLimits), "text/plain; charset=utf-8"))
     const markdown = indexMarkdown(baseUrl)
     yield* router.add("GET", paths.indexMd, text(markdown, "text/markdown; charset=utf-8"))
     yield* router.add("GET", paths.sitemap, text(sitemap(baseUrl), "application/xml; charset=utf-8"))

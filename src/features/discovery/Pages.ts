@@ -7,7 +7,7 @@ import { operations, paths, product, protocolVersions, registryTools as tools, a
  */
 
 /** llms.txt (llmstxt.org): H1, a blockquote summary, plain notes, then H2 sections of `- [name](url): notes`. */
-export const llmsTxt = (baseUrl: string) => {
+export const llmsTxt = (baseUrl: string, limits: { readonly rest: number; readonly mcp: number }) => {
   const link = (name: string, path: string, note: string) => `- [${name}](${baseUrl}${path}): ${note}`
   return [
     `# ${product.name}`,
@@ -15,7 +15,7 @@ export const llmsTxt = (baseUrl: string) => {
     `> ${product.description}`,
     "",
     authenticationText,
-    "Errors are JSON `{error, code, requestId}` with an `X-Request-ID` header. Limits: 60 REST requests and 30 MCP POSTs per minute per customer.",
+    `Errors are JSON \`{error, code, requestId}\` with an \`X-Request-ID\` header. Limits: ${limits.rest} REST requests and ${limits.mcp} MCP POSTs per minute per customer.`,
     "",
     "## API",
     "",

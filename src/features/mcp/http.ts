@@ -15,6 +15,9 @@ import { SseSessionTransport } from "./SseTransport.ts"
 /** Paths of the MCP transports (also listed in src/platform/http/Routes.ts and the discovery documents). */
 export const mcpPaths = { sse: "/mcp/sse", message: "/mcp/message", streamable: "/mcp" } as const
 
+/** A full session table frees up as clients leave: ask them to come back after one limit window. */
+const fullRetrySeconds = 60
+
 interface SseSession {
   readonly customerId: string
   /** The key the session was opened with: re-checked on every message (revoked, customer suspended). */
@@ -57,6 +60,30 @@ const readJson = (request: HttpServerRequest.HttpServerRequest) =>
  * /mcp/message) and Streamable HTTP at /mcp, each session with its own SDK
  * server instance bound to the customer that opened it.
  */
+interface SdkRefusal {
+  readonly status: number
+  readonly error: { readonly _tag: string; readonly error: string; readonly code: string }
+  readonly headers: Record<string, string>
+}
+
+/**
+ * The SDK answers its own refusals (406 for a wrong Accept, 400, 415...) as
+ * JSON-RPC errors: they are answered in the one Error shape, with the SDK's
+ * message, the code of their status and their headers (an `Allow` stays).
+ */
+const sdkRefusal = async (answer: Response): Promise<SdkRefusal | undefined> => {
+  if (answer.status < 400 || !(answer.headers.get("content-type") ?? "").includes("json")) return undefined
+  const json: unknown = await answer.clone().json().catch(() => undefined)
+  const rpcError = typeof json === "object" && json !== null && "error" in json ? json.error : undefined
+  const message = typeof rpcError === "object" && rpcError !== null && "message" in rpcError ? rpcError.message : undefined
+  const [code, fallback] = statusCodes[answer.status] ?? statusCodes[answer.status >= 500 ? 500 : 400]
+  const headers: Record<string, string> = {}
+  answer.headers.forEach((value, name) => {
+    if (name !== "content-type" && name !== "content-length") headers[name] = value
+  })
+  return { status: answer.status, error: { _tag: "McpRefusal", error: typeof message === "string" ? message : fallback, code }, headers }
+}
+
 export const McpRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -93,9 +120,10 @@ export const McpRoutes = HttpRouter.use((router) =>
       countOpen(session.customerId, -1)
       return session
     }
+    // A limit like any other (CONTRACT: 429 "Rate limit exceeded" with Retry-After); the cap is in the README.
     const refuseWhenFull = (customerId: string) =>
       (openByCustomer.get(customerId) ?? 0) >= config.mcpMaxSessionsPerCustomer
-        ? refuse(new RateLimited({ error: `Too many open MCP sessions (at most ${config.mcpMaxSessionsPerCustomer} per customer): close one first` }))
+        ? refuse(new RateLimited(), 429, { "retry-after": String(fullRetrySeconds) })
         : Effect.void
 
     // Streamable HTTP clients may leave without DELETE: idle sessions are closed.
@@ -153,9 +181,9 @@ export const McpRoutes = HttpRouter.use((router) =>
 
     yield* router.add("GET", mcpPaths.sse, (request) =>
       Effect.gen(function*() {
-        yield* gate.checkOrigin(request)
         const auth = yield* gate.authenticate(credentialOf(request), false)
         yield* gate.countMcp(auth.principal.customerId, false)
+        yield* gate.checkOrigin(request)
         yield* refuseWhenFull(auth.principal.customerId)
         return HttpServerResponse.stream(sseStream(auth), {
           contentType: "text/event-stream",
@@ -165,7 +193,6 @@ export const McpRoutes = HttpRouter.use((router) =>
 
     yield* router.add("POST", mcpPaths.message, (request) =>
       Effect.gen(function*() {
-        yield* gate.checkOrigin(request)
         const q = request.url.indexOf("?")
         const params = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
         const credential = credentialOf(request)
@@ -181,6 +208,7 @@ export const McpRoutes = HttpRouter.use((router) =>
           Effect.tapError(() => Effect.promise(() => session.transport.close()))
         )
         yield* gate.countMcp(owner.principal.customerId, true)
+        yield* gate.checkOrigin(request)
         const body = yield* readJson(request)
         if (!session.transport.receive(withinProtocolRange(body))) {
           return yield* refuse(new ValidationError({ error: "Invalid body: not a JSON-RPC 2.0 message" }), 400)
@@ -190,11 +218,12 @@ export const McpRoutes = HttpRouter.use((router) =>
 
     const streamable = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function*() {
-        yield* gate.checkOrigin(request)
         const auth = yield* gate.authenticate(credentialOf(request), true)
         const customerId = auth.principal.customerId
         const isPost = request.method === "POST"
         yield* gate.countMcp(customerId, isPost)
+        // CONTRACT precedence: 429 and 401 before the 403 of a refused Origin.
+        yield* gate.checkOrigin(request)
         const body = isPost ? withinProtocolRange(yield* readJson(request)) : undefined
         const sessionId = request.headers["mcp-session-id"]
         let session: HttpSession | undefined
@@ -215,11 +244,17 @@ export const McpRoutes = HttpRouter.use((router) =>
           session = newHttpSession(auth)
         }
         const transport = session.transport
-        const response = yield* HttpEffect.fromWebHandler((web) => transport.handleRequest(web, { parsedBody: body }))
+        let refusal: SdkRefusal | undefined
+        const response = yield* HttpEffect.fromWebHandler(async (web) => {
+          const answer = await transport.handleRequest(web, { parsedBody: body })
+          refusal = await sdkRefusal(answer)
+          return answer
+        })
         if (sessionId === undefined && transport.sessionId === undefined) {
           // Not an initialize request: the SDK refused it and no session began.
           yield* Effect.promise(() => session.server.close())
         }
+        if (refusal !== undefined) return yield* refuse(refusal.error, refusal.status, refusal.headers)
         return response
       }).pipe(Effect.catch((error) => HttpServerResponse.isHttpServerResponse(error) ? Effect.succeed(error) : Effect.die(error)))
 

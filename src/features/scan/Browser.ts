@@ -1,8 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
+import type { IncomingHttpHeaders } from "node:http"
 import { type Browser, chromium, type BrowserContext, type Route } from "playwright-core"
 import { AppConfig } from "../../Config.ts"
-import { checkTarget } from "../../platform/OutboundGuard.ts"
+import { safeFetch } from "../../platform/OutboundGuard.ts"
 
 /** Tallest screenshot taken, in CSS pixels. */
 const maxHeight = 8_000
@@ -10,18 +11,43 @@ const maxHeight = 8_000
 /**
  * Full-page screenshots with the machine's Chromium, driven by playwright-core.
  * One browser process serves every scan: launched on the first screenshot,
- * closed with the app; each screenshot gets its own incognito context. Every
- * request the page makes passes the outbound rules (http(s), data and blob
- * only; no private addresses unless ALLOW_PRIVATE_TARGETS), service workers
- * and WebSockets are refused. Without Chromium `screenshot` answers
- * undefined and scans go on without one.
+ * closed with the app; each screenshot gets its own incognito context.
+ * Chromium makes no request of its own: every http(s) request the page makes
+ * is made by `safeFetch` (the outbound rules, checked on every redirect hop
+ * and again at connect time) and its answer handed to the browser; data and
+ * blob URLs only besides; service workers and WebSockets are refused.
+ * Without Chromium `screenshot` answers undefined and scans go on without one.
  */
 export class ScanBrowser extends Context.Service<ScanBrowser, {
   readonly available: boolean
   /** A full-page PNG of `url`, or undefined when there is no browser or it did not finish in time. */
   readonly screenshot: (url: string) => Effect.Effect<Uint8Array | undefined>
 }>()("herald/features/scan/ScanBrowser") {
-  static readonly layer = Layer.effect(ScanBrowser, Effect.gen(function*() {
+  static readonly layer = Layer.effect(ScanBrowser, Effect.suspend(() => make({})))
+  /** `allowAddresses`: exact addresses let through although private (a test's own servers). */
+  static readonly layerWith = (options: { readonly allowAddresses?: ReadonlyArray<string> }) =>
+    Layer.effect(ScanBrowser, Effect.suspend(() => make(options)))
+}
+
+/** Request headers worth passing on; the rest (cookies, encodings) are the browser's own business. */
+const forwarded = ["accept", "accept-language", "content-type", "user-agent", "referer"]
+/** Headers of the connection, not of the answer (the fulfilled body is whole and decoded as sent). */
+const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "proxy-connection"])
+
+const fulfilledHeaders = (headers: IncomingHttpHeaders): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || hopByHop.has(name)) continue
+    out[name] = Array.isArray(value) ? value.join(name === "set-cookie" ? "\n" : ", ") : value
+  }
+  return out
+}
+
+/** Redirects of the page itself the browser is sent through, as safeFetch allows. */
+const maxNavigationHops = 5
+
+const make = (options: { readonly allowAddresses?: ReadonlyArray<string> }) =>
+  Effect.gen(function*() {
     const config = yield* AppConfig
     const path = config.chromiumPath
     const available = path !== undefined && existsSync(path)
@@ -50,20 +76,52 @@ export class ScanBrowser extends Context.Service<ScanBrowser, {
         : Effect.promise(() => launching!.then((b) => b.close(), () => undefined)).pipe(Effect.ignore)
     )
 
-    const guard = (route: Route) => {
-      const url = route.request().url()
+    /**
+     * Chromium follows a redirect by itself, without asking the route again
+     * (a continued or fulfilled 3xx alike), so requests are made here:
+     * subresources through safeFetch's own redirect handling; the page's
+     * navigation one hop at a time, each hop a new navigation through this route.
+     */
+    const guard = (state: { redirectedTo: string | undefined }) => (route: Route) => {
+      const request = route.request()
+      const url = request.url()
       if (url.startsWith("data:") || url.startsWith("blob:")) return route.continue()
-      return Effect.runPromise(Effect.result(checkTarget(url, config.allowPrivateTargets))).then(
-        (result) => result._tag === "Success" ? route.continue() : route.abort("blockedbyclient"),
-        () => route.abort("blockedbyclient")
-      ).catch(() => undefined)
+      const navigation = request.isNavigationRequest() && request.frame().parentFrame() === null
+      const headers: Record<string, string> = {}
+      for (const [name, value] of Object.entries(request.headers())) if (forwarded.includes(name)) headers[name] = value
+      const body = request.postData() ?? undefined
+      return Effect.runPromise(safeFetch(url, {
+        allowPrivateTargets: config.allowPrivateTargets,
+        allowAddresses: options.allowAddresses ?? [],
+        method: request.method(),
+        headers,
+        ...(body === undefined ? {} : { body }),
+        maxRedirects: navigation ? 0 : 5
+      })).then((response) => {
+        const location = response.headers.location
+        if (navigation && response.status >= 300 && response.status < 400 && location !== undefined) {
+          state.redirectedTo = new URL(location, url).href
+          return route.abort("aborted")
+        }
+        return route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body })
+      }, () => route.abort("blockedbyclient")).catch(() => undefined)
     }
 
     const capture = async (context: BrowserContext, url: string): Promise<Uint8Array> => {
-      await context.route("**/*", guard)
+      const state = { redirectedTo: undefined as string | undefined }
+      await context.route("**/*", guard(state))
       await context.routeWebSocket(() => true, (ws) => ws.close())
       const page = await context.newPage()
-      await page.goto(url, { waitUntil: "load", timeout: 10_000 })
+      for (let target = url, hop = 0;; hop++) {
+        state.redirectedTo = undefined
+        try {
+          await page.goto(target, { waitUntil: "load", timeout: 10_000 })
+          break
+        } catch (error) {
+          if (state.redirectedTo === undefined || hop >= maxNavigationHops) throw error
+          target = state.redirectedTo
+        }
+      }
       // A very long page is cut at maxHeight: a full capture of it would be
       // tens of megabytes and beyond what Chromium paints in one pass.
       const height = await page.evaluate("document.documentElement.scrollHeight") as number
@@ -92,5 +150,4 @@ export class ScanBrowser extends Context.Service<ScanBrowser, {
         )
 
     return ScanBrowser.of({ available, screenshot })
-  }))
-}
+  })

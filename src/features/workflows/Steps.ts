@@ -1,6 +1,6 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { CopyKind } from "../../domain/Copywriting.ts"
+import { brandFrom, type CopyKind } from "../../domain/Copywriting.ts"
 import type { ContentType } from "../../domain/Content.ts"
 import { platformBodyLimits } from "../../domain/Content.ts"
 import type { CatalogId } from "../../domain/Workflows.ts"
@@ -94,15 +94,12 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
     const brandOf = (ctx: RunContext) =>
       Effect.gen(function*() {
         const customer = yield* customers.get(ctx.customerId).pipe(Effect.orDie)
-        const o = ctx.options
-        return {
-          brandName: text(o["brandName"]) ?? customer.brandName ?? customer.email.split("@")[1] ?? "our company",
-          description: text(o["description"]),
-          voice: text(o["voice"]),
-          audience: text(o["audience"]),
-          products: strings(o["products"]),
-          url: text(o["url"])
-        } satisfies BrandVoice
+        const profile = yield* onboarding.profile(ctx.customerId)
+        // The run's own options first, then the account's name, then the confirmed brand profile.
+        return brandFrom(
+          [ctx.options, { brandName: customer.brandName }, profile],
+          customer.email.split("@")[1] ?? "our company"
+        ) satisfies BrandVoice
       })
 
     const effectDone = (runId: string, key: string) =>

@@ -2,7 +2,7 @@ import { Effect, Option } from "effect"
 import { LanguageModel } from "effect/ai"
 import { CurrentPrincipal } from "../../../api/Security.ts"
 import { AppConfig } from "../../../Config.ts"
-import type { Brief } from "../../../domain/Copywriting.ts"
+import { type Brief, brandFrom } from "../../../domain/Copywriting.ts"
 import { BudgetExceeded } from "../../../domain/Errors.ts"
 import type { ChecklistItem, ScanResult } from "../../../domain/Scan.ts"
 import { periodDays, type SocialPlatform } from "../../../domain/Social.ts"
@@ -184,13 +184,6 @@ export const generateLeadMagnetTool = implement(generateLeadMagnet, Effect.gen(f
 /** The tools ask_cmo's model may call: the read-only ones (never ask_cmo itself). */
 export const readOnlyTools = [queryGa4Tool] as const
 
-const words = (value: unknown): string | undefined =>
-  typeof value === "string" && value.trim().length > 0
-    ? value.trim()
-    : Array.isArray(value)
-    ? value.filter((v): v is string => typeof v === "string" && v.trim().length > 0).join(", ") || undefined
-    : undefined
-
 const settingsFacts = (settings: SettingsShape): Array<string> => {
   const { autonomy, budget } = settings
   const overrides = Object.entries({ ...autonomy.categories, ...autonomy.skills }).map(([name, level]) => `${name} ${level}`)
@@ -224,23 +217,17 @@ export const askCmoTool = implement(askCmo, Effect.gen(function*() {
       const customer = yield* customers.get(input.customerId)
       const profile = (yield* onboarding.profile(input.customerId)) ?? {}
       const current = yield* settings.get(input.customerId)
-      const brandName = words(profile["brandName"]) ?? customer.brandName ?? customer.email.split("@")[1] ?? "the company"
       const facts = settingsFacts(current)
       const brief: Brief = {
+        ...brandFrom([profile, { brandName: customer.brandName }], customer.email.split("@")[1] ?? "the company"),
         kind: "report",
-        brandName,
         topic: Array.from(input.question.trim()).slice(0, 200).join(""),
-        description: words(profile["description"]),
-        voice: words(profile["voice"]),
-        audience: words(profile["audience"]),
-        products: Array.isArray(profile["products"]) ? profile["products"].filter((p): p is string => typeof p === "string") : [],
-        url: words(profile["sourceUrl"]) ?? words(profile["url"]),
         facts
       }
       const { toolkit, layer } = offered(context.via)
       const tools = Object.keys(toolkit.tools)
       const system = [
-        `You are the chief marketing officer of ${brandName}. Answer the question with concrete, prioritised advice in plain language.`,
+        `You are the chief marketing officer of ${brief.brandName}. Answer the question with concrete, prioritised advice in plain language.`,
         tools.length > 0
           ? `You may call these read-only tools for figures: ${tools.join(", ")} (pass customerId ${input.customerId}). You cannot create, publish or change anything.`
           : "You cannot create, publish or change anything.",

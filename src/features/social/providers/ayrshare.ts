@@ -15,6 +15,9 @@ const fromAyrshare = (name: string): SocialPlatform | undefined => {
 /** The reference each post carries in Ayrshare's `notes`, found again in the history. */
 export const noteFor = (contentId: string) => `herald:${contentId}`
 
+/** Ayrshare's default history page; larger pages are served from a one-minute cache. */
+const historyFreshLimit = 25
+
 interface AyrshareError {
   readonly code?: number
   readonly message?: string
@@ -174,13 +177,21 @@ export const AyrshareProvider = Layer.effect(SocialProvider, Effect.gen(function
   const findPost = (customerId: string, contentId: string, platform: SocialPlatform) =>
     Effect.gen(function*() {
       const key = yield* profileKey(customerId)
-      const answer = yield* request("GET", `/api/history?lastDays=0&limit=1000`, { profileKey: key })
-      const history = Array.isArray(answer) ? answer : asRecord(answer).history
-      const posts = Array.isArray(history) ? (history as ReadonlyArray<unknown>).map(asRecord) : []
-      const found = posts.find((p) => p.notes === noteFor(contentId) && p.status !== "deleted")
+      const page = (limit: number) =>
+        Effect.map(request("GET", `/api/history?lastDays=0&limit=${limit}`, { profileKey: key }), (answer) => {
+          const history = Array.isArray(answer) ? answer : asRecord(answer).history
+          return Array.isArray(history) ? (history as ReadonlyArray<unknown>).map(asRecord) : []
+        })
+      // A post that failed at the network was not published: it is not found, so the publisher tries again.
+      const isOurs = (p: Record<string, unknown>) => p.notes === noteFor(contentId) && p.status !== "deleted" && p.status !== "error"
+      // Ayrshare caches history for a minute when `limit` is over 25, so a long page can predate our post:
+      // the fresh default page first, the long one only when the fresh page is full.
+      const fresh = yield* page(historyFreshLimit)
+      const found = fresh.find(isOurs) ?? (fresh.length >= historyFreshLimit ? (yield* page(1000)).find(isOurs) : undefined)
       if (found === undefined || typeof found.id !== "string") return Option.none()
       const ids = Array.isArray(found.postIds) ? (found.postIds as ReadonlyArray<unknown>).map(asRecord) : []
       const mine = ids.find((p) => p.platform === toAyrshare(platform)) ?? ids[0]
+      if (mine?.status === "error") return Option.none()
       return Option.some({
         providerPostId: found.id,
         url: typeof mine?.postUrl === "string" ? mine.postUrl : `${config.ayrshareBaseUrl}/api/post/${found.id}`
