@@ -102,7 +102,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       })
       assert.strictEqual(wrong.status, 401)
       assert.include(wrong.headers.get("content-type"), "text/html")
-      assert.include(wrong.text, "Invalid API key.")
+      assert.include(wrong.text, "Invalid API key")
       assert.isNull(wrong.headers.get("set-cookie"))
       assert.isNotNull(wrong.headers.get("x-request-id"))
 

@@ -333,18 +333,23 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
       assert.strictEqual((yield* get(owner, "/api/analytics/{c}")).json.totals.revenue, 49.9)
     }))
 
-  it.effect("another customer's id is a tool error for every tool, and nothing is created for either", () =>
+  it.effect("another customer's id is a tool error for every tool over both transports, and nothing is created for either", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const a = yield* provision()
       const b = yield* provision()
       const site = yield* wellMarkedUp
-      const client = yield* sseClient(url, a.apiKey)
-      for (const [name, args] of Object.entries(validArgs(b.customerId, `${site.origin}/`))) {
-        const text = yield* refused(client, name, args, "E_FORBIDDEN")
-        assert.include(text, "customerId")
+      const callers: Array<Provisioned> = []
+      // One caller per transport: each customer's MCP limit (30 POSTs a minute) covers its twelve calls.
+      for (const connect of [sseClient, httpClient]) {
+        const a = yield* provision()
+        callers.push(a)
+        const client = yield* connect(url, a.apiKey)
+        for (const [name, args] of Object.entries(validArgs(b.customerId, `${site.origin}/`))) {
+          const text = yield* refused(client, name, args, "E_FORBIDDEN")
+          assert.include(text, "customerId")
+        }
       }
-      for (const tenant of [a, b]) {
+      for (const tenant of [...callers, b]) {
         assert.deepStrictEqual((yield* get(tenant, "/api/content/{c}")).json.content, [])
         assert.deepStrictEqual((yield* get(tenant, "/api/runs/{c}")).json.runs, [])
         assert.deepStrictEqual((yield* get(tenant, "/api/scan/{c}")).json.scans, [])
@@ -352,17 +357,19 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
       }
     }))
 
-  it.effect("a bad argument is a tool error naming it, for every tool", () =>
+  it.effect("a bad argument is a tool error naming it, for every tool over both transports", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const owner = yield* provision()
-      const client = yield* httpClient(url, owner.apiKey)
-      for (const [name, [args, field]] of Object.entries(badArgs(owner.customerId))) {
-        const text = yield* refused(client, name, args, "E_VALIDATION")
-        assert.include(text, field, name)
+      for (const connect of [sseClient, httpClient]) {
+        const owner = yield* provision()
+        const client = yield* connect(url, owner.apiKey)
+        for (const [name, [args, field]] of Object.entries(badArgs(owner.customerId))) {
+          const text = yield* refused(client, name, args, "E_VALIDATION")
+          assert.include(text, field, name)
+        }
+        assert.deepStrictEqual((yield* get(owner, "/api/content/{c}")).json.content, [])
+        assert.deepStrictEqual((yield* get(owner, "/api/runs/{c}")).json.runs, [])
       }
-      assert.deepStrictEqual((yield* get(owner, "/api/content/{c}")).json.content, [])
-      assert.deepStrictEqual((yield* get(owner, "/api/runs/{c}")).json.runs, [])
     }))
 })
 

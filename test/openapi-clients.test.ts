@@ -159,8 +159,9 @@ describe("OpenAPI document for people and generators", () => {
   })
 
   it("a top-level `webhooks` section describes the delivery of each event kind", () => {
-    assert.deepStrictEqual(Object.keys(doc.webhooks).sort(), [...webhookEventTypes].sort())
-    for (const type of webhookEventTypes) {
+    const delivered = [...webhookEventTypes, "webhook.test"]
+    assert.deepStrictEqual(Object.keys(doc.webhooks).sort(), delivered.sort())
+    for (const type of delivered) {
       const post = doc.webhooks[type].post
       assert.isString(post.summary)
       assert.isString(post.description)
@@ -172,6 +173,8 @@ describe("OpenAPI document for people and generators", () => {
     }
     const created = doc.components.schemas.WebhookEvent_content_created
     assert.strictEqual(created.properties.data.$ref, "#/components/schemas/ContentPiece")
+    const test = doc.components.schemas.WebhookEvent_webhook_test
+    assert.deepStrictEqual(doc.components.schemas[test.properties.data.$ref.split("/").pop()].required, ["webhookId", "message"])
   })
 
   it("the description links to the readable reference at /docs", () => {

@@ -114,7 +114,8 @@ layer(SharedLive, { timeout: 120_000, excludeTestServices: true })("publishing a
       fake.mode = "up"
       // A lease longer than any try (the default is 60 s): a live worker never loses a claim it is using.
       const env = { PUBLISH_LEASE_SECONDS: "30" }
-      const [a, b] = yield* Effect.all([server(database, fake, env), server(database, fake, env)], { concurrency: 2 })
+      // The second process reaches the provider at another loopback address, so each post says which process sent it.
+      const [a] = yield* Effect.all([server(database, fake, env), server(database, fake, { ...env, AYRSHARE_BASE_URL: fake.aliasUrl })], { concurrency: 2 })
       const owner = yield* customerWithX(a, database, fake)
       const count = 1000
       // Due posts written straight into the queue (the API's rate limit would take minutes to create them).
@@ -144,6 +145,11 @@ layer(SharedLive, { timeout: 120_000, excludeTestServices: true })("publishing a
           FROM publish_attempts WHERE customer_id = ${owner.customerId}`)
       assert.strictEqual(Number(attempts[0].n), count)
       assert.strictEqual(Number(attempts[0].pieces), count)
-      void b
+      const senders = new Map<string, number>()
+      for (const request of fake.requests) {
+        if (request.method === "POST" && request.path === "/api/post") senders.set(String(request.headers.host), (senders.get(String(request.headers.host)) ?? 0) + 1)
+      }
+      console.log("two publishers: posts per process", Object.fromEntries(senders))
+      assert.strictEqual(senders.size, 2, "both processes published")
     }), 110_000)
 })

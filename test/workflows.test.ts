@@ -1,6 +1,7 @@
 import { afterAll, assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { rateLimitDefaults } from "../src/Config.ts"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { type Served, serveSite, sites } from "./support/scan-sites.ts"
 
@@ -66,7 +67,8 @@ const waitForRun = (t: Tenant, runId: string, done: (run: any) => boolean, secon
 const eventTypes = (t: Tenant) =>
   Effect.map(call("GET", `/api/events/${t.id}?limit=200`, { headers: t.h }), (r) => (r.json.events as Array<any>).map((e) => e.type).reverse())
 
-layer(testApp(), { timeout: 120_000, excludeTestServices: true })("workflows over HTTP", (it) => {
+// Every test provisions its own customer: more than the admin limit's 10 a minute from one address.
+layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 120_000, excludeTestServices: true })("workflows over HTTP", (it) => {
   it.effect("every new customer has the six catalog workflows, disabled, with their schedules", () =>
     Effect.gen(function*() {
       const t = yield* provision("catalog@x.co")

@@ -1,4 +1,4 @@
-import type { Schema } from "effect"
+import { Schema } from "effect"
 import { ContentPiece } from "./Content.ts"
 import { TeamMember } from "./Identity.ts"
 import type { WebhookEventType } from "./WebhookEvents.ts"
@@ -26,3 +26,13 @@ export const webhookEventMeaning: Partial<Record<WebhookEventType, string>> = {
   "workflow.completed": "A workflow run completed; `data` is the run.",
   "team.invited": "A team member was invited; `data` is the member (never its key)."
 }
+
+/** `webhook.test`: sent only on request, to one subscription, so a receiver can check its signature verification. */
+export const webhookTestType = "webhook.test"
+export const WebhookTestData = Schema.Struct({
+  webhookId: Schema.String.annotate({ description: "The subscription the test was sent to" }),
+  message: Schema.String
+}).annotate({ identifier: "WebhookTestData" })
+export const webhookTestMeaning =
+  "A test event, sent only by `POST /api/hooks/{customerId}/{webhookId}/test` and only to that subscription, " +
+  "whatever kinds it asked for: check a receiver's signature verification with it."

@@ -14,6 +14,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
+import { type AddressInfo, createServer as createNetServer } from "node:net"
 
 export type FakeMode = "up" | "down" | "refuse" | "lose-answer" | "hold"
 
@@ -31,6 +32,8 @@ export interface FakePost {
 
 export interface AyrshareFake {
   readonly url: string
+  /** The same server reached at another loopback address: a second client's requests can be told apart by their Host. */
+  readonly aliasUrl: string
   readonly apiKey: string
   mode: FakeMode
   readonly posts: Array<FakePost>
@@ -72,6 +75,7 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
   const held: Array<ServerResponse> = []
   const fake = {
     url: "",
+    aliasUrl: "",
     apiKey,
     mode: "up" as FakeMode,
     posts,
@@ -84,6 +88,7 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
     postsFor: (contentId: string) => posts.filter((p) => p.notes === `herald:${contentId}` && p.status !== "deleted"),
     close: async () => {
       for (const res of held) res.destroy()
+      alias.close()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     }
   }
@@ -253,5 +258,8 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
   const address = server.address()
   ;(fake as { url: string }).url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  const alias = createNetServer((socket) => server.emit("connection", socket))
+  await new Promise<void>((resolve) => alias.listen(0, "127.0.0.2", () => resolve()))
+  ;(fake as { aliasUrl: string }).aliasUrl = `http://127.0.0.2:${(alias.address() as AddressInfo).port}`
   return fake
 }

@@ -75,7 +75,7 @@ export const DashboardPages = HttpRouter.use((router) =>
       }
       const failure = opened.failure
       if (failure instanceof InvalidApiKey) yield* limits.enforce(policies.preAuth, clientIp)
-      const message = failure instanceof AccountInactive ? "Customer account is not active." : "Invalid API key."
+      const message = failure instanceof AccountInactive ? "Customer account is not active" : "Invalid API key"
       return htmlResponse(signInPage(message), { status: 401 })
     })))
 

@@ -287,6 +287,9 @@ const Background = Layer.effectDiscard(Effect.gen(function*() {
     for (const row of stranded) yield* dispatchRow(row)
   })
 
+  /** effect/cluster's entity for DurableClock sleeps (ClusterWorkflowEngine's ClockEntity), one per execution. */
+  const clockEntityType = "Workflow/-/DurableClock"
+
   const sweep = Effect.gen(function*() {
     const ended = yield* sql<{ id: string; executionId: string | null }>`SELECT id, execution_id FROM workflow_runs
       WHERE completed_at IS NOT NULL AND NOT engine_swept
@@ -296,9 +299,11 @@ const Background = Layer.effectDiscard(Effect.gen(function*() {
     const ids = ended.flatMap((r) => r.executionId === null ? [] : [r.executionId])
     yield* Effect.gen(function*() {
       if (ids.length > 0) {
+        // The run's own messages and its durable clock's (budget waits): both are keyed by the execution id.
+        const types = [`Workflow/${HeraldRun._tag}`, clockEntityType]
         yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
-          WHERE entity_type = ${`Workflow/${HeraldRun._tag}`} AND ${sql.in("entity_id", ids)})`
-        yield* sql`DELETE FROM cluster_messages WHERE entity_type = ${`Workflow/${HeraldRun._tag}`} AND ${sql.in("entity_id", ids)}`
+          WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)})`
+        yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)}`
       }
       yield* sql`UPDATE workflow_runs SET engine_swept = true WHERE ${sql.in("id", ended.map((r) => r.id))}`
     }).pipe(sql.withTransaction, Effect.orDie)

@@ -7,7 +7,7 @@ import * as Errors from "../../domain/Errors.ts"
 import { MalformedJson, statusCodes, ValidationError } from "../../domain/Errors.ts"
 import { eventTypes } from "../../domain/EventTypes.ts"
 import { webhookEventTypes } from "../../domain/WebhookEvents.ts"
-import { webhookEventMeaning, webhookPayloadData } from "../../domain/WebhookPayloads.ts"
+import { webhookEventMeaning, webhookPayloadData, WebhookTestData, webhookTestMeaning, webhookTestType } from "../../domain/WebhookPayloads.ts"
 import { transportErrors } from "./ErrorResponses.ts"
 import { jsonDocumentRoute } from "./JsonDocument.ts"
 
@@ -381,8 +381,14 @@ const deliveryHeaders: ReadonlyArray<Json> = [
  * The OpenAPI 3.1 `webhooks` section: what Herald POSTs to a subscribed URL
  * for each event kind, `{id, type, createdAt, customerId, data}`.
  */
+/** Every kind a subscription can ask for, and the test event anyone can ask for. */
+const deliveredKinds = (): ReadonlyArray<{ readonly type: string; readonly data: Schema.Top | undefined; readonly meaning: string | undefined }> => [
+  ...webhookEventTypes.map((type) => ({ type, data: webhookPayloadData[type], meaning: webhookEventMeaning[type] })),
+  { type: webhookTestType, data: WebhookTestData, meaning: webhookTestMeaning }
+]
+
 const webhooksSection = (spec: Json): Json =>
-  Object.fromEntries(webhookEventTypes.map((type) => {
+  Object.fromEntries(deliveredKinds().map(({ type, data, meaning }) => {
     const name = `WebhookEvent_${type.replace(/[^A-Za-z0-9]+/g, "_")}`
     spec.components.schemas[name] = {
       type: "object",
@@ -393,7 +399,7 @@ const webhooksSection = (spec: Json): Json =>
         type: { type: "string", enum: [type] },
         createdAt: { type: "string", format: "date-time" },
         customerId: { type: "string", format: "uuid" },
-        data: payloadDataSchema(spec, webhookPayloadData[type])
+        data: payloadDataSchema(spec, data)
       },
       additionalProperties: false
     }
@@ -401,8 +407,9 @@ const webhooksSection = (spec: Json): Json =>
       post: {
         operationId: `webhook_${type.replace(/[^A-Za-z0-9]+/g, "_")}`,
         summary: `\`${type}\` event`,
-        description: `${webhookEventMeaning[type] ?? `A \`${type}\` event.`} Sent to every subscription that asked for ` +
-          "this kind, signed with its secret, at least once: a non-2xx answer, a redirect or no answer within 15 s is " +
+        description: `${meaning ?? `A \`${type}\` event.`} ` +
+          (type === webhookTestType ? "Signed with the subscription's secret and " : "Sent to every subscription that asked for this kind, signed with its secret, ") +
+          "at least once: a non-2xx answer, a redirect or no answer within 15 s is " +
           "retried on the Standard Webhooks schedule with the same `webhook-id`; 410 disables the subscription.",
         tags: ["Webhooks"],
         parameters: deliveryHeaders,
