@@ -1,7 +1,7 @@
 import { Context, Data, Effect, Option, Redacted, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, Response, Tool } from "effect/ai"
 import { SqlClient } from "effect/sql"
-import OpenAI from "openai"
+import type OpenAI from "openai"
 import type { AppConfigShape } from "../../Config.ts"
 import type { BudgetExceeded } from "../../domain/Errors.ts"
 import { charLength } from "../../domain/Text.ts"
@@ -112,8 +112,8 @@ const finishReason = (reason: string | null | undefined): Response.FinishPartEnc
 }
 
 /** A provider failure as an AiError (status mapped as the effect/ai providers do; never the API key). */
-const toAiError = (method: string, cause: unknown): AiError.AiError => {
-  if (cause instanceof OpenAI.APIError && typeof cause.status === "number") {
+const toAiError = (APIError: typeof OpenAI.APIError, method: string, cause: unknown): AiError.AiError => {
+  if (cause instanceof APIError && typeof cause.status === "number") {
     const description = `model server answered ${cause.status}: ${cause.message}`.slice(0, 500)
     const reason = cause.status === 401 || cause.status === 403
       ? new AiError.AuthenticationError({ kind: cause.status === 401 ? "InvalidKey" : "InsufficientPermissions" })
@@ -148,7 +148,9 @@ export const makeOpenAiModel = (config: Pick<AppConfigShape, "llmBaseUrl" | "llm
     const sql = yield* SqlClient.SqlClient
     const prices: Prices = { input: config.llmPriceInput, output: config.llmPriceOutput }
     const paid = prices.input > 0 || prices.output > 0
-    const client = new OpenAI({
+    // Loaded on first use: most installs run the house model, and the package costs ~100 ms of every start.
+    const { default: OpenAIClient } = yield* Effect.promise(() => import("openai"))
+    const client = new OpenAIClient({
       baseURL: config.llmBaseUrl,
       apiKey: Option.match(config.llmApiKey, { onNone: () => "none", onSome: Redacted.value }),
       timeout: config.llmTimeoutMs,
@@ -214,13 +216,13 @@ export const makeOpenAiModel = (config: Pick<AppConfigShape, "llmBaseUrl" | "llm
               max_completion_tokens: config.llmMaxOutputTokens,
               ...(tools.length > 0 ? { tools, tool_choice: toolChoiceOf(options.toolChoice) } : {})
             }, { signal }),
-          catch: (cause) => toAiError(method, cause)
+          catch: (cause) => toAiError(OpenAIClient.APIError, method, cause)
         })
         const pending = new Map<number, PendingCall>()
         let textOpen = false
         let finish: string | null = null
         const chunks = Stream.unwrap(Effect.map(request, (stream) =>
-          Stream.fromAsyncIterable(stream, (cause) => toAiError(method, cause))))
+          Stream.fromAsyncIterable(stream, (cause) => toAiError(OpenAIClient.APIError, method, cause))))
         const body = chunks.pipe(
           Stream.flatMap((chunk) => {
             const out: Array<Response.StreamPartEncoded> = []

@@ -1,5 +1,4 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import Stripe from "stripe"
 import { AppConfig } from "../../Config.ts"
 import { trialDays } from "../../domain/Billing.ts"
 import { Unavailable } from "../../domain/Errors.ts"
@@ -57,6 +56,8 @@ export class PaymentProvider extends Context.Service<PaymentProvider, {
     const secretKey = Option.getOrThrow(config.stripeSecretKey)
     const priceId = Option.getOrThrow(config.stripePriceId)
     const base = Option.map(config.stripeApiBase, (text) => new URL(text))
+    // Stripe mode only: the package is not loaded by installs that take payments locally.
+    const { default: Stripe } = yield* Effect.promise(() => import("stripe"))
     const stripe = new Stripe(Redacted.value(secretKey), {
       maxNetworkRetries: 2,
       timeout: 10_000,

@@ -1,7 +1,6 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
-import Stripe from "stripe"
 import { Api } from "../../api/Api.ts"
 import { PaymentSignature, SignupLimits } from "../../api/Billing.ts"
 import { AppConfig } from "../../Config.ts"
@@ -46,9 +45,15 @@ export const SignupLimitsLive = Layer.effect(SignupLimits, Effect.gen(function*(
   }))
 }))
 
+/** The stripe package's verifier, loaded with the first payment event (the package costs ~70 ms of every start). */
+let stripeVerifier: Promise<NonNullable<typeof import("stripe").default.webhooks.signature>> | undefined
+const loadStripeVerifier = () =>
+  stripeVerifier ??= import("stripe").then(({ default: Stripe }) => {
+    if (Stripe.webhooks.signature === null) throw new Error("the stripe package offers no signature verifier")
+    return Stripe.webhooks.signature
+  })
+
 export const PaymentSignatureLive = Layer.effect(PaymentSignature, Effect.gen(function*() {
-  const stripeSignature = Stripe.webhooks.signature
-  if (stripeSignature === null) return yield* Effect.die("the stripe package offers no signature verifier")
   const limits = yield* RateLimits
   const config = yield* AppConfig
   return PaymentSignature.of(Effect.fnUntraced(function*(httpEffect) {
@@ -61,6 +66,7 @@ export const PaymentSignatureLive = Layer.effect(PaymentSignature, Effect.gen(fu
     if (raw === undefined) return yield* new PaymentSignatureInvalid()
     // The stripe package's own verification: t=, every v1=, HMAC-SHA256 keyed with the
     // whsec_ string's UTF-8 bytes over `t.rawBody`, constant-time, at most 300 s old.
+    const stripeSignature = yield* Effect.promise(loadStripeVerifier)
     const verified = yield* Effect.try({
       try: () =>
         stripeSignature.verifyHeader(

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
 import type { IncomingHttpHeaders } from "node:http"
-import { type Browser, chromium, type BrowserContext, type Route } from "playwright-core"
+import type { Browser, BrowserContext, Route } from "playwright-core"
 import { AppConfig } from "../../Config.ts"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
 
@@ -55,11 +55,12 @@ const make = (options: { readonly allowAddresses?: ReadonlyArray<string> }) =>
 
     const browser = (): Promise<Browser> => {
       if (launching === undefined) {
-        launching = chromium.launch({
+        // playwright-core is loaded with the first screenshot: it costs ~270 ms of every start otherwise.
+        launching = import("playwright-core").then(({ chromium }) => chromium.launch({
           executablePath: path!,
           args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
             "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
-        })
+        }))
         const current = launching
         current.then((b) => b.on("disconnected", () => {
           if (launching === current) launching = undefined
