@@ -83,5 +83,8 @@ describe("start-up", () => {
     assert.include(result.stdout, "\"service\":\"herald\"")
     assert.match(result.stdout, /"apiKey":"svc_live_[0-9a-f]{64}"/)
     assert.notInclude(result.stderr, "EADDRINUSE")
+    // `kill $!` stopped the service itself, not only npm: nothing answers on the port any more.
+    const after = await fetch(`http://127.0.0.1:${port}/api/health`).then((res) => res.status, () => "refused")
+    assert.strictEqual(after, "refused", "the service the block started is still running")
   }, 120_000)
 })
