@@ -1,8 +1,8 @@
 /**
  * Resume after kill -9: a server process (`node src/main.ts`) starts RUNS
  * (default 100) daily-social-posts runs whose model (the OpenAI-compatible
- * provider against a local protocol server) answers in 400 ms; once some
- * pieces are written it is killed with SIGKILL and started again (same runner
+ * provider against a local protocol server) answers in 400 ms; once a tenth of
+ * the runs' first pieces are written (so nearly all runs are in flight) it is killed with SIGKILL and started again (same runner
  * address). Prints the time from the new process answering until every run
  * reached its approval wait, and checks that no piece was written twice.
  *
@@ -39,17 +39,20 @@ runScript(Effect.gen(function*() {
   const provisioned = yield* Effect.promise(() => send(server.url, "POST", "/api/admin/provision", { headers: { "x-admin-secret": "s" }, body: { email: "bench@example.com" } }))
   const customerId = provisioned.json.customerId as string
   yield* withSql(database, (sql) => sql`UPDATE workflows SET config = '{"platforms": ["x", "linkedin"]}'::jsonb WHERE customer_id = ${customerId}`)
-  for (let i = 0; i < runs; i++) {
-    const text = JSON.stringify({ workflow: "daily-social-posts", customerId })
-    const res = yield* Effect.promise(() => send(server.url, "POST", "/api/orchestrator", {
-      headers: { "content-type": "application/json", "x-orchestrator-signature": signOrchestratorRequest(key, text, Math.floor(Date.now() / 1000)) },
-      body: text,
-      raw: true
-    }))
-    if (res.status !== 200) throw new Error(`start: ${res.status} ${res.text}`)
-  }
+  // Started all at once, so that they are all in flight when the process is killed.
+  yield* Effect.forEach(Array.from({ length: runs }), () =>
+    Effect.gen(function*() {
+      const text = JSON.stringify({ workflow: "daily-social-posts", customerId })
+      const res = yield* Effect.promise(() => send(server.url, "POST", "/api/orchestrator", {
+        headers: { "content-type": "application/json", "x-orchestrator-signature": signOrchestratorRequest(key, text, Math.floor(Date.now() / 1000)) },
+        body: text,
+        raw: true
+      }))
+      if (res.status !== 200) throw new Error(`start: ${res.status} ${res.text}`)
+    }), { concurrency: runs, discard: true })
   const count = (query: string) => withSql(database, (sql) => Effect.map(sql.unsafe<{ n: number }>(query, [customerId]), (rows) => Number(rows[0]!.n)))
-  while ((yield* count("SELECT count(*)::int AS n FROM content WHERE customer_id = $1")) < runs / 2) yield* Effect.promise(() => sleep(50))
+  // Killed early, with a few pieces written: (nearly) every run is in flight, some in the middle of a step.
+  while ((yield* count("SELECT count(*)::int AS n FROM content WHERE customer_id = $1")) < Math.max(1, runs / 10)) yield* Effect.promise(() => sleep(20))
   const inFlight = yield* count("SELECT count(*)::int AS n FROM workflow_runs WHERE customer_id = $1 AND status IN ('pending', 'running')")
   server.child.kill("SIGKILL")
   yield* Effect.promise(() => new Promise((r) => server.child.once("exit", r)))

@@ -165,7 +165,7 @@ const teamSection = (team: Team["Service"]): DashboardSection => ({
   minRole: "admin",
   render: (context) =>
     Effect.gen(function*() {
-      const members = (yield* team.list(context.customer.id)).slice(0, limits.members)
+      const members = yield* team.list(context.customer.id, limits.members)
       return html`${
         members.length === 0
           ? html`<p class="muted">Only you so far.</p>`

@@ -92,7 +92,7 @@ export const signupScript = `
       }else if(r.status===409&&tries<20){
         tries++;show("Waiting for the payment provider to confirm your sign-up…");setTimeout(load,1500);
       }else if(r.status===410){
-        show("This key was already shown once and is not kept. Sign in to the dashboard with it, or rotate it there if it was lost.","error");
+        show("This key was already shown once and is not kept. Sign in to the dashboard with it; if it was lost, support can issue a new owner key.","error");
       }else if(r.status===404){
         show("This checkout session does not exist.","error");
       }else{

@@ -24,7 +24,8 @@ const toMember = (row: MemberRow): TeamMember => ({
 /** Team members: each holds its own key, restricted by role, revocable on its own. */
 export class Team extends Context.Service<Team, {
   readonly invite: (customerId: string, email: string, role: MemberRole) => Effect.Effect<TeamMember & { apiKey: string }, Conflict>
-  readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<TeamMember>>
+  /** Live members, oldest first; at most `limit` of them when given (the dashboard shows a bounded list). */
+  readonly list: (customerId: string, limit?: number) => Effect.Effect<ReadonlyArray<TeamMember>>
   readonly remove: (customerId: string, memberId: string) => Effect.Effect<void, NotFound>
 }>()("herald/features/Team") {
   static readonly layer = Layer.effect(Team, Effect.gen(function*() {
@@ -50,10 +51,11 @@ export class Team extends Context.Service<Team, {
     })
 
     // A read on the GET path: untraced (README, "Benchmarks").
-    const list = Effect.fnUntraced(function*(customerId: string) {
+    const list = Effect.fnUntraced(function*(customerId: string, limit?: number) {
       const rows = yield* sql<MemberRow>`
         SELECT id, email, role, created_at FROM team_members
-        WHERE customer_id = ${customerId} AND revoked_at IS NULL ORDER BY created_at, id`.pipe(Effect.orDie)
+        WHERE customer_id = ${customerId} AND revoked_at IS NULL ORDER BY created_at, id
+        ${limit === undefined ? sql`` : sql`LIMIT ${limit}`}`.pipe(Effect.orDie)
       return rows.map(toMember)
     })
 
