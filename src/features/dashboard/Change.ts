@@ -34,9 +34,9 @@ export type ChangeHandler = (
 
 /**
  * Builds the handler of a dashboard form post, for the dashboard's own routes
- * and every capability's section routes: it needs the session cookie, its
- * CSRF token (`_csrf` field or `X-CSRF-Token`), a same-site request, the
- * customer's REST limit and the role; then `run` answers. Errors answer as
+ * and every capability's section routes: it needs the session cookie, the
+ * customer's REST limit, its CSRF token (`_csrf` field or `X-CSRF-Token`), a
+ * same-site request and the role; then `run` answers. Errors answer as
  * HTML pages with their status.
  */
 export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth | RateLimits | AppConfig> = Effect.gen(function*() {
@@ -48,12 +48,13 @@ export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth 
       const req = yield* HttpServerRequest.HttpServerRequest
       const session = yield* auth.current(req.headers.cookie)
       if (session === undefined) return htmlResponse(signInPage("Your session has ended; sign in again."), { status: 401 })
+      // CONTRACT precedence: the limit (429) before the CSRF and role refusals (403).
+      yield* limits.enforce(policies.rest, session.principal.customerId)
       const form = yield* readForm
       const token = form.get("_csrf") ?? req.headers["x-csrf-token"]
       if (!auth.checkCsrf(session, token ?? undefined) || !sameOrigin(req, config.baseUrl)) {
         return yield* new Forbidden({ error: "This form has expired or did not come from the dashboard; reload and try again." })
       }
-      yield* limits.enforce(policies.rest, session.principal.customerId)
       if (!roleAllows(session.principal.role, role)) return yield* new Forbidden({ error: `This action needs the ${role} role` })
       return yield* run(session, form)
     }))
