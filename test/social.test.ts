@@ -200,7 +200,7 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100 }), { timeout: 90_0
       assert.strictEqual((yield* call("GET", `/r/${codes[0]}`, { headers: { "user-agent": "Twitterbot/1.0" } })).status, 302)
       const { sql } = yield* TestServer
       const clicks = yield* eventually(Effect.map(
-        sql<{ bot: boolean; n: string }>`SELECT bot, count(*)::text AS n FROM link_clicks WHERE customer_id = ${owner.customerId} GROUP BY bot ORDER BY bot`.pipe(Effect.orDie),
+        sql<{ bot: boolean; n: string }>`SELECT bot, sum(clicks)::text AS n FROM link_clicks WHERE customer_id = ${owner.customerId} GROUP BY bot ORDER BY bot`.pipe(Effect.orDie),
         (rows) => (rows.length === 2 ? rows : undefined)
       ))
       assert.deepStrictEqual(clicks.map((r) => [r.bot, Number(r.n)]), [[false, 2], [true, 1]])

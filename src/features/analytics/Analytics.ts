@@ -40,7 +40,7 @@ export class Analytics extends Context.Service<Analytics, {
         FROM content WHERE customer_id = ${customerId} AND status = 'published' AND published_at >= ${since}
         GROUP BY 1
         UNION ALL
-        SELECT CASE WHEN l.platform IN ${sql.in(platforms)} THEN l.platform ELSE 'web' END, 'clicks', count(*)::text
+        SELECT CASE WHEN l.platform IN ${sql.in(platforms)} THEN l.platform ELSE 'web' END, 'clicks', sum(c.clicks)::text
         FROM link_clicks c JOIN tracked_links l ON l.code = c.code
         WHERE c.customer_id = ${customerId} AND c.bot = false AND c.clicked_at >= ${since}
         GROUP BY 1

@@ -79,25 +79,36 @@ export class Links extends Context.Service<Links, {
     /**
      * The redirect path. A code's target never changes, so known codes are
      * answered from memory (bounded); clicks are buffered and written in one
-     * multi-row insert every `clickFlushMs`, so a click costs no statement of
-     * its own. A crash loses at most the clicks of the last interval.
+     * insert every `clickFlushMs` as one row per link and bot flag with its
+     * count, so a click costs no statement (nor row) of its own. A crash
+     * loses at most the clicks of the last interval.
      */
     const known = new Map<string, { readonly target: string; readonly customerId: string }>()
     const knownLimit = 50_000
-    let pending: Array<Record<string, unknown>> = []
+    /** Clicks since the last flush, one entry per link and bot flag, dated by its first click. */
+    let pending = new Map<string, { code: string; customer_id: string; bot: boolean; clicks: number; clicked_at: Date }>()
 
-    // 4 parameters a row: 5,000 rows stay well under PostgreSQL's 32,767 bind parameters.
+    // 5 parameters a row: 5,000 rows stay well under PostgreSQL's 32,767 bind parameters.
     const flush: Effect.Effect<void> = Effect.suspend(() => {
-      const batch = pending.slice(0, 5_000)
-      if (!Arr.isReadonlyArrayNonEmpty(batch)) return Effect.void
-      pending = pending.slice(batch.length)
-      return sql`INSERT INTO link_clicks ${sql.insert(batch)}`.pipe(
-        Effect.andThen(pending.length > 0 ? flush : Effect.void),
+      if (pending.size === 0) return Effect.void
+      const all = [...pending.values()]
+      const batch = all.slice(0, 5_000)
+      pending = new Map(all.slice(batch.length).map((row) => [`${row.code} ${row.bot}`, row]))
+      return sql`INSERT INTO link_clicks ${sql.insert(batch as unknown as Arr.NonEmptyReadonlyArray<Record<string, unknown>>)}`.pipe(
+        Effect.andThen(pending.size > 0 ? flush : Effect.void),
         Effect.asVoid,
         Effect.catchCause((cause) =>
           Effect.logWarning("click flush failed; clicks kept for the next flush", { cause: Cause.pretty(cause) }).pipe(
             Effect.andThen(Effect.sync(() => {
-              pending = batch.concat(pending).slice(-100_000)
+              // Counts merge back; at most 100,000 distinct links are kept through a long outage.
+              for (const row of batch) {
+                const key = `${row.code} ${row.bot}`
+                const newer = pending.get(key)
+                if (newer !== undefined) {
+                  newer.clicks += row.clicks
+                  newer.clicked_at = row.clicked_at
+                } else if (pending.size < 100_000) pending.set(key, row)
+              }
             }))
           )
         )
@@ -120,7 +131,11 @@ export class Links extends Context.Service<Links, {
     }
 
     const count = (code: string, customerId: string, userAgent: string | undefined) => {
-      pending.push({ code, customer_id: customerId, bot: isBot(userAgent), clicked_at: new Date() })
+      const bot = isBot(userAgent)
+      const key = `${code} ${bot}`
+      const row = pending.get(key)
+      if (row !== undefined) row.clicks += 1
+      else pending.set(key, { code, customer_id: customerId, bot, clicks: 1, clicked_at: new Date() })
     }
 
     const follow = (code: string, userAgent: string | undefined): Effect.Effect<Option.Option<string>> => {
