@@ -198,6 +198,12 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100 }), { timeout: 90_0
       assert.strictEqual(second.searchParams.get("utm_source"), "x")
       // A bot is counted apart.
       assert.strictEqual((yield* call("GET", `/r/${codes[0]}`, { headers: { "user-agent": "Twitterbot/1.0" } })).status, 302)
+      // Ids no row could hold are unknown ids (they were a 500: the query failed on the NUL).
+      for (const path of ["/r/%00", "/r/a%00b", "/p/%00", "/p/cnt%00x"]) {
+        const refused = yield* call("GET", path)
+        assert.strictEqual(refused.status, 404, `${path}: ${refused.text}`)
+        assert.include(refused.headers.get("content-type") ?? "", "text/html")
+      }
       const { sql } = yield* TestServer
       const clicks = yield* eventually(Effect.map(
         sql<{ bot: boolean; n: string }>`SELECT bot, sum(clicks)::text AS n FROM link_clicks WHERE customer_id = ${owner.customerId} GROUP BY bot ORDER BY bot`.pipe(Effect.orDie),

@@ -4,6 +4,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { consentToken, html, type SafeHtml } from "../../domain/Social.ts"
+import { isStorableText } from "../../domain/Text.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
 import { Links } from "./Links.ts"
 import { Social } from "./Social.ts"
@@ -118,6 +119,8 @@ export const SocialPages = HttpRouter.use((router) =>
     // The sandbox permalink of a published post.
     yield* router.add("GET", "/p/:contentId", Effect.gen(function*() {
       const { contentId } = yield* HttpRouter.params
+      // An id no row could hold (NUL, a lone surrogate) names nothing: 404, not a failed query.
+      if (contentId === undefined || !isStorableText(contentId)) return yield* errorPage(404, "E_NOT_FOUND", "No such post")
       const rows = yield* sql<{ platform: string; body: string; createdAt: Date; status: string | null }>`
         SELECT s.platform, s.body, s.created_at, c.status FROM sandbox_posts s JOIN content c ON c.id = s.content_id
         WHERE s.content_id = ${contentId ?? ""}`.pipe(Effect.orDie)
@@ -133,7 +136,9 @@ export const SocialPages = HttpRouter.use((router) =>
     yield* router.add("GET", "/r/:code", Effect.gen(function*() {
       const { code } = yield* HttpRouter.params
       const request = yield* HttpServerRequest.HttpServerRequest
-      const target = yield* links.follow(code ?? "", request.headers["user-agent"])
+      const target = code === undefined || !isStorableText(code)
+        ? Option.none<string>()
+        : yield* links.follow(code, request.headers["user-agent"])
       if (Option.isNone(target)) return yield* errorPage(404, "E_NOT_FOUND", "This link does not exist")
       return HttpServerResponse.redirect(target.value, {
         status: 302,
