@@ -8,15 +8,18 @@
  */
 import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { externalDatabaseUrl, freshSchemaUrl } from "../test/support/harness.ts"
 import { runScript, startApp } from "./support/bench-kit.ts"
 
 const posts = Number(process.argv[2] ?? 10_000)
 delete process.env.BASE_URL
 
 const program = Effect.gen(function*() {
-  const external = process.env.DATABASE_URL?.startsWith("postgres") === true ? process.env.DATABASE_URL : undefined
+  const external = externalDatabaseUrl()
+  // A schema of its own each run: earlier runs' rows stay in the database.
+  const databaseUrl = external === undefined ? "pglite://memory" : yield* freshSchemaUrl(external)
   const { context } = yield* startApp({
-    databaseUrl: Option.some(Redacted.make(external ?? "pglite://memory")),
+    databaseUrl: Option.some(Redacted.make(databaseUrl)),
     publishPollIntervalMs: 50
   })
   const sql = Context.get(context, SqlClient.SqlClient)

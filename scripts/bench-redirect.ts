@@ -7,6 +7,7 @@
  */
 import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { externalDatabaseUrl, freshSchemaUrl } from "../test/support/harness.ts"
 import { listenBare, load, runScript, startApp } from "./support/bench-kit.ts"
 
 delete process.env.BASE_URL
@@ -16,15 +17,16 @@ const target = 0.6
 const browser = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
 
 const program = Effect.gen(function*() {
-  const external = process.env.DATABASE_URL?.startsWith("postgres") === true ? process.env.DATABASE_URL : undefined
+  const external = externalDatabaseUrl()
+  // A schema of its own each run: earlier runs' rows stay in the database.
+  const databaseUrl = external === undefined ? "pglite://memory" : yield* freshSchemaUrl(external)
   const { context, url: appUrl } = yield* startApp({
     logLevel: "warn",
-    databaseUrl: Option.some(Redacted.make(external ?? "pglite://memory"))
+    databaseUrl: Option.some(Redacted.make(databaseUrl))
   })
   const sql = Context.get(context, SqlClient.SqlClient)
   const customerId = crypto.randomUUID()
-  // A code of its own each run: PostgreSQL keeps the rows of earlier runs.
-  const code = `bench${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`
+  const code = "benchcode01"
   const destination = "https://example.com/landing?utm_source=x&utm_medium=social&utm_campaign=herald"
   yield* sql`INSERT INTO customers (id, email, status) VALUES (${customerId}, 'bench-redirect@example.com', 'active')`
   yield* sql`INSERT INTO tracked_links (code, customer_id, platform, target) VALUES (${code}, ${customerId}, 'x', ${destination})`
