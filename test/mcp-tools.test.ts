@@ -1,55 +1,21 @@
 import { afterAll, assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { call, freePort, TestServer, testApp } from "./support/harness.ts"
 import { type OpenAiServer, startOpenAiServer } from "./support/openai-server.ts"
 import { bearer, type Provisioned, provision } from "./support/processes.ts"
 import { type Served, serveSite, sites } from "./support/scan-sites.ts"
+import { httpClient, sseClient } from "./support/mcp-clients.ts"
+import { eventually } from "./support/eventually.ts"
 
 const twelve = [
   "run_research", "run_content_creation", "ask_cmo", "schedule_content", "publish_to_social", "generate_lead_magnet",
   "ai_seo_audit", "cro_audit", "query_ga4", "track_revenue", "check_ai_visibility", "analyze_brand_url"
 ]
 
-const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-/** Polls `check` until it returns a value, for at most `ms`. */
-const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, ms = 10_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() > deadline) return yield* Effect.die(new Error("condition not met in time"))
-      yield* sleep(50)
-    }
-  })
 
 type McpClient = Client
 
-const sseClient = (url: string, key: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "tools-test", version: "1.0.0" })
-      await client.connect(new SSEClientTransport(new URL(`${url}/mcp/sse?token=${key}`)))
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
-
-const httpClient = (url: string, key: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "tools-test", version: "1.0.0" })
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
-      )
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
 
 const textOf = (result: any): string => result.content.map((c: any) => c.text).join("\n")
 

@@ -1,10 +1,8 @@
 import { assert, layer } from "@effect/vitest"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { adminSecret, assertError, awaitFreshWindow, bearer, randomIp, uniqueEmail } from "./support/processes.ts"
+import { httpClient, sseClient } from "./support/mcp-clients.ts"
 
 interface Tenant {
   readonly id: string
@@ -21,27 +19,6 @@ const provision = (status?: string) =>
     return { id: res.json.customerId as string, key: res.json.apiKey as string } satisfies Tenant
   })
 
-const sseClient = (url: string, key: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "test", version: "1.0.0" })
-      await client.connect(new SSEClientTransport(new URL(`${url}/mcp/sse?token=${key}`)))
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
-
-const httpClient = (url: string, key: string) =>
-  Effect.acquireRelease(
-    Effect.promise(async () => {
-      const client = new Client({ name: "test", version: "1.0.0" })
-      await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
-      )
-      return client
-    }),
-    (client) => Effect.promise(() => client.close())
-  )
 
 /** Opens a raw SSE stream and reads up to the endpoint event: the session's message path and a way to hang up. */
 const rawSse = (url: string, key: string) =>

@@ -6,6 +6,7 @@ import { SocialProvider } from "../src/features/social/providers/Provider.ts"
 import { type AyrshareFake, startAyrshareFake } from "./support/ayrshare-fake.ts"
 import { call, testApp, testDatabaseUrl } from "./support/harness.ts"
 import { assertError, bearer, type Provisioned, provision } from "./support/processes.ts"
+import { eventually, sleep } from "./support/eventually.ts"
 
 class Fake extends Context.Service<Fake, AyrshareFake>()("test/AyrshareFake") {}
 
@@ -27,18 +28,6 @@ const settingsFor = (fake: AyrshareFake) => ({
 
 const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) => testApp(settingsFor(fake)))).pipe(Layer.provideMerge(FakeLive))
 
-const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, ms = 15_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() > deadline) return yield* Effect.die(new Error("condition not met in time"))
-      yield* sleep(50)
-    }
-  })
 
 const pieceWhere = (owner: Provisioned, id: string, ok: (piece: any) => boolean) =>
   eventually(Effect.map(

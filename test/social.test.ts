@@ -2,20 +2,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, type Reply, send, TestServer, testApp } from "./support/harness.ts"
 import { assertError, bearer, invite, type Provisioned, provision } from "./support/processes.ts"
+import { eventually, sleep } from "./support/eventually.ts"
 
-const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-/** Polls `check` until it returns a value, for at most `ms`. */
-const eventually = <A, R>(check: Effect.Effect<A | undefined, never, R>, ms = 10_000) =>
-  Effect.gen(function*() {
-    const deadline = Date.now() + ms
-    for (;;) {
-      const value = yield* check
-      if (value !== undefined) return value
-      if (Date.now() > deadline) return yield* Effect.die(new Error("condition not met in time"))
-      yield* sleep(50)
-    }
-  })
 
 const hidden = (page: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1]
 
