@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
-import { type OpenAiServer, startOpenAiServer } from "./support/openai-server.ts"
+import { appWithModel, ModelServer } from "./support/model-app.ts"
 
 interface Tenant {
   readonly id: string
@@ -181,24 +181,8 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the 
     }))
 })
 
-class ModelServer extends Context.Service<ModelServer, OpenAiServer>()("test/ChatModelServer") {}
-
-/** The app with the priced OpenAI-compatible provider against the local protocol server, keep-alives every 100 ms. */
-const AppWithModel = Layer.unwrap(Effect.gen(function*() {
-  const server = yield* Effect.acquireRelease(Effect.promise(startOpenAiServer), (s) => Effect.promise(s.close))
-  return Layer.merge(
-    testApp({
-      llmProvider: "openai",
-      llmBaseUrl: server.url,
-      llmApiKey: Option.some(Redacted.make("sk-local")),
-      llmPriceInput: 10,
-      llmPriceOutput: 10,
-      llmMaxOutputTokens: 1000,
-      chatKeepAliveMs: 100
-    }),
-    Layer.succeed(ModelServer, server)
-  )
-}))
+/** The app with the priced OpenAI-compatible provider, keep-alives every 100 ms. */
+const AppWithModel = appWithModel({ chatKeepAliveMs: 100 })
 
 layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with an OpenAI-compatible model", (it) => {
   it.effect("the second message sends the thread's history and the brand profile to the model", () =>

@@ -1,12 +1,12 @@
 import { afterAll, assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Effect } from "effect"
 import { call, freePort, TestServer, testApp } from "./support/harness.ts"
-import { type OpenAiServer, startOpenAiServer } from "./support/openai-server.ts"
 import { bearer, type Provisioned, provision } from "./support/processes.ts"
 import { type Served, serveSite, sites } from "./support/scan-sites.ts"
 import { httpClient, sseClient } from "./support/mcp-clients.ts"
 import { eventually } from "./support/eventually.ts"
+import { appWithModel, ModelServer } from "./support/model-app.ts"
 
 const twelve = [
   "run_research", "run_content_creation", "ask_cmo", "schedule_content", "publish_to_social", "generate_lead_magnet",
@@ -339,26 +339,10 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
     }))
 })
 
-class ModelServer extends Context.Service<ModelServer, OpenAiServer>()("test/mcp-tools/ModelServer") {}
-
-/** The app with the priced OpenAI-compatible provider against the local protocol server. */
-const AppWithModel = Layer.unwrap(Effect.gen(function*() {
-  const server = yield* Effect.acquireRelease(Effect.promise(startOpenAiServer), (s) => Effect.promise(s.close))
-  server.script({ kind: "text", chunks: ["Post the ", "espresso guide first."], usage: { prompt: 100, completion: 50 } })
-  return Layer.merge(
-    testApp({
-      trustProxy: true,
-      chromiumPath: undefined,
-      llmProvider: "openai",
-      llmBaseUrl: server.url,
-      llmApiKey: Option.some(Redacted.make("sk-local")),
-      llmPriceInput: 10,
-      llmPriceOutput: 10,
-      llmMaxOutputTokens: 1000
-    }),
-    Layer.succeed(ModelServer, server)
-  )
-}))
+const AppWithModel = appWithModel(
+  { trustProxy: true, chromiumPath: undefined },
+  { kind: "text", chunks: ["Post the ", "espresso guide first."], usage: { prompt: 100, completion: 50 } }
+)
 
 layer(AppWithModel, { timeout: 120_000, excludeTestServices: true })("ask_cmo on a priced model", (it) => {
   it.effect("sends the brand profile and only read-only tools, charges the customer's model budget, and refuses past its cap", () =>

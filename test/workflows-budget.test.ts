@@ -1,28 +1,12 @@
 import { assert, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
-import { type OpenAiServer, startOpenAiServer } from "./support/openai-server.ts"
+import { Effect } from "effect"
+import { call, TestServer } from "./support/harness.ts"
+import { appWithModel, ModelServer } from "./support/model-app.ts"
 
-class ModelServer extends Context.Service<ModelServer, OpenAiServer>()("test/ModelServer") {}
-
-/** The app with the priced OpenAI-compatible provider against the local protocol server. */
-const AppWithModel = Layer.unwrap(Effect.gen(function*() {
-  const server = yield* Effect.acquireRelease(Effect.promise(startOpenAiServer), (s) => Effect.promise(s.close))
-  server.script({ kind: "text", chunks: ["Fresh bread\n\n", "Baked every morning."], usage: { prompt: 100, completion: 50 } })
-  return Layer.merge(
-    testApp({
-      llmProvider: "openai",
-      llmBaseUrl: server.url,
-      llmApiKey: Option.some(Redacted.make("sk-local")),
-      llmPriceInput: 10,
-      llmPriceOutput: 10,
-      llmMaxOutputTokens: 1000,
-      workflowBudgetRetrySeconds: 1,
-      workflowPollIntervalMs: 200
-    }),
-    Layer.succeed(ModelServer, server)
-  )
-}))
+const AppWithModel = appWithModel(
+  { workflowBudgetRetrySeconds: 1, workflowPollIntervalMs: 200 },
+  { kind: "text", chunks: ["Fresh bread\n\n", "Baked every morning."], usage: { prompt: 100, completion: 50 } }
+)
 
 layer(AppWithModel, { timeout: 120_000, excludeTestServices: true })("a run over budget", (it) => {
   it.effect("suspends with the reason, sends nothing, and resumes when the cap allows", () =>
