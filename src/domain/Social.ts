@@ -242,35 +242,3 @@ const botPattern =
 /** Known bots and link-preview fetchers, by user agent (an empty one counts as a bot). */
 export const isBotUserAgent = (userAgent: string | undefined): boolean =>
   userAgent === undefined || userAgent.trim().length === 0 || botPattern.test(userAgent)
-
-// ---------------------------------------------------------------- HTML
-
-const entities: Readonly<Record<string, string>> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;" }
-
-/** A string made safe for HTML text and quoted attributes. */
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => entities[c]!)
-
-/** HTML whose every interpolated value has been escaped. */
-export class SafeHtml {
-  readonly value: string
-  constructor(value: string) {
-    this.value = value
-  }
-  toString() {
-    return this.value
-  }
-}
-
-/** A tagged template that escapes every value unless it is already SafeHtml (escaping by construction). */
-export const html = (strings: TemplateStringsArray, ...values: ReadonlyArray<unknown>): SafeHtml => {
-  let out = strings[0]
-  values.forEach((value, i) => {
-    const text = Array.isArray(value)
-      ? value.map((v) => (v instanceof SafeHtml ? v.value : escapeHtml(String(v)))).join("")
-      : value instanceof SafeHtml
-      ? value.value
-      : escapeHtml(String(value ?? ""))
-    out += text + strings[i + 1]
-  })
-  return new SafeHtml(out)
-}

@@ -121,8 +121,7 @@ export const deltas = (text: string): ReadonlyArray<string> => text.match(/\S+\s
   return acc
 }, []) ?? []
 
-const parts = (options: LanguageModel.ProviderOptions): Array<Response.StreamPartEncoded> => {
-  const turn = houseTurn(options)
+const parts = (options: LanguageModel.ProviderOptions, turn = houseTurn(options)): Array<Response.StreamPartEncoded> => {
   const inputTokens = promptTokens(options.prompt)
   if (turn._tag === "tool") {
     const id = `call_${stableHash(`${turn.name}:${JSON.stringify(turn.params)}`).toString(36)}`
@@ -144,7 +143,7 @@ export const makeHouseModel = LanguageModel.make({
   generateText: (options) =>
     Effect.sync(() => {
       const turn = houseTurn(options)
-      const streamed = parts(options)
+      const streamed = parts(options, turn)
       const finish = streamed[streamed.length - 1]!
       return turn._tag === "text"
         ? [{ type: "text", text: turn.text } as Response.PartEncoded, finish as Response.PartEncoded]

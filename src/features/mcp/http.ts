@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { Forbidden, MalformedJson, RateLimited, NotFound, SessionNotFound, ValidationError } from "../../domain/Errors.ts"
 import { statusCodes } from "../../domain/Errors.ts"
+import { defaultsFor } from "../../platform/http/ErrorResponses.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
 import { ToolRunner } from "../agent/tools/Registry.ts"
 import { type Authenticated, credentialOf, makeGate, refuse } from "./Gate.ts"
@@ -55,11 +56,6 @@ const readJson = (request: HttpServerRequest.HttpServerRequest) =>
     }
   })
 
-/**
- * The MCP transports: the spec's HTTP+SSE pair (GET /mcp/sse, POST
- * /mcp/message) and Streamable HTTP at /mcp, each session with its own SDK
- * server instance bound to the customer that opened it.
- */
 interface SdkRefusal {
   readonly status: number
   readonly error: { readonly _tag: string; readonly error: string; readonly code: string }
@@ -76,7 +72,7 @@ const sdkRefusal = async (answer: Response): Promise<SdkRefusal | undefined> => 
   const json: unknown = await answer.clone().json().catch(() => undefined)
   const rpcError = typeof json === "object" && json !== null && "error" in json ? json.error : undefined
   const message = typeof rpcError === "object" && rpcError !== null && "message" in rpcError ? rpcError.message : undefined
-  const [code, fallback] = statusCodes[answer.status] ?? statusCodes[answer.status >= 500 ? 500 : 400]
+  const [code, fallback] = defaultsFor(answer.status)
   const headers: Record<string, string> = {}
   answer.headers.forEach((value, name) => {
     if (name !== "content-type" && name !== "content-length") headers[name] = value
@@ -84,6 +80,11 @@ const sdkRefusal = async (answer: Response): Promise<SdkRefusal | undefined> => 
   return { status: answer.status, error: { _tag: "McpRefusal", error: typeof message === "string" ? message : fallback, code }, headers }
 }
 
+/**
+ * The MCP transports: the spec's HTTP+SSE pair (GET /mcp/sse, POST
+ * /mcp/message) and Streamable HTTP at /mcp, each session with its own SDK
+ * server instance bound to the customer that opened it.
+ */
 export const McpRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
@@ -203,8 +204,8 @@ export const McpRoutes = HttpRouter.use((router) =>
         if (caller !== undefined && caller.principal.customerId !== session.customerId) {
           return yield* refuse(new Forbidden({ error: "This key does not belong to the session's customer" }))
         }
-        // The session's own key, re-checked as REST checks a key on every request.
-        const owner = yield* gate.authenticate({ _tag: "Key", key: session.key }, false).pipe(
+        // The session's own key, re-checked as REST checks a key on every request (once, when the message carries it).
+        const owner = caller?.key === session.key ? caller : yield* gate.authenticate({ _tag: "Key", key: session.key }, false).pipe(
           Effect.tapError(() => Effect.promise(() => session.transport.close()))
         )
         yield* gate.countMcp(owner.principal.customerId, true)

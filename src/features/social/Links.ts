@@ -39,6 +39,9 @@ const newCode = () => randomBytes(9).toString("base64url")
  * and counts the click; `trackRevenue` records an amount against a piece,
  * link or campaign (the MCP `track_revenue` tool calls it).
  */
+/** A link_clicks row: the clicks on one link, by people or by bots, since the last flush. */
+type ClickRow = { code: string; customer_id: string; bot: boolean; clicks: number; clicked_at: Date }
+
 export class Links extends Context.Service<Links, {
   readonly trackBody: (customerId: string, contentId: string, platform: string, body: string) => Effect.Effect<string>
   readonly follow: (code: string, userAgent: string | undefined) => Effect.Effect<Option.Option<string>>
@@ -86,15 +89,17 @@ export class Links extends Context.Service<Links, {
     const known = new Map<string, { readonly target: string; readonly customerId: string }>()
     const knownLimit = 50_000
     /** Clicks since the last flush, one entry per link and bot flag, dated by its first click. */
-    let pending = new Map<string, { code: string; customer_id: string; bot: boolean; clicks: number; clicked_at: Date }>()
+    let pending = new Map<string, ClickRow>()
+    const clickKey = (code: string, bot: boolean) => `${bot ? "bot" : "human"} ${code}`
 
     // 5 parameters a row: 5,000 rows stay well under PostgreSQL's 32,767 bind parameters.
     const flush: Effect.Effect<void> = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
       const all = [...pending.values()]
-      const batch = all.slice(0, 5_000)
-      pending = new Map(all.slice(batch.length).map((row) => [`${row.code} ${row.bot}`, row]))
-      return sql`INSERT INTO link_clicks ${sql.insert(batch as unknown as Arr.NonEmptyReadonlyArray<Record<string, unknown>>)}`.pipe(
+      const batch: ReadonlyArray<ClickRow> = all.slice(0, 5_000)
+      pending = new Map(all.slice(batch.length).map((row) => [clickKey(row.code, row.bot), row]))
+      if (!Arr.isReadonlyArrayNonEmpty(batch)) return Effect.void
+      return sql`INSERT INTO link_clicks ${sql.insert(batch)}`.pipe(
         Effect.andThen(pending.size > 0 ? flush : Effect.void),
         Effect.asVoid,
         Effect.catchCause((cause) =>
@@ -102,7 +107,7 @@ export class Links extends Context.Service<Links, {
             Effect.andThen(Effect.sync(() => {
               // Counts merge back; at most 100,000 distinct links are kept through a long outage.
               for (const row of batch) {
-                const key = `${row.code} ${row.bot}`
+                const key = clickKey(row.code, row.bot)
                 const newer = pending.get(key)
                 if (newer !== undefined) {
                   newer.clicks += row.clicks
@@ -132,7 +137,7 @@ export class Links extends Context.Service<Links, {
 
     const count = (code: string, customerId: string, userAgent: string | undefined) => {
       const bot = isBot(userAgent)
-      const key = `${code} ${bot}`
+      const key = clickKey(code, bot)
       const row = pending.get(key)
       if (row !== undefined) row.clicks += 1
       else pending.set(key, { code, customer_id: customerId, bot, clicks: 1, clicked_at: new Date() })

@@ -3,8 +3,9 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
-import { consentToken, html, type SafeHtml } from "../../domain/Social.ts"
+import { consentToken } from "../../domain/Social.ts"
 import { isStorableText } from "../../domain/Text.ts"
+import { type Html, html } from "../../platform/http/Html.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
 import { Links } from "./Links.ts"
 import { Social } from "./Social.ts"
@@ -18,7 +19,7 @@ const pageHeaders = {
   "cache-control": "no-store"
 }
 
-const layout = (title: string, body: SafeHtml) =>
+const layout = (title: string, body: Html) =>
   html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Herald</title>
@@ -27,7 +28,7 @@ const layout = (title: string, body: SafeHtml) =>
 a.secondary{margin-left:1rem}pre{white-space:pre-wrap;word-wrap:break-word;font:inherit}.muted{color:#666;font-size:.9rem}</style>
 </head><body>${body}</body></html>`
 
-const page = (status: number, title: string, body: SafeHtml, headers: Record<string, string> = {}) =>
+const page = (status: number, title: string, body: Html, headers: Record<string, string> = {}) =>
   HttpServerResponse.text(layout(title, body).value, {
     status,
     contentType: "text/html; charset=utf-8",

@@ -109,7 +109,7 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
       )
 
     /** Writes one piece through the model and stores it through the Content service, once per key. */
-    const writePiece = (ctx: RunContext, key: string, piece: {
+    const writePiece = (ctx: RunContext, brand: BrandVoice, key: string, piece: {
       readonly type: ContentType
       readonly kind: CopyKind
       readonly platform?: string | undefined
@@ -120,7 +120,6 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
       Effect.gen(function*() {
         const done = yield* effectDone(ctx.runId, key)
         if (Option.isSome(done)) return done.value
-        const brand = yield* brandOf(ctx)
         const written = yield* writer.write(ctx.customerId, brand, {
           kind: piece.kind,
           platform: piece.platform,
@@ -148,10 +147,16 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
         }).pipe(sql.withTransaction, Effect.orDie)
       })
 
-    const writeMany = (ctx: RunContext, pieces: ReadonlyArray<Parameters<typeof writePiece>[2] & { readonly key: string }>) =>
+    /** Writes a step's pieces for one brand (read once per step unless the step already has it). */
+    const writeMany = (
+      ctx: RunContext,
+      pieces: ReadonlyArray<Parameters<typeof writePiece>[3] & { readonly key: string }>,
+      known?: BrandVoice
+    ) =>
       Effect.gen(function*() {
+        const brand = known ?? (yield* brandOf(ctx))
         const results: Array<Record<string, unknown>> = []
-        for (const p of pieces) results.push(yield* writePiece(ctx, p.key, p))
+        for (const p of pieces) results.push(yield* writePiece(ctx, brand, p.key, p))
         return { status: "succeeded", detail: { pieces: results } } satisfies StepOutcome
       })
 
@@ -168,7 +173,7 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
           return yield* writeMany(ctx, Array.from({ length: n }, (_, i) => {
             const platform = platforms[i % platforms.length]!
             return { key: `social-${i}`, type: "social", kind: "social", platform, topic: topics[i % topics.length]!, angle: i }
-          }))
+          }), brand)
         })
     })
 
@@ -178,7 +183,7 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
         Effect.gen(function*() {
           const brand = yield* brandOf(ctx)
           const topic = topicsFor(ctx.options, brand.brandName)[0]!
-          return yield* writeMany(ctx, [{ key: "blog-0", type: "blog", kind: "blog", topic, angle: 0 }])
+          return yield* writeMany(ctx, [{ key: "blog-0", type: "blog", kind: "blog", topic, angle: 0 }], brand)
         })
     }
 
@@ -208,7 +213,7 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
           return yield* writeMany(ctx, [
             { key: "guide-0", type: "blog", kind: "blog", topic: `the complete guide to ${topic}`, angle: 0 },
             { key: "email-0", type: "email", kind: "email", topic: `our free guide to ${topic}`, angle: 1 }
-          ])
+          ], brand)
         })
     }
 

@@ -26,7 +26,8 @@ export const transportErrors: Record<number, readonly [code: string, error: stri
   431: ["E_HEADERS_TOO_LARGE", "Request headers too large"]
 }
 
-const defaultsFor = (status: number): readonly [string, string] =>
+/** The code and text of a status when nothing more specific is known. */
+export const defaultsFor = (status: number): readonly [string, string] =>
   statusCodes[status] ?? (status >= 500 ? statusCodes[500] : ["E_HTTP_" + status, "Request failed"])
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()

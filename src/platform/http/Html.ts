@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { isSqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
+import { errorStatuses } from "../../domain/ErrorCatalog.ts"
 import { currentRequest } from "./RequestContext.ts"
 
 /**
@@ -110,34 +111,15 @@ export const errorPage = (status: number, message: string, requestId: string, ex
 <p class="muted small">Request id: <code>${requestId}</code></p></section>`
   })
 
-/** HTTP status of an error by its code (the error classes of domain/Errors.ts). */
-const statusByCode: Record<string, number> = {
-  E_VALIDATION: 400,
-  E_MALFORMED_JSON: 400,
-  E_INVALID_STATE: 400,
-  E_AUTH_REQUIRED: 401,
-  E_INVALID_API_KEY: 401,
-  E_ACCOUNT_INACTIVE: 401,
-  E_FORBIDDEN: 403,
-  E_BUDGET_EXCEEDED: 403,
-  E_PLATFORM_NOT_CONNECTED: 403,
-  E_NOT_FOUND: 404,
-  E_INVALID_TRANSITION: 409,
-  E_CONFLICT: 409,
-  E_LIMIT_REACHED: 409,
-  E_CHECKOUT_INCOMPLETE: 409,
-  E_KEY_ALREADY_RETRIEVED: 410,
-  E_FETCH_FAILED: 422,
-  E_RATE_LIMITED: 429,
-  E_UNAVAILABLE: 503
-}
+/** HTTP status of an error by its code, as the error classes of domain/Errors.ts declare it. */
+const statusByCode = errorStatuses()
 
 /** A failure a page shows: its status and message (a domain error's own text). */
 export const describeFailure = (value: unknown): { readonly status: number; readonly message: string } | undefined => {
   if (typeof value !== "object" || value === null) return undefined
   const { code, error } = value as { code?: unknown; error?: unknown }
   if (typeof code !== "string" || typeof error !== "string") return undefined
-  const status = statusByCode[code]
+  const status = statusByCode.get(code)
   return status === undefined ? undefined : { status, message: error }
 }
 

@@ -3,11 +3,11 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
 import { CustomerIdParam, IdempotencyKey, idempotencyKeyDescription } from "../../api/Shared.ts"
 import { PathId } from "../../domain/Text.ts"
-import * as Errors from "../../domain/Errors.ts"
 import { MalformedJson, statusCodes, ValidationError } from "../../domain/Errors.ts"
 import { eventTypes } from "../../domain/EventTypes.ts"
 import { webhookEventTypes } from "../../domain/WebhookEvents.ts"
 import { webhookEventMeaning, webhookPayloadData, WebhookTestData, webhookTestMeaning, webhookTestType } from "../../domain/WebhookPayloads.ts"
+import { errorStatuses } from "../../domain/ErrorCatalog.ts"
 import { transportErrors } from "./ErrorResponses.ts"
 import { jsonDocumentRoute } from "./JsonDocument.ts"
 
@@ -19,13 +19,7 @@ type Json = Record<string, any>
  * src/domain/Errors.ts join the enum by themselves.
  */
 export const allErrorCodes = (): ReadonlyArray<string> => {
-  const codes = new Set<string>()
-  for (const value of Object.values(Errors)) {
-    if (typeof value !== "function" || !(value.prototype instanceof Error)) continue
-    // Every error class has constructor defaults for all its fields; the constructor's type differs per class.
-    const code: unknown = new (value as new(fields: object) => { readonly code?: unknown })({}).code
-    if (typeof code === "string") codes.add(code)
-  }
+  const codes = new Set<string>(errorStatuses().keys())
   for (const [code] of Object.values(statusCodes)) codes.add(code)
   for (const [code] of Object.values(transportErrors)) codes.add(code)
   return [...codes].sort()
