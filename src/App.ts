@@ -112,4 +112,3 @@ export const AppWithoutConfig = httpServer(Layer.mergeAll(ApiRoutes, DiscoveryRo
   Layer.provideMerge(LoggingLive)
 )
 
-export const App = AppWithoutConfig.pipe(Layer.provide(AppConfig.layer))

@@ -1,7 +1,7 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, Data, Effect, Exit, Layer, Runtime } from "effect"
 import { SqlError } from "effect/sql"
-import { appConfig, describeConfigError } from "./Config.ts"
+import { AppConfig, appConfig, describeConfigError } from "./Config.ts"
 
 // Settings are checked before the application's modules load (most of start-up
 // on a busy machine): a bad one stops the process at once, with one line.
@@ -13,7 +13,9 @@ if (Exit.isFailure(configured)) {
   )
   process.exit(1)
 }
-const { App } = await import("./App.ts")
+const { AppWithoutConfig } = await import("./App.ts")
+// The settings read above are the app's: the environment is not read a second time.
+const App = AppWithoutConfig.pipe(Layer.provide(Layer.succeed(AppConfig, configured.value)))
 
 /** Start-up refused for a reason already printed; exits 1 without a stack dump. */
 class StartupRefused extends Data.TaggedError("StartupRefused") {
@@ -39,8 +41,7 @@ const listenFailure = (error: unknown): NodeJS.ErrnoException | undefined => {
 }
 
 const listenMessage = (error: NodeJS.ErrnoException): string => {
-  const port = process.env.PORT ?? "3000"
-  const host = process.env.HOST ?? "0.0.0.0"
+  const { port, host } = configured.value
   return error.code === "EADDRINUSE"
     ? `Port ${port} is already in use on ${host}: stop the process using it or set PORT to another port\n`
     : error.code === "EACCES"

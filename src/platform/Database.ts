@@ -12,7 +12,7 @@ import { dirname, join } from "node:path"
 import { connect } from "node:net"
 import type { Duplex } from "node:stream"
 import { fileURLToPath } from "node:url"
-import { AppConfig } from "../Config.ts"
+import { AppConfig, type AppConfigShape } from "../Config.ts"
 
 const migrationsDir = fileURLToPath(new URL("../../migrations", import.meta.url))
 
@@ -208,21 +208,30 @@ const postgresClient = (url: string, maxConnections: number, responseTimeoutMs: 
 export const dedicatedPostgresPool = (maxConnections: number) =>
   Layer.unwrap(Effect.gen(function*() {
     const config = yield* AppConfig
-    const url = Option.map(config.databaseUrl, Redacted.value)
-    if (Option.isNone(url) || url.value.startsWith("pglite:")) {
-      return yield* Effect.die("dedicatedPostgresPool needs DATABASE_URL to be a PostgreSQL server")
-    }
-    return postgresClient(url.value, maxConnections, config.dbResponseTimeoutMs)
+    const target = databaseTarget(config)
+    if (target._tag !== "postgres") return yield* Effect.die("dedicatedPostgresPool needs DATABASE_URL to be a PostgreSQL server")
+    return postgresClient(target.url, maxConnections, config.dbResponseTimeoutMs)
   }))
+
+/**
+ * Where the configured database lives: a PostgreSQL server, or the embedded
+ * PGlite, in memory (no directory) or in DATA_DIR. The one reading of
+ * DATABASE_URL for the pool, the workflow engine and the start-up line.
+ */
+export const databaseTarget = (config: Pick<AppConfigShape, "databaseUrl" | "dataDir">):
+  | { readonly _tag: "postgres"; readonly url: string }
+  | { readonly _tag: "pglite"; readonly dataDir: string | undefined } =>
+{
+  const url = Option.map(config.databaseUrl, Redacted.value)
+  if (Option.isSome(url) && !url.value.startsWith("pglite:")) return { _tag: "postgres", url: url.value }
+  return { _tag: "pglite", dataDir: Option.isSome(url) && url.value === "pglite://memory" ? undefined : config.dataDir }
+}
 
 const pgLayer = Layer.unwrap(Effect.gen(function*() {
   const config = yield* AppConfig
-  const url = Option.map(config.databaseUrl, Redacted.value)
-  if (Option.isSome(url) && !url.value.startsWith("pglite:")) {
-    return postgresClient(url.value, config.pgMaxConnections, config.dbResponseTimeoutMs)
-  }
-  const dataDir = Option.isSome(url) && url.value === "pglite://memory" ? undefined : config.dataDir
-  return Layer.unwrap(Effect.map(embeddedServer(dataDir), ({ port }) =>
+  const target = databaseTarget(config)
+  if (target._tag === "postgres") return postgresClient(target.url, config.pgMaxConnections, config.dbResponseTimeoutMs)
+  return Layer.unwrap(Effect.map(embeddedServer(target.dataDir), ({ port }) =>
     PgClient.layer({
       ...clientOptions,
       host: "127.0.0.1",

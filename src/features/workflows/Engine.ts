@@ -1,13 +1,10 @@
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
 import { hostname } from "node:os"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
-import { dedicatedPostgresPool } from "../../platform/Database.ts"
+import { databaseTarget, dedicatedPostgresPool } from "../../platform/Database.ts"
 
-/** Whether the configured database is the embedded PGlite (one process, one connection). */
-export const isEmbedded = (databaseUrl: Option.Option<Redacted.Redacted<string>>) =>
-  Option.isNone(databaseUrl) || Redacted.value(databaseUrl.value).startsWith("pglite:")
 
 /**
  * The durable workflow engine: effect/workflow on effect/cluster with its
@@ -24,7 +21,7 @@ const ownPool = <A, E, R>(runner: Layer.Layer<A, E, R>, config: AppConfigShape) 
 
 export const WorkflowEngineLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* AppConfig
-  const embedded = isEmbedded(config.databaseUrl)
+  const embedded = databaseTarget(config)._tag === "pglite"
   const address = Option.match(config.workflowRunnerAddress, {
     onNone: () => RunnerAddress.make(hostname(), config.port === 0 ? process.pid : config.port),
     onSome: (text) => {

@@ -1,6 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { ByteSize, type Cause, Context, Effect, Layer, Option, Redacted, type Scope } from "effect"
+import { ByteSize, type Cause, Context, Effect, Layer, Option, type Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { NetAddress } from "effect/net"
 import { SqlClient } from "effect/sql"
@@ -9,6 +9,7 @@ import { createServer, ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
 import { statusCodes } from "../../domain/Errors.ts"
+import { databaseTarget } from "../Database.ts"
 import { compress } from "./Compression.ts"
 import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
 import { causeToResponse, errorResponse, normalizeErrorResponse, transportErrors } from "./ErrorResponses.ts"
@@ -301,9 +302,9 @@ const serve = <E, R>(routes: Layer.Layer<never, E, R>) =>
 
 /** Which database the service runs on, for the start-up line (never the URL: it may hold a password). */
 export const databaseKind = (config: AppConfigShape): { readonly database: string; readonly dataDir?: string } => {
-  if (Option.isNone(config.databaseUrl)) return { database: "pglite", dataDir: config.dataDir }
-  const url = Redacted.value(config.databaseUrl.value)
-  return url.startsWith("pglite:") ? { database: "pglite (in memory)" } : { database: "postgresql" }
+  const target = databaseTarget(config)
+  if (target._tag === "postgres") return { database: "postgresql" }
+  return target.dataDir === undefined ? { database: "pglite (in memory)" } : { database: "pglite", dataDir: target.dataDir }
 }
 
 /** One line once the server accepts connections: where, on which database, with which data directory. */
