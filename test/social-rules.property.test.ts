@@ -4,7 +4,6 @@ import {
   isBotUserAgent,
   platformRules,
   publishViolation,
-  retryDelay,
   rewriteLinks,
   signState,
   socialPlatforms,
@@ -12,6 +11,7 @@ import {
   withUtm
 } from "../src/domain/Social.ts"
 import { charLength } from "../src/domain/Text.ts"
+import { retryDelaySeconds } from "../src/domain/Webhooks.ts"
 import { html } from "../src/platform/http/Html.ts"
 
 const prefix = "https://herald.example/r/"
@@ -136,7 +136,7 @@ describe("connect state", () => {
 describe("retries and pages", () => {
   it("the schedule's length is the number of retries", () =>
     fc.assert(fc.property(fc.array(fc.nat({ max: 3600 }), { maxLength: 8 }), fc.integer({ min: 1, max: 12 }), (schedule, attempt) => {
-      const delay = retryDelay(attempt, schedule)
+      const delay = retryDelaySeconds(attempt, schedule)
       assert.strictEqual(delay, attempt <= schedule.length ? schedule[attempt - 1] : undefined)
     })))
 

@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { isMaxChars, storableText } from "./Text.ts"
+import { HttpUrl } from "./Text.ts"
 
 // ---- Checklist and scoring (pure) --------------------------------------------
 
@@ -92,17 +92,8 @@ export const scoreChecklist = (items: ReadonlyArray<CheckOutcome>): Scores => {
 
 // ---- Wire schemas --------------------------------------------------------------
 
-const isHttpUrl = (value: string): boolean => {
-  const url = URL.parse(value)
-  return url !== null && (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0
-}
-
 /** An absolute http(s) URL of at most 2048 characters. */
-export const PageUrl = Schema.String.check(
-  isMaxChars(2048),
-  storableText,
-  Schema.makeFilter(isHttpUrl, { message: "must be an absolute http or https URL", toJsonSchema: () => ({ format: "uri" }) })
-)
+export const PageUrl = HttpUrl
 
 export const ScanRequest = Schema.Struct({
   url: PageUrl.annotate({ description: "The page to scan: an absolute http(s) URL, at most 2048 characters" })

@@ -7,6 +7,16 @@ export const socialPlatforms = ["x", "linkedin", "instagram", "facebook", "tikto
 export const SocialPlatform = Schema.Literals(socialPlatforms)
 export type SocialPlatform = typeof SocialPlatform.Type
 
+/** How each platform's name is written for people. */
+export const platformNames: Readonly<Record<string, string>> = {
+  x: "X",
+  linkedin: "LinkedIn",
+  instagram: "Instagram",
+  facebook: "Facebook",
+  tiktok: "TikTok",
+  pinterest: "Pinterest"
+}
+
 export const isSocialPlatform = (name: string | null | undefined): name is SocialPlatform =>
   name != null && (socialPlatforms as ReadonlyArray<string>).includes(name)
 
@@ -127,13 +137,6 @@ export type AnalyticsReport = typeof AnalyticsReport.Type
 export const zeroMetrics: ChannelMetrics = { posts: 0, clicks: 0, impressions: 0, engagements: 0, revenue: 0 }
 
 // ---------------------------------------------------------------- retries
-
-/**
- * Seconds to wait before the try after `attempt` (1-based), or undefined when
- * no try is left: the schedule's length is the number of retries.
- */
-export const retryDelay = (attempt: number, schedule: ReadonlyArray<number>): number | undefined =>
-  attempt >= 1 && attempt <= schedule.length ? schedule[attempt - 1] : undefined
 
 // ---------------------------------------------------------------- connect state
 

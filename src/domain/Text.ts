@@ -72,3 +72,15 @@ export const PathId = Schema.String.pipe(
     SchemaTransformation.transform({ decode: (id) => (isStorableText(id) ? id : ""), encode: (id) => id })
   )
 )
+
+const isHttpUrl = (value: string): boolean => {
+  const url = URL.parse(value)
+  return url !== null && (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0
+}
+
+/** An absolute http(s) URL of at most 2048 characters (webhook targets, pages to scan or read). */
+export const HttpUrl = Schema.String.check(
+  isMaxChars(2048),
+  storableText,
+  Schema.makeFilter(isHttpUrl, { message: "must be an absolute http or https URL", toJsonSchema: () => ({ format: "uri" }) })
+)

@@ -1,22 +1,12 @@
 import { Schema } from "effect"
 import { WebhookEventType } from "./WebhookEvents.ts"
-import { isMaxChars, storableText } from "./Text.ts"
+import { HttpUrl } from "./Text.ts"
 
 /** At most this many live (not deleted) subscriptions per customer. */
 export const maxWebhooksPerCustomer = 25
 
-const isHttpUrl = (value: string): boolean => {
-  if (!URL.canParse(value)) return false
-  const url = new URL(value)
-  return (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0
-}
-
 /** An absolute http(s) URL of at most 2048 characters. */
-export const WebhookUrl = Schema.String.check(
-  isMaxChars(2048),
-  storableText,
-  Schema.makeFilter(isHttpUrl, { message: "must be an absolute http or https URL", toJsonSchema: () => ({ format: "uri" }) })
-)
+export const WebhookUrl = HttpUrl
 
 export const WebhookCreate = Schema.Struct({
   url: WebhookUrl,

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { analyticsChannels, type AnalyticsPeriod, metricNames } from "../../domain/Social.ts"
+import { analyticsChannels, type AnalyticsPeriod, metricNames, platformNames } from "../../domain/Social.ts"
 import { html } from "../../platform/http/Html.ts"
 import { type DashboardSection, svgBarChart } from "../dashboard/Dashboard.ts"
 import { Analytics } from "./Analytics.ts"
@@ -7,16 +7,7 @@ import { Analytics } from "./Analytics.ts"
 /** The period the dashboard shows. */
 export const dashboardPeriod: AnalyticsPeriod = "last_30_days"
 
-const channelNames: Record<string, string> = {
-  x: "X",
-  linkedin: "LinkedIn",
-  instagram: "Instagram",
-  facebook: "Facebook",
-  tiktok: "TikTok",
-  pinterest: "Pinterest",
-  web: "Web",
-  email: "Email"
-}
+const channelNames: Record<string, string> = { ...platformNames, web: "Web", email: "Email" }
 
 const number = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
 

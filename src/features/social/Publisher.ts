@@ -2,7 +2,8 @@ import { Cause, Duration, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
-import { retryDelay, type SocialPlatform } from "../../domain/Social.ts"
+import type { SocialPlatform } from "../../domain/Social.ts"
+import { retryDelaySeconds } from "../../domain/Webhooks.ts"
 import { Events } from "../../platform/Events.ts"
 import { Content } from "../content/Content.ts"
 import { Links } from "./Links.ts"
@@ -84,7 +85,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
   const fail = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
     Effect.gen(function*() {
       yield* recordAttempt(job, "failed", null, `${error.cause}: ${error.message}`, attemptedAt)
-      const delay = error.transient ? retryDelay(job.attempt, config.publishRetrySchedule) : undefined
+      const delay = error.transient ? retryDelaySeconds(job.attempt, config.publishRetrySchedule) : undefined
       if (delay !== undefined) {
         yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${delay}),
             locked_until = NULL, claim_token = NULL, last_error = ${error.message}

@@ -1,19 +1,11 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { isSocialPlatform, socialPlatforms } from "../../domain/Social.ts"
+import { isSocialPlatform, platformNames, socialPlatforms } from "../../domain/Social.ts"
 import { html } from "../../platform/http/Html.ts"
 import { dashboardChange, invalidField } from "../dashboard/Change.ts"
 import { canChange, csrfField, type DashboardSection, formatDate, statusBadge } from "../dashboard/Dashboard.ts"
 import { Social } from "./Social.ts"
 
-const platformNames: Record<string, string> = {
-  x: "X",
-  linkedin: "LinkedIn",
-  instagram: "Instagram",
-  facebook: "Facebook",
-  tiktok: "TikTok",
-  pinterest: "Pinterest"
-}
 
 /** Each platform (six, a fixed list), connected or not, with a connect button for admins. */
 export const socialSection = (social: Social["Service"]): DashboardSection => ({

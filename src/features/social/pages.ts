@@ -3,7 +3,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { randomBytes, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
-import { consentToken } from "../../domain/Social.ts"
+import { consentToken, platformNames } from "../../domain/Social.ts"
 import { isStorableText } from "../../domain/Text.ts"
 import { type Html, html } from "../../platform/http/Html.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
@@ -43,14 +43,6 @@ const errorPage = (status: number, code: string, message: string) =>
 
 const queryOf = (url: string) => new URL(url, "http://local").searchParams
 
-const platformNames: Readonly<Record<string, string>> = {
-  x: "X",
-  linkedin: "LinkedIn",
-  instagram: "Instagram",
-  facebook: "Facebook",
-  tiktok: "TikTok",
-  pinterest: "Pinterest"
-}
 
 const sameText = (a: string, b: string) => {
   const left = Buffer.from(a)
