@@ -13,11 +13,20 @@ import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
 /** Posts in flight per process. */
 const maxInFlight = 64
 
+/** A claimed queue row with what one try needs, read in the claim itself (no round trips per post). */
 interface Job {
   readonly contentId: string
   readonly customerId: string
   readonly platform: SocialPlatform
   readonly attempt: number
+  /** The piece's status now, null when it is gone. */
+  readonly pieceStatus: string | null
+  readonly body: string | null
+  /** `metadata.media` as JSON text (the column is json, read as text as the content repo reads it). */
+  readonly media: string | null
+  readonly connected: boolean
+  /** Whether any try of this piece was recorded before (then the provider is asked first). */
+  readonly triedBefore: boolean
 }
 
 type Claimed = Job & { readonly token: string }
@@ -50,10 +59,17 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
         LIMIT ${limit}
         FOR UPDATE SKIP LOCKED
       )
-      UPDATE publish_jobs j SET attempts = j.attempts + 1, claim_token = ${token},
-        locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds})
-      FROM picked WHERE j.content_id = picked.content_id
-      RETURNING j.content_id, j.customer_id, j.platform, j.attempts AS attempt`.pipe(
+      , claimed AS (
+        UPDATE publish_jobs j SET attempts = j.attempts + 1, claim_token = ${token},
+          locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds})
+        FROM picked WHERE j.content_id = picked.content_id
+        RETURNING j.content_id, j.customer_id, j.platform, j.attempts
+      )
+      SELECT c.content_id, c.customer_id, c.platform, c.attempts AS attempt,
+        p.status AS piece_status, p.body, (p.metadata -> 'media')::text AS media,
+        EXISTS (SELECT 1 FROM social_connections s WHERE s.customer_id = c.customer_id AND s.platform = c.platform) AS connected,
+        EXISTS (SELECT 1 FROM publish_attempts a WHERE a.content_id = c.content_id) AS tried_before
+      FROM claimed c LEFT JOIN content p ON p.id = c.content_id AND p.customer_id = c.customer_id`.pipe(
       Effect.map((jobs) => jobs.map((job): Claimed => ({ ...job, token })))
     )
   }
@@ -110,24 +126,17 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
 
   const run = (job: Claimed) =>
     Effect.gen(function*() {
-      const found = yield* Effect.option(content.get(job.customerId, job.contentId))
-      if (Option.isNone(found)) return yield* settle(job, "cancelled")
-      const piece = found.value
-      if (piece.status === "published") return yield* settle(job, "published")
-      if (piece.status !== "approved") return yield* settle(job, "cancelled")
+      if (job.pieceStatus === "published") return yield* settle(job, "published")
+      if (job.pieceStatus !== "approved") return yield* settle(job, "cancelled")
       const attemptedAt = new Date()
-      const connected = yield* sql`SELECT 1 FROM social_connections
-        WHERE customer_id = ${job.customerId} AND platform = ${job.platform}`
-      if (connected.length === 0) {
+      if (!job.connected) {
         return yield* fail(job, new ProviderError({
           transient: false,
           cause: "not_connected",
           message: `Platform ${job.platform} is not connected`
         }), attemptedAt)
       }
-      const earlier = job.attempt > 1 ||
-        (yield* sql`SELECT 1 FROM publish_attempts WHERE content_id = ${job.contentId} LIMIT 1`).length > 0
-      if (earlier) {
+      if (job.attempt > 1 || job.triedBefore) {
         const existing = yield* Effect.exit(provider.findPost(job.customerId, job.contentId, job.platform))
         if (Exit.isFailure(existing)) {
           const error = Cause.findErrorOption(existing.cause)
@@ -136,10 +145,9 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
         }
         if (Option.isSome(existing.value)) return yield* succeed(job, existing.value.value, "reconciled", attemptedAt)
       }
-      const body = yield* links.trackBody(job.customerId, job.contentId, job.platform, piece.body ?? "")
-      const media = Array.isArray(piece.metadata.media)
-        ? piece.metadata.media.filter((m): m is string => typeof m === "string")
-        : []
+      const body = yield* links.trackBody(job.customerId, job.contentId, job.platform, job.body ?? "")
+      const listed: unknown = job.media === null ? [] : JSON.parse(job.media)
+      const media = Array.isArray(listed) ? listed.filter((m): m is string => typeof m === "string") : []
       const sent = yield* Effect.exit(provider.publish({
         customerId: job.customerId,
         contentId: job.contentId,
