@@ -1,6 +1,5 @@
-import { Context, Data, Effect, Option, Redacted, Stream } from "effect"
+import { Context, Effect, Option, Redacted, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, Response, Tool } from "effect/ai"
-import { SqlClient } from "effect/sql"
 import type OpenAI from "openai"
 import type { AppConfigShape } from "../../Config.ts"
 import type { BudgetExceeded } from "../../domain/Errors.ts"
@@ -40,8 +39,6 @@ export const costOf = (prices: Prices, inputTokens: number, outputTokens: number
 /** An upper estimate of a prompt's tokens: one per three characters, plus a few per message. */
 export const estimateTokens = (messages: ReadonlyArray<unknown>): number =>
   messages.reduce<number>((sum, m) => sum + 4 + Math.ceil(charLength(JSON.stringify(m) ?? "") / 3), 0)
-
-class Rollback extends Data.TaggedError("Rollback")<{}> {}
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam
 
@@ -145,7 +142,6 @@ interface PendingCall {
 export const makeOpenAiModel = (config: Pick<AppConfigShape, "llmBaseUrl" | "llmApiKey" | "llmModel" | "llmPriceInput" | "llmPriceOutput" | "llmMaxOutputTokens" | "llmTimeoutMs">) =>
   Effect.gen(function*() {
     const budget = yield* Budget
-    const sql = yield* SqlClient.SqlClient
     const prices: Prices = { input: config.llmPriceInput, output: config.llmPriceOutput }
     const paid = prices.input > 0 || prices.output > 0
     // Loaded on first use: most installs run the house model, and the package costs ~100 ms of every start.
@@ -158,14 +154,8 @@ export const makeOpenAiModel = (config: Pick<AppConfigShape, "llmBaseUrl" | "llm
       maxRetries: 0
     })
 
-    /** Refuses (rolling back) when `amount` would pass a cap; records nothing. */
-    const fits = (customerId: string, amount: number) =>
-      budget.charge(customerId, "model", amount).pipe(
-        Effect.andThen(Effect.fail(new Rollback())),
-        sql.withTransaction,
-        Effect.catchTag("Rollback", () => Effect.void),
-        Effect.catchTag("SqlError", Effect.die)
-      )
+    /** Refuses when `amount` would pass a cap; records nothing (the call is charged what it used, after). */
+    const fits = (customerId: string, amount: number) => budget.check(customerId, "model", amount)
 
     const refusal = (method: string, error: BudgetExceeded) =>
       AiError.make({

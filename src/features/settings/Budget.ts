@@ -19,17 +19,17 @@ interface SpentRow {
  */
 export class Budget extends Context.Service<Budget, {
   readonly charge: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
+  /** Whether a spend would fit now, recording and locking nothing (a check before a call that is charged after). */
+  readonly check: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
 }>()("herald/features/Budget") {
   static readonly layer = Layer.effect(Budget, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const settings = yield* Settings
 
-    const charge = Effect.fn("Budget.charge")(function*(customerId: string, channel: BudgetChannel, amount: number) {
-      const now = new Date(yield* Clock.currentTimeMillis)
-      const { day, week, month } = windowStarts(now)
-      return yield* Effect.gen(function*() {
-        // The customer row lock serialises charges, so two cannot both fit under one cap.
-        yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`.pipe(Effect.orDie)
+    /** Fails when `amount` more on `channel` would pass any of the customer's caps at `now`. */
+    const fits = (customerId: string, channel: BudgetChannel, amount: number, now: Date) =>
+      Effect.gen(function*() {
+        const { day, week, month } = windowStarts(now)
         const { budget } = yield* settings.get(customerId)
         const from = week < month ? week : month
         const [spent] = yield* sql<SpentRow>`
@@ -51,11 +51,23 @@ export class Budget extends Context.Service<Budget, {
             error: `Spending ${amount} would pass the ${which} budget cap of ${exceeded.limit} (already spent ${exceeded.spent})`
           })
         }
+      })
+
+    const charge = Effect.fn("Budget.charge")(function*(customerId: string, channel: BudgetChannel, amount: number) {
+      const now = new Date(yield* Clock.currentTimeMillis)
+      return yield* Effect.gen(function*() {
+        // The customer row lock serialises charges, so two cannot both fit under one cap.
+        yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`.pipe(Effect.orDie)
+        yield* fits(customerId, channel, amount, now)
         yield* sql`INSERT INTO spend_ledger (customer_id, channel, amount, created_at)
           VALUES (${customerId}, ${channel}, ${amount}, ${now})`.pipe(Effect.orDie)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
-    return Budget.of({ charge })
+    const check = Effect.fn("Budget.check")(function*(customerId: string, channel: BudgetChannel, amount: number) {
+      return yield* fits(customerId, channel, amount, new Date(yield* Clock.currentTimeMillis))
+    })
+
+    return Budget.of({ charge, check })
   }))
 }
