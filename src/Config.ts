@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs"
+import { isIP } from "node:net"
 import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
 
 /**
@@ -86,6 +87,12 @@ export interface AppConfigShape {
   readonly mcpMaxSessionsPerCustomer: number
   /** Origins besides BASE_URL's that may drive MCP sessions from a browser. */
   readonly mcpAllowedOrigins: ReadonlyArray<string>
+  /**
+   * IP addresses scans, brand extraction and the screenshot browser may
+   * reach although not public (exact literals): a known internal site.
+   * Every other address meets the rule.
+   */
+  readonly scanAllowedAddresses: ReadonlyArray<string>
   /**
    * Chromium for scan screenshots: `CHROMIUM_PATH`, else /usr/bin/chromium
    * when it exists; scans run without screenshots when the file is missing.
@@ -236,6 +243,18 @@ const ga4Pair = Effect.gen(function*() {
   return { ga4PropertyId, ga4Credentials }
 })
 
+/** SCAN_ALLOWED_ADDRESSES: exact IP literals, comma-separated; anything else stops start-up naming the variable. */
+const scanAllowedAddresses = Effect.gen(function*() {
+  const text = yield* Config.String("SCAN_ALLOWED_ADDRESSES").pipe(Config.withDefault(""))
+  const addresses = text.split(",").map((address) => address.trim()).filter((address) => address.length > 0)
+  if (addresses.some((address) => isIP(address) === 0)) {
+    return yield* Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({
+      message: "SCAN_ALLOWED_ADDRESSES: must be a comma-separated list of IP addresses"
+    })))
+  }
+  return addresses
+})
+
 export const appConfig = Effect.gen(function*() {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(3000))
   const baseUrl = yield* Config.URL("BASE_URL").pipe(
@@ -314,6 +333,7 @@ export const appConfig = Effect.gen(function*() {
     mcpKeepAliveMs: yield* intAtLeast("MCP_KEEPALIVE_MS", 100, 15_000),
     chatKeepAliveMs: yield* intAtLeast("CHAT_KEEPALIVE_MS", 100, 15_000),
     mcpMaxSessionsPerCustomer: yield* intAtLeast("MCP_MAX_SESSIONS_PER_CUSTOMER", 1, 100),
+    scanAllowedAddresses: yield* scanAllowedAddresses,
     mcpAllowedOrigins: yield* matching(
       "MCP_ALLOWED_ORIGINS",
       /^\s*$|^\s*https?:\/\/[^\s,/]+\s*(,\s*https?:\/\/[^\s,/]+\s*)*$/,

@@ -195,7 +195,8 @@ describe("the server process", () => {
         [{ GA4_PROPERTY_ID: "123" }, "GA4_CREDENTIALS"],
         [{ GA4_PROPERTY_ID: "properties/123", GA4_CREDENTIALS: "" }, "GA4_PROPERTY_ID"],
         [{ MCP_SESSION_IDLE_MS: "5" }, "MCP_SESSION_IDLE_MS"],
-        [{ MCP_ALLOWED_ORIGINS: "evil.example" }, "MCP_ALLOWED_ORIGINS"]
+        [{ MCP_ALLOWED_ORIGINS: "evil.example" }, "MCP_ALLOWED_ORIGINS"],
+        [{ SCAN_ALLOWED_ADDRESSES: "127.0.0.1, intranet.example" }, "SCAN_ALLOWED_ADDRESSES"]
       ]
       yield* Effect.forEach(cases, ([env, name]) =>
         Effect.gen(function*() {

@@ -10,8 +10,11 @@ import { type Served, serveSite } from "./support/scan-sites.ts"
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
 delete process.env.BASE_URL
 
-const configWith = (allowPrivateTargets: boolean, chromiumPath: string | undefined) =>
-  Layer.effect(AppConfig, Effect.map(Effect.orDie(appConfig), (config) => ({ ...config, allowPrivateTargets, chromiumPath })))
+const configWith = (allowPrivateTargets: boolean, chromiumPath: string | undefined, scanAllowedAddresses: ReadonlyArray<string> = []) =>
+  Layer.effect(
+    AppConfig,
+    Effect.map(Effect.orDie(appConfig), (config) => ({ ...config, allowPrivateTargets, chromiumPath, scanAllowedAddresses }))
+  )
 
 const browserWith = (allowPrivateTargets: boolean, chromiumPath: string | undefined) =>
   ScanBrowser.layer.pipe(Layer.provide(configWith(allowPrivateTargets, chromiumPath)))
@@ -98,7 +101,7 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("screenshot browser", () => {
       })
       const shootAllowing = (url: string) =>
         Effect.scoped(Effect.flatMap(ScanBrowser, (browser) => browser.screenshot(url)).pipe(
-          Effect.provide(ScanBrowser.layerWith({ allowAddresses: ["127.0.0.1"] }).pipe(Layer.provide(configWith(false, "/usr/bin/chromium"))))
+          Effect.provide(ScanBrowser.layer.pipe(Layer.provide(configWith(false, "/usr/bin/chromium", ["127.0.0.1"]))))
         ))
       const shot = yield* shootAllowing(`${site.origin}/`)
       assert.deepStrictEqual([...shot!.slice(0, 4)], png, "the page, reached through a redirect, is captured")

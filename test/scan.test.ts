@@ -255,4 +255,29 @@ describe("scan", () => {
         }
       }))
   })
+
+  // 127.0.0.1 stands for a public site (SCAN_ALLOWED_ADDRESSES lets exactly it through); 127.0.0.2 for a private host.
+  layer(testApp({ allowPrivateTargets: false, scanAllowedAddresses: ["127.0.0.1"], chromiumPath: "/nonexistent/chromium" }), live)("redirects to a private address", (it) => {
+    it.effect("a public page redirecting to a private address is a failed scan and a failed extraction; the private host is never asked", () =>
+      Effect.gen(function*() {
+        const { api } = yield* provision
+        const hidden = yield* Effect.promise(async () => {
+          const one = await serveSite(sites.wellMarkedUp, "127.0.0.2")
+          served.push(one)
+          return one
+        })
+        const open = yield* site(sites.wellMarkedUp)
+        const fine = yield* api("POST", "/api/scan/{c}", { url: `${open.origin}/` })
+        assert.strictEqual(fine.json.status, "done", fine.text)
+        const redirecting = yield* site(() => ({ "/": { status: 302, headers: { location: `${hidden.origin}/` } } }))
+        const scanned = yield* api("POST", "/api/scan/{c}", { url: `${redirecting.origin}/` })
+        assert.strictEqual(scanned.status, 200)
+        assert.strictEqual(scanned.json.status, "failed")
+        assert.match(scanned.json.error, /not a public address/)
+        const extracted = yield* api("POST", "/api/onboard/{c}/auto-extract", { url: `${redirecting.origin}/` })
+        assert.strictEqual(extracted.status, 422, extracted.text)
+        assert.strictEqual(extracted.json.code, "E_FETCH_FAILED")
+        assert.deepStrictEqual([...hidden.maxInFlight.keys()], [])
+      }))
+  })
 })

@@ -33,7 +33,7 @@ export class ScanApi extends HttpApiGroup.make("scan")
         "guard: http(s) only, public addresses only, re-checked on each of at most 5 redirects, 5 MiB and 10 s caps. " +
         "A page that is unreachable, refused (private address), too large, too slow or not HTML answers 200 with " +
         "`status: failed` and `error`; a url that is not http(s) is 400 E_VALIDATION. With Chromium on the server a " +
-        "full-page screenshot is taken in parallel and `screenshotUrl` points at it, else it is null. At most 2 scans " +
+        "full-page screenshot is taken once the page has answered and `screenshotUrl` points at it, else it is null. At most 2 scans " +
         "run at once per customer; more wait their turn. Emits `scan.completed`. " + checks
     })),
     HttpApiEndpoint.get("list", "/api/scan/:customerId", {

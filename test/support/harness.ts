@@ -1,5 +1,5 @@
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Context, Effect, Layer, Option, Redacted, Scope } from "effect"
+import { Cause, Clock, Context, Effect, Exit, Layer, Option, Redacted, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
@@ -67,10 +67,7 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
     const databaseUrl = overrides.database ?? (yield* testDatabaseUrl)
     const base = yield* appConfig.pipe(Effect.orDie)
     const { database: _, ...rest } = overrides
-    // The port is chosen first so the app's own BASE_URL (in links, the
-    // OpenAPI servers and WWW-Authenticate) is the address the tests call.
-    const port = yield* Effect.promise(freePort)
-    const config: AppConfigShape = {
+    const configFor = (port: number): AppConfigShape => ({
       ...base,
       port,
       host: "127.0.0.1",
@@ -85,18 +82,31 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
       // schemas would hold each other's shards (the multi-process tests start real processes with SQL runners).
       workflowRunnerStorage: Option.some("memory"),
       ...rest
-    }
+    })
     const scope = yield* Scope.Scope
-    // @effect/vitest hands layers a TestClock; the app's prober, dispatcher and
-    // rate-limit windows must run on real time, whatever the test file asks for.
-    const context = yield* Layer.buildWithScope(
-      AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
-      scope
-    ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
-    const server = Context.get(context, HttpServer.HttpServer)
-    const address = server.address
-    if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
-    return { url: `http://127.0.0.1:${address.port}`, config, sql: Context.get(context, SqlClient.SqlClient) }
+    // The port is chosen first so the app's own BASE_URL (in links, the OpenAPI servers and
+    // WWW-Authenticate) is the address the tests call. Another process can take it before the app
+    // listens (start-up takes a while): then the app is started again on another port.
+    for (let attempt = 1;; attempt++) {
+      const config = configFor(yield* Effect.promise(freePort))
+      const child = yield* Scope.fork(scope)
+      // @effect/vitest hands layers a TestClock; the app's prober, dispatcher and
+      // rate-limit windows must run on real time, whatever the test file asks for.
+      const built = yield* Effect.exit(Layer.buildWithScope(
+        AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
+        child
+      ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())))
+      if (Exit.isFailure(built)) {
+        yield* Scope.close(child, built)
+        if (attempt < 3 && Cause.pretty(built.cause).includes("EADDRINUSE")) continue
+        return yield* Effect.failCause(built.cause)
+      }
+      const context = built.value
+      const server = Context.get(context, HttpServer.HttpServer)
+      const address = server.address
+      if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
+      return { url: `http://127.0.0.1:${address.port}`, config, sql: Context.get(context, SqlClient.SqlClient) }
+    }
   }))
 
 export interface Reply {

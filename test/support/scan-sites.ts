@@ -29,7 +29,8 @@ const html = (body: string, extra: Record<string, string> = {}): Reply => ({
   body
 })
 
-export const serveSite = (site: Site): Promise<Served> =>
+/** Serves `site` on a free port of `host` (another loopback address stands for another machine). */
+export const serveSite = (site: Site, host = "127.0.0.1"): Promise<Served> =>
   new Promise((resolve) => {
     let routes: Record<string, Reply> = {}
     const timers = new Set<NodeJS.Timeout>()
@@ -55,8 +56,8 @@ export const serveSite = (site: Site): Promise<Served> =>
         timers.add(timer)
       }
     })
-    server.listen(0, "127.0.0.1", () => {
-      const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    server.listen(0, host, () => {
+      const origin = `http://${host}:${(server.address() as AddressInfo).port}`
       routes = site(origin)
       resolve({
         origin,

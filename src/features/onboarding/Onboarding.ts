@@ -60,6 +60,7 @@ export class Onboarding extends Context.Service<Onboarding, {
     const extract = Effect.fn("Onboarding.extract")(function*(url: string) {
       const response = yield* safeFetch(url, {
         allowPrivateTargets: config.allowPrivateTargets,
+        allowAddresses: config.scanAllowedAddresses,
         headers: { "user-agent": "Mozilla/5.0 (compatible; HeraldScanner/1.0)", accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" }
       }).pipe(Effect.mapError((error) => new FetchFailed({ error: `The page could not be fetched: ${describeFailure(error)}` })))
       const headers: Record<string, string> = {}

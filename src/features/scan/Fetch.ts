@@ -36,6 +36,8 @@ export class PageUnavailable extends Error {
 
 export interface FetchOptions {
   readonly allowPrivateTargets: boolean
+  /** Exact addresses let through although not public (SCAN_ALLOWED_ADDRESSES). */
+  readonly allowAddresses?: ReadonlyArray<string>
   readonly timeoutMs?: number
   readonly maxBytes?: number
 }
@@ -107,6 +109,7 @@ const fetchFile = (
   if (timeoutMs <= 0) return Effect.succeed({ url, status: null, content: null, error: "not fetched: the scan ran out of time" })
   return safeFetch(url, {
     allowPrivateTargets: options.allowPrivateTargets,
+    allowAddresses: options.allowAddresses ?? [],
     method,
     headers: { "user-agent": userAgent },
     timeoutMs,
@@ -167,6 +170,7 @@ export const fetchSite = (requestedUrl: string, options: FetchOptions): Effect.E
     const [page, early] = yield* Effect.all([
       safeFetch(requestedUrl, {
         allowPrivateTargets: options.allowPrivateTargets,
+    allowAddresses: options.allowAddresses ?? [],
         headers: { "user-agent": userAgent, accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" },
         timeoutMs: options.timeoutMs ?? 10_000,
         maxBytes: options.maxBytes ?? 5 * 1024 * 1024

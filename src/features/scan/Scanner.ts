@@ -60,10 +60,10 @@ export class Scanner extends Context.Service<Scanner, {
     const run = Effect.fn("Scanner.scan")(function*(customerId: string, url: string) {
       const scanId = `scan_${randomUUID().replaceAll("-", "").slice(0, 24)}`
       yield* repo.start(scanId, customerId, url)
-      const outcome = yield* Effect.all([
-        fetchSite(url, { allowPrivateTargets: config.allowPrivateTargets }).pipe(Effect.map(analyse)),
-        browser.screenshot(url)
-      ], { concurrency: "unbounded" }).pipe(
+      // The screenshot starts once the page has answered: its browser does not skew the page's measured
+      // response time, and a page that cannot be fetched costs no browser run.
+      const outcome = yield* fetchSite(url, { allowPrivateTargets: config.allowPrivateTargets, allowAddresses: config.scanAllowedAddresses }).pipe(
+        Effect.flatMap((site) => Effect.all([Effect.sync(() => analyse(site)), browser.screenshot(url)], { concurrency: "unbounded" })),
         Effect.result,
         Effect.onInterrupt(() => repo.fail(scanId, "The scan was interrupted"))
       )
