@@ -221,6 +221,75 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100 }), { timeout: 90_0
       assert.strictEqual(published.length, 1)
     }))
 
+  it.effect("a batch due at once, two customers: each post once, with its own event, webhook and tracked links", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const tracked = yield* provision()
+      const plain = yield* provision()
+      for (const owner of [tracked, plain]) yield* connectAsPerson(owner, "x")
+      const off = yield* call("PUT", `/api/settings/${plain.customerId}/tracking`, { headers: bearer(plain.apiKey), body: { links: false } })
+      assert.strictEqual(off.status, 200, off.text)
+      const hook = yield* call("POST", `/api/hooks/${tracked.customerId}`, {
+        headers: bearer(tracked.apiKey),
+        body: { url: "http://127.0.0.1:9/hook", events: ["content.published"] }
+      })
+      assert.strictEqual(hook.status, 200, hook.text)
+      // One instant for all of them, so the publisher claims and records them together.
+      const due = new Date(Date.now() + 2_000).toISOString()
+      const queued: Array<{ owner: Provisioned; id: string; body: string }> = []
+      for (let i = 0; i < 15; i++) {
+        for (const owner of [tracked, plain]) {
+          const body = `Post ${i}: https://example.com/${i} and https://example.org/same`
+          const res = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+            headers: bearer(owner.apiKey),
+            body: { platform: "x", body, scheduledAt: due }
+          })
+          assert.strictEqual(res.status, 200, res.text)
+          queued.push({ owner, id: res.json.id, body })
+        }
+      }
+      for (const { owner, id } of queued) {
+        const piece = yield* publishedPiece(owner, id)
+        assert.isTrue(piece.publishedUrl.endsWith(`/p/${id}`), piece.publishedUrl)
+      }
+      const perPiece = yield* sql<{ contentId: string; attempts: string; posts: string; codes: string; body: string }>`
+        SELECT c.id AS content_id,
+          (SELECT count(*) FROM publish_attempts a WHERE a.content_id = c.id)::text AS attempts,
+          (SELECT count(*) FROM sandbox_posts s WHERE s.content_id = c.id)::text AS posts,
+          (SELECT count(*) FROM tracked_links l WHERE l.content_id = c.id)::text AS codes,
+          (SELECT s.body FROM sandbox_posts s WHERE s.content_id = c.id) AS body
+        FROM content c WHERE c.id IN ${sql.in(queued.map((q) => q.id))}`.pipe(Effect.orDie)
+      assert.strictEqual(perPiece.length, queued.length)
+      for (const row of perPiece) {
+        const sent = queued.find((q) => q.id === row.contentId)!
+        assert.strictEqual(Number(row.attempts), 1, row.contentId)
+        assert.strictEqual(Number(row.posts), 1, row.contentId)
+        if (sent.owner === tracked) {
+          assert.strictEqual(Number(row.codes), 2, row.contentId)
+          assert.notInclude(row.body, "https://example.com/")
+          assert.strictEqual(row.body.match(/\/r\//g)?.length, 2, row.body)
+        } else {
+          assert.strictEqual(Number(row.codes), 0, row.contentId)
+          assert.strictEqual(row.body, sent.body)
+        }
+      }
+      // Each customer's log holds one content.published per piece of its own, naming that piece.
+      for (const owner of [tracked, plain]) {
+        const events = yield* call("GET", `/api/events/${owner.customerId}?limit=200`, { headers: bearer(owner.apiKey) })
+        const ids = events.json.events.filter((e: any) => e.type === "content.published").map((e: any) => e.data.id).sort()
+        assert.deepStrictEqual(ids, queued.filter((q) => q.owner === owner).map((q) => q.id).sort())
+      }
+      // A webhook delivery per piece of the subscriber, none for the other customer.
+      const deliveries = yield* sql<{ customerId: string; n: string }>`
+        SELECT e.customer_id, count(d.id)::text AS n FROM webhook_events e LEFT JOIN webhook_deliveries d ON d.event_id = e.id
+        WHERE e.type = 'content.published' AND e.customer_id IN (${tracked.customerId}, ${plain.customerId})
+        GROUP BY e.customer_id ORDER BY e.customer_id`.pipe(Effect.orDie)
+      assert.deepStrictEqual(
+        Object.fromEntries(deliveries.map((row) => [row.customerId, Number(row.n)])),
+        { [tracked.customerId]: 15, [plain.customerId]: 0 }
+      )
+    }))
+
   it.effect("scheduled: the offset is honoured, published when due, not before", () =>
     Effect.gen(function*() {
       const owner = yield* provision()

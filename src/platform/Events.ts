@@ -55,6 +55,14 @@ const resolveActor = (given: Actor | undefined): Effect.Effect<Actor> =>
     return memberId === null ? { type: "owner", id: customerId } : { type: "member", id: memberId }
   })
 
+/** One entry for `recordMany`. */
+export interface EventEntry {
+  readonly customerId: string
+  readonly type: string
+  readonly data: Record<string, unknown>
+  readonly actor?: Actor | undefined
+}
+
 interface EventRow {
   readonly publicId: string
   readonly type: string
@@ -77,20 +85,38 @@ export class Events extends Context.Service<Events, {
     data?: Record<string, unknown>,
     actor?: Actor
   ) => Effect.Effect<void>
+  /** Several entries in one statement (the publisher records a batch of posts at once); actors as `record`. */
+  readonly recordMany: (entries: ReadonlyArray<EventEntry>) => Effect.Effect<void>
   readonly list: (customerId: string, query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
   readonly page: (customerId: string, query: EventQuery) => Effect.Effect<EventPage>
 }>()("herald/platform/Events") {
   static readonly layer = Layer.effect(Events, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
+    const insertMany = (entries: ReadonlyArray<EventEntry>) =>
+      Effect.gen(function*() {
+        if (entries.length === 0) return
+        const actors = yield* Effect.forEach(entries, (entry) => resolveActor(entry.actor))
+        const rows = entries.map((e, i) => ({
+          customer_id: e.customerId,
+          type: e.type,
+          data: e.data,
+          actor_type: actors[i]!.type,
+          actor_id: actors[i]!.id,
+          n: i
+        }))
+        // One JSON parameter whatever the count (nulls included, which typed arrays cannot carry); ids follow the given order.
+        yield* sql`INSERT INTO events (customer_id, type, data, actor_type, actor_id)
+          SELECT e.customer_id, e.type, e.data, e.actor_type, e.actor_id
+          FROM json_to_recordset(${JSON.stringify(rows)}::json)
+            AS e(customer_id uuid, type text, data json, actor_type text, actor_id text, n int)
+          ORDER BY e.n`
+      }).pipe(Effect.orDie)
+
     const record = (customerId: string, type: string, data: Record<string, unknown> = {}, actor?: Actor) =>
-      Effect.flatMap(resolveActor(actor), (who) =>
-        sql`INSERT INTO events (customer_id, type, data, actor_type, actor_id)
-          VALUES (${customerId}, ${type}, ${JSON.stringify(data)}::json, ${who.type}, ${who.id})`).pipe(
-        Effect.asVoid,
-        Effect.orDie,
-        Effect.withSpan("Events.record")
-      )
+      insertMany([{ customerId, type, data, actor }]).pipe(Effect.withSpan("Events.record"))
+
+    const recordMany = (entries: ReadonlyArray<EventEntry>) => insertMany(entries).pipe(Effect.withSpan("Events.recordMany"))
 
     // Newest first; the row comparison walks the (customer_id, created_at, id) index backwards.
     const page = (customerId: string, query: EventQuery) =>
@@ -124,6 +150,6 @@ export class Events extends Context.Service<Events, {
 
     const list = (customerId: string, query: EventQuery) => Effect.map(page(customerId, query), (p) => p.events)
 
-    return Events.of({ record, list, page })
+    return Events.of({ record, recordMany, list, page })
   }))
 }

@@ -3,6 +3,13 @@ import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { WebhookEventType } from "../domain/WebhookEvents.ts"
 
+/** One webhook event for `emitMany`. */
+export interface OutboxEntry {
+  readonly customerId: string
+  readonly type: WebhookEventType
+  readonly data: unknown
+}
+
 /**
  * The transactional outbox of webhook events. `emit` joins the caller's
  * transaction: the event and one pending delivery per matching subscription
@@ -11,19 +18,30 @@ import type { WebhookEventType } from "../domain/WebhookEvents.ts"
  */
 export class Outbox extends Context.Service<Outbox, {
   readonly emit: (customerId: string, type: WebhookEventType, data: unknown) => Effect.Effect<void>
+  /** Several events in two statements whatever their count (the publisher's batches). */
+  readonly emitMany: (entries: ReadonlyArray<OutboxEntry>) => Effect.Effect<void>
 }>()("herald/platform/Outbox") {
   static readonly layer = Layer.effect(Outbox, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const emit = (customerId: string, type: WebhookEventType, data: unknown) =>
+    const insertMany = (entries: ReadonlyArray<OutboxEntry>) =>
       Effect.gen(function*() {
-        const eventId = `evt_${randomUUID().replaceAll("-", "")}`
+        if (entries.length === 0) return
+        const ids = entries.map(() => `evt_${randomUUID().replaceAll("-", "")}`)
+        const customers = entries.map((e) => e.customerId)
+        const types = entries.map((e) => e.type)
         yield* sql`INSERT INTO webhook_events (id, customer_id, type, data)
-          VALUES (${eventId}, ${customerId}, ${type}, ${JSON.stringify(data)}::json)`
+          SELECT e.id, e.customer_id, e.type, e.data::json
+          FROM unnest(${ids}::text[], ${customers}::uuid[], ${types}::text[], ${entries.map((e) => JSON.stringify(e.data))}::text[])
+            AS e(id, customer_id, type, data)`
         yield* sql`INSERT INTO webhook_deliveries (id, event_id, webhook_id)
-          SELECT 'dlv_' || md5(${eventId} || w.id), ${eventId}, w.id FROM webhooks w
-          WHERE w.customer_id = ${customerId} AND w.deleted_at IS NULL AND w.disabled_at IS NULL
-            AND ${type} = ANY (w.events)`
-      }).pipe(Effect.orDie, Effect.withSpan("Outbox.emit"))
-    return Outbox.of({ emit })
+          SELECT 'dlv_' || md5(e.id || w.id), e.id, w.id
+          FROM unnest(${ids}::text[], ${customers}::uuid[], ${types}::text[]) AS e(id, customer_id, type)
+          JOIN webhooks w ON w.customer_id = e.customer_id AND w.deleted_at IS NULL AND w.disabled_at IS NULL
+            AND e.type = ANY (w.events)`
+      }).pipe(Effect.orDie)
+    const emit = (customerId: string, type: WebhookEventType, data: unknown) =>
+      insertMany([{ customerId, type, data }]).pipe(Effect.withSpan("Outbox.emit"))
+    const emitMany = (entries: ReadonlyArray<OutboxEntry>) => insertMany(entries).pipe(Effect.withSpan("Outbox.emitMany"))
+    return Outbox.of({ emit, emitMany })
   }))
 }

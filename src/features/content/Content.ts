@@ -5,7 +5,7 @@ import {
   bodyLimitViolation,
   type ContentAction,
   type ContentPiece,
-  type ContentStatus,
+  ContentStatus,
   type ContentType,
   type ContentUpdate,
   deleteRefusal,
@@ -17,12 +17,15 @@ import {
 import { InvalidCursor, InvalidTransition, NotFound, ValidationError } from "../../domain/Errors.ts"
 import type { Actor } from "../../domain/Identity.ts"
 import { isWebhookEventType, type WebhookEventType } from "../../domain/WebhookEvents.ts"
-import { ContentRepo, Position, type RowChanges } from "./Repo.ts"
+import { ContentRepo, Position, type PublishedItem, type RowChanges } from "./Repo.ts"
 import { Cursors } from "../../platform/Cursor.ts"
 import { Events } from "../../platform/Events.ts"
 import { Outbox } from "../../platform/Outbox.ts"
 import { PublishQueue } from "../../platform/PublishQueue.ts"
 import { Settings } from "../settings/Settings.ts"
+
+/** The statuses the state machine lets a piece be published from. */
+const publishableFrom = ContentStatus.literals.filter((status) => Result.isSuccess(transition(status, "publish")))
 
 export interface CreateOptions {
   /** A person's piece starts as draft (or pending with `submit`); an agent's follows autonomy. */
@@ -86,6 +89,12 @@ export class Content extends Context.Service<Content, {
     note: string | undefined
   ) => Effect.Effect<ContentPiece, MoveError>
   readonly markPublished: (customerId: string, contentId: string, publishedUrl: string) => Effect.Effect<ContentPiece, MoveError>
+  /**
+   * `markPublished` for a batch, in the caller's transaction and a fixed
+   * number of statements: pieces the state machine lets publish move, with
+   * their events and webhooks; the rest are left out of the answer.
+   */
+  readonly markPublishedMany: (items: ReadonlyArray<PublishedItem>) => Effect.Effect<ReadonlyArray<ContentPiece>>
   /** draft -> pending_approval; writes `content.submitted`. */
   readonly submit: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, MoveError>
   /** Deletes a draft or rejected piece (409 otherwise); writes `content.deleted`. */
@@ -197,6 +206,15 @@ export class Content extends Context.Service<Content, {
       }
     )
 
+    const markPublishedMany = Effect.fn("Content.markPublishedMany")(function*(items: ReadonlyArray<PublishedItem>) {
+      const pieces = yield* repo.publishMany(items, publishableFrom)
+      const owners = new Map(items.map((item) => [item.contentId, item.customerId]))
+      const entries = pieces.map((piece) => ({ customerId: owners.get(piece.id)!, piece }))
+      yield* events.recordMany(entries.map(({ customerId, piece }) => ({ customerId, type: "content.published", data: { ...piece } })))
+      yield* outbox.emitMany(entries.map(({ customerId, piece }) => ({ customerId, type: "content.published", data: piece })))
+      return pieces
+    })
+
     const submit = Effect.fn("Content.submit")(function*(customerId: string, contentId: string) {
       return yield* move(customerId, contentId, "submit", () => Effect.succeed({}), "content.submitted")
     })
@@ -252,6 +270,6 @@ export class Content extends Context.Service<Content, {
       }
     })
 
-    return Content.of({ create, list, get, update, review, markPublished, submit, remove, reschedule })
+    return Content.of({ create, list, get, update, review, markPublished, markPublishedMany, submit, remove, reschedule })
   })).pipe(Layer.provide(ContentRepo.layer))
 }

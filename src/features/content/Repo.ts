@@ -57,6 +57,12 @@ export interface RowChanges {
   readonly scheduledAt?: Date | null | undefined
 }
 
+export interface PublishedItem {
+  readonly customerId: string
+  readonly contentId: string
+  readonly publishedUrl: string
+}
+
 export interface ListFilter {
   readonly status?: ContentStatus | undefined
   readonly type?: ContentType | undefined
@@ -94,6 +100,15 @@ export class ContentRepo extends Context.Service<ContentRepo, {
   readonly update: (customerId: string, id: string, changes: RowChanges) => Effect.Effect<ContentPiece>
   readonly list: (customerId: string, filter: ListFilter) => Effect.Effect<ReadonlyArray<ContentRecord>>
   readonly remove: (customerId: string, id: string) => Effect.Effect<void>
+  /**
+   * Moves every listed piece whose status is one of `from` to published with
+   * its address, in one statement; answers the pieces it moved (a piece
+   * moved or deleted meanwhile is left out).
+   */
+  readonly publishMany: (
+    items: ReadonlyArray<PublishedItem>,
+    from: ReadonlyArray<ContentStatus>
+  ) => Effect.Effect<ReadonlyArray<ContentPiece>>
 }>()("herald/features/ContentRepo") {
   static readonly layer = Layer.effect(ContentRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -148,6 +163,19 @@ export class ContentRepo extends Context.Service<ContentRepo, {
     const remove = (customerId: string, id: string) =>
       sql`DELETE FROM content WHERE customer_id = ${customerId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-    return ContentRepo.of({ insert, find, update, list, remove })
+    // The row lock the UPDATE takes re-checks the status, so a move committed meanwhile is seen, as `find ... FOR UPDATE` would.
+    const publishMany = (items: ReadonlyArray<PublishedItem>, from: ReadonlyArray<ContentStatus>) =>
+      items.length === 0 ? Effect.succeed([]) : sql<ContentRow>`
+        UPDATE content SET status = 'published', published_url = p.given_url,
+          published_at = clock_timestamp(), updated_at = clock_timestamp()
+        FROM unnest(${items.map((i) => i.customerId)}::uuid[], ${items.map((i) => i.contentId)}::text[],
+          ${items.map((i) => i.publishedUrl)}::text[]) AS p(given_customer, given_id, given_url)
+        WHERE content.customer_id = p.given_customer AND content.id = p.given_id AND content.status = ANY (${from}::text[])
+        RETURNING ${columns}`.pipe(
+        Effect.map((rows) => rows.map((row) => toRecord(row).piece)),
+        Effect.orDie
+      )
+
+    return ContentRepo.of({ insert, find, update, list, remove, publishMany })
   }))
 }

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes, randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { NotFound } from "../../domain/Errors.ts"
-import { isBotUserAgent, rewriteLinks } from "../../domain/Social.ts"
+import { isBotUserAgent, linksToTrack, rewriteLinks } from "../../domain/Social.ts"
 import { Events } from "../../platform/Events.ts"
 import { Content } from "../content/Content.ts"
 import { Settings } from "../settings/Settings.ts"
@@ -40,10 +40,20 @@ const newCode = () => randomBytes(9).toString("base64url")
  * link or campaign (the MCP `track_revenue` tool calls it).
  */
 /** A link_clicks row: the clicks on one link, by people or by bots, since the last flush. */
+/** A post whose links `trackBodies` rewrites. */
+export interface TrackedPost {
+  readonly customerId: string
+  readonly contentId: string
+  readonly platform: string
+  readonly body: string
+}
+
 type ClickRow = { code: string; customer_id: string; bot: boolean; clicks: number; clicked_at: Date }
 
 export class Links extends Context.Service<Links, {
   readonly trackBody: (customerId: string, contentId: string, platform: string, body: string) => Effect.Effect<string>
+  /** `trackBody` for a batch of posts, in a fixed number of statements. */
+  readonly trackBodies: (posts: ReadonlyArray<TrackedPost>) => Effect.Effect<ReadonlyArray<string>>
   readonly follow: (code: string, userAgent: string | undefined) => Effect.Effect<Option.Option<string>>
   /** Writes the buffered clicks now (analytics reads them after at most `CLICK_FLUSH_MS`). */
   readonly flushClicks: Effect.Effect<void>
@@ -57,27 +67,46 @@ export class Links extends Context.Service<Links, {
     const content = yield* Content
     const prefix = `${config.baseUrl}/r/`
 
-    const codeFor = (customerId: string, contentId: string, platform: string, target: string) =>
-      sql<{ code: string }>`
+    /**
+     * Rewrites the links of several posts with one settings read per customer
+     * and one statement for all their codes (one code per piece and target,
+     * kept across tries). Answers the bodies in the order given.
+     */
+    const trackBodies = Effect.fnUntraced(function*(posts: ReadonlyArray<TrackedPost>) {
+      const tracking = new Map<string, boolean>()
+      const wanted = new Map<string, { readonly post: TrackedPost; readonly target: string }>()
+      const perPost: Array<ReadonlyArray<string>> = []
+      for (const post of posts) {
+        if (!/https?:\/\//i.test(post.body)) {
+          perPost.push([])
+          continue
+        }
+        if (!tracking.has(post.customerId)) tracking.set(post.customerId, (yield* settings.get(post.customerId)).tracking.links)
+        const targets = tracking.get(post.customerId) === true ? linksToTrack(post.body, post.platform, prefix) : []
+        for (const target of targets) wanted.set(`${post.contentId} ${target}`, { post, target })
+        perPost.push(targets)
+      }
+      if (wanted.size === 0) return posts.map((post) => post.body)
+      const rows = [...wanted.values()]
+      const codes = yield* sql<{ contentId: string; target: string; code: string }>`
         INSERT INTO tracked_links (code, customer_id, content_id, platform, target)
-        VALUES (${newCode()}, ${customerId}, ${contentId}, ${platform}, ${target})
+        SELECT * FROM unnest(${rows.map(() => newCode())}::text[], ${rows.map((r) => r.post.customerId)}::uuid[],
+          ${rows.map((r) => r.post.contentId)}::text[], ${rows.map((r) => r.post.platform)}::text[],
+          ${rows.map((r) => r.target)}::text[])
         ON CONFLICT (content_id, target) DO UPDATE SET target = EXCLUDED.target
-        RETURNING code`.pipe(Effect.map((rows) => rows[0].code), Effect.orDie)
-
-    const trackBody = Effect.fn("Links.trackBody")(function*(customerId: string, contentId: string, platform: string, body: string) {
-      if (!/https?:\/\//i.test(body)) return body
-      const { tracking } = yield* settings.get(customerId)
-      if (!tracking.links) return body
-      const targets: Array<string> = []
-      rewriteLinks(body, platform, prefix, (target) => {
-        targets.push(target)
-        return ""
-      })
-      if (targets.length === 0) return body
-      const codes = new Map<string, string>()
-      for (const target of new Set(targets)) codes.set(target, yield* codeFor(customerId, contentId, platform, target))
-      return rewriteLinks(body, platform, prefix, (target) => codes.get(target)!)
+        RETURNING content_id, target, code`.pipe(Effect.orDie)
+      const codeOf = new Map(codes.map((row) => [`${row.contentId} ${row.target}`, row.code]))
+      return posts.map((post, i) =>
+        perPost[i]!.length === 0
+          ? post.body
+          : rewriteLinks(post.body, post.platform, prefix, (target) => codeOf.get(`${post.contentId} ${target}`)!)
+      )
     })
+
+    const trackBody = (customerId: string, contentId: string, platform: string, body: string) =>
+      Effect.map(trackBodies([{ customerId, contentId, platform, body }]), (bodies) => bodies[0]!).pipe(
+        Effect.withSpan("Links.trackBody")
+      )
 
     /**
      * The redirect path. A code's target never changes, so known codes are
@@ -201,6 +230,6 @@ export class Links extends Context.Service<Links, {
       }).pipe(sql.withTransaction, Effect.orDie)
     })
 
-    return Links.of({ trackBody, follow, trackRevenue, flushClicks: flush })
+    return Links.of({ trackBody, trackBodies, follow, trackRevenue, flushClicks: flush })
   }))
 }

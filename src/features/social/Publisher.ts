@@ -1,4 +1,4 @@
-import { Cause, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Array as Arr, Cause, Duration, Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
@@ -10,8 +10,11 @@ import { Links } from "./Links.ts"
 import { ProviderError, type PublishedPost, SocialProvider } from "./providers/Provider.ts"
 import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
 
-/** Posts in flight per process. */
-const maxInFlight = 64
+/** Posts claimed and recorded together: one statement per table for the batch, not per post. */
+const batchSize = 250
+
+/** Batches in flight per process (a provider without a bulk call sends 16 of a batch's posts at once). */
+const batchesInFlight = 4
 
 /** A claimed queue row with what one try needs, read in the claim itself (no round trips per post). */
 interface Job {
@@ -30,6 +33,12 @@ interface Job {
 }
 
 type Claimed = Job & { readonly token: string }
+
+/** `metadata.media`'s addresses (anything else in the list is not a medium). */
+const mediaOf = (job: Job): ReadonlyArray<string> => {
+  const listed: unknown = job.media === null ? [] : JSON.parse(job.media)
+  return Array.isArray(listed) ? listed.filter((m): m is string => typeof m === "string") : []
+}
 
 /**
  * Publishes queued social posts when due. Each poll claims due rows of
@@ -74,33 +83,60 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
     )
   }
 
-  const recordAttempt = (
-    job: Claimed,
-    status: "sent" | "failed" | "reconciled",
-    providerPostId: string | null,
-    error: string | null,
+  interface AttemptRecord {
+    readonly job: Claimed
+    readonly status: "sent" | "failed" | "reconciled"
+    readonly providerPostId: string | null
+    readonly error: string | null
+  }
+
+  const recordAttempts = (attempts: ReadonlyArray<AttemptRecord>, attemptedAt: Date) =>
+    sql`INSERT INTO publish_attempts (id, content_id, customer_id, attempt, provider, status, provider_post_id, error, attempted_at)
+      SELECT a.id, a.content_id, a.customer_id, a.attempt, ${provider.name}, a.status, a.provider_post_id, a.error, ${attemptedAt}
+      FROM json_to_recordset(${
+      JSON.stringify(attempts.map((a) => ({
+        id: `pat_${randomUUID().replaceAll("-", "")}`,
+        content_id: a.job.contentId,
+        customer_id: a.job.customerId,
+        attempt: a.job.attempt,
+        status: a.status,
+        provider_post_id: a.providerPostId,
+        error: a.error
+      })))
+    }::json) AS a(id text, content_id text, customer_id uuid, attempt int, status text, provider_post_id text, error text)`
+
+  /** Posts the provider has: their tries, their queue rows and their pieces, in one transaction whatever their count. */
+  const succeedMany = (
+    posts: ReadonlyArray<{ readonly job: Claimed; readonly post: PublishedPost }>,
+    how: "sent" | "reconciled",
     attemptedAt: Date
   ) =>
-    sql`INSERT INTO publish_attempts (id, content_id, customer_id, attempt, provider, status, provider_post_id, error, attempted_at)
-      VALUES (${`pat_${randomUUID().replaceAll("-", "")}`}, ${job.contentId}, ${job.customerId}, ${job.attempt},
-        ${provider.name}, ${status}, ${providerPostId}, ${error}, ${attemptedAt})`
+    Effect.gen(function*() {
+      if (posts.length === 0) return
+      yield* recordAttempts(
+        posts.map(({ job, post }) => ({ job, status: how, providerPostId: post.providerPostId, error: null })),
+        attemptedAt
+      )
+      // The token fences the outcome: a worker whose lease lapsed records its attempt but no longer decides.
+      const owned = yield* sql<{ contentId: string }>`UPDATE publish_jobs j SET status = 'published', provider = ${provider.name},
+          provider_post_id = p.given_post, published_at = now(), locked_until = NULL, last_error = NULL
+        FROM unnest(${posts.map((p) => p.job.contentId)}::text[], ${posts.map((p) => p.job.token)}::text[],
+          ${posts.map((p) => p.post.providerPostId)}::text[]) AS p(given_id, given_token, given_post)
+        WHERE j.content_id = p.given_id AND j.claim_token = p.given_token RETURNING j.content_id`
+      const decided = new Set(owned.map((row) => row.contentId))
+      yield* content.markPublishedMany(posts.filter(({ job }) => decided.has(job.contentId)).map(({ job, post }) => ({
+        customerId: job.customerId,
+        contentId: job.contentId,
+        publishedUrl: post.url
+      })))
+    }).pipe(sql.withTransaction)
 
   const succeed = (job: Claimed, post: PublishedPost, how: "sent" | "reconciled", attemptedAt: Date) =>
-    Effect.gen(function*() {
-      yield* recordAttempt(job, how, post.providerPostId, null, attemptedAt)
-      // The token fences the outcome: a worker whose lease lapsed records its attempt but no longer decides.
-      const owned = yield* sql`UPDATE publish_jobs SET status = 'published', provider = ${provider.name},
-          provider_post_id = ${post.providerPostId}, published_at = now(), locked_until = NULL, last_error = NULL
-        WHERE content_id = ${job.contentId} AND claim_token = ${job.token} RETURNING content_id`
-      if (owned.length === 0) return
-      yield* content.markPublished(job.customerId, job.contentId, post.url).pipe(
-        Effect.catchTags({ InvalidTransition: () => Effect.void, NotFound: () => Effect.void })
-      )
-    }).pipe(sql.withTransaction)
+    succeedMany([{ job, post }], how, attemptedAt)
 
   const fail = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
     Effect.gen(function*() {
-      yield* recordAttempt(job, "failed", null, `${error.cause}: ${error.message}`, attemptedAt)
+      yield* recordAttempts([{ job, status: "failed", providerPostId: null, error: `${error.cause}: ${error.message}` }], attemptedAt)
       const delay = error.transient ? retryDelaySeconds(job.attempt, config.publishRetrySchedule) : undefined
       if (delay !== undefined) {
         yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${delay}),
@@ -145,20 +181,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
         }
         if (Option.isSome(existing.value)) return yield* succeed(job, existing.value.value, "reconciled", attemptedAt)
       }
-      const body = yield* links.trackBody(job.customerId, job.contentId, job.platform, job.body ?? "")
-      const listed: unknown = job.media === null ? [] : JSON.parse(job.media)
-      const media = Array.isArray(listed) ? listed.filter((m): m is string => typeof m === "string") : []
-      const sent = yield* Effect.exit(provider.publish({
-        customerId: job.customerId,
-        contentId: job.contentId,
-        platform: job.platform,
-        body,
-        media
-      }))
-      if (Exit.isSuccess(sent)) return yield* succeed(job, sent.value, "sent", attemptedAt)
-      const error = Cause.findErrorOption(sent.cause)
-      if (Option.isSome(error)) return yield* fail(job, error.value, attemptedAt)
-      return yield* Effect.failCause(sent.cause as Cause.Cause<never>)
+      return yield* sendAll([job], attemptedAt)
     }).pipe(
       // An unrecorded try is claimed again once its lease lapses (and reconciled first): never lost, never doubled.
       Effect.catchCause((cause) =>
@@ -166,12 +189,57 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
       )
     )
 
+  /** First tries: links tracked, posts sent and outcomes recorded for the whole batch at once. */
+  const sendAll = (jobs: ReadonlyArray<Claimed>, attemptedAt: Date) =>
+    Effect.gen(function*() {
+      if (jobs.length === 0) return
+      const bodies = yield* links.trackBodies(jobs.map((job) => ({
+        customerId: job.customerId,
+        contentId: job.contentId,
+        platform: job.platform,
+        body: job.body ?? ""
+      })))
+      const outcomes = yield* provider.publishMany(jobs.map((job, i) => ({
+        customerId: job.customerId,
+        contentId: job.contentId,
+        platform: job.platform,
+        body: bodies[i]!,
+        media: mediaOf(job)
+      })))
+      const sent: Array<{ job: Claimed; post: PublishedPost }> = []
+      const refused: Array<{ job: Claimed; error: ProviderError }> = []
+      for (const [i, outcome] of outcomes.entries()) {
+        const job = jobs[i]!
+        if (Exit.isSuccess(outcome)) {
+          sent.push({ job, post: outcome.value })
+          continue
+        }
+        const error = Cause.findErrorOption(outcome.cause)
+        if (Option.isSome(error)) refused.push({ job, error: error.value })
+        else yield* Effect.logError("publish failed unexpectedly", { contentId: job.contentId, cause: Cause.pretty(outcome.cause) })
+      }
+      yield* succeedMany(sent, "sent", attemptedAt)
+      yield* Effect.forEach(refused, ({ error, job }) => fail(job, error, attemptedAt), { concurrency: 16, discard: true })
+    })
+
+  const isFirstTry = (job: Claimed) =>
+    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore
+
+  /** A claimed batch: first tries together, the rest (settled, refused or reconciled first) one by one. */
+  const runBatch = (jobs: ReadonlyArray<Claimed>) =>
+    Effect.all([
+      sendAll(jobs.filter(isFirstTry), new Date()).pipe(
+        Effect.catchCause((cause) => Effect.logError("publish batch failed unexpectedly", { posts: jobs.length, cause: Cause.pretty(cause) }))
+      ),
+      Effect.forEach(jobs.filter((job) => !isFirstTry(job)), run, { concurrency: 16, discard: true })
+    ], { concurrency: 2, discard: true })
+
   yield* forkClaimLoop({
     name: "publish",
-    maxInFlight,
+    maxInFlight: batchesInFlight,
     pollInterval: Duration.millis(config.publishPollIntervalMs),
-    claim,
-    run: run
+    claim: (batches: number) => Effect.map(claim(batches * batchSize), (jobs) => Arr.chunksOf(jobs, batchSize)),
+    run: runBatch
   })
 
   // Provider figures for recent posts, for analytics (the sandbox reports none).

@@ -1,4 +1,4 @@
-import { Context, Data, type Effect, type Option } from "effect"
+import { Context, Data, Effect, type Exit, type Option } from "effect"
 import type { SocialPlatform } from "../../../domain/Social.ts"
 
 /**
@@ -60,6 +60,10 @@ export class SocialProvider extends Context.Service<SocialProvider, {
   /** The customer's active accounts at the provider. */
   readonly accounts: (customerId: string) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError>
   readonly publish: (post: OutgoingPost) => Effect.Effect<PublishedPost, ProviderError>
+  /** Several posts at once (the publisher's batches): one outcome per post, in the order given. */
+  readonly publishMany: (
+    posts: ReadonlyArray<OutgoingPost>
+  ) => Effect.Effect<ReadonlyArray<Exit.Exit<PublishedPost, ProviderError>>>
   /** A post this service already sent for the piece, if the provider has one. */
   readonly findPost: (
     customerId: string,
@@ -74,3 +78,10 @@ export class SocialProvider extends Context.Service<SocialProvider, {
     platform: SocialPlatform
   ) => Effect.Effect<Option.Option<PostMetrics>, ProviderError>
 }>()("herald/features/SocialProvider") {}
+
+/** `publishMany` for a provider without a bulk call: the posts one by one, `concurrency` at a time. */
+export const publishEach = (
+  publish: (post: OutgoingPost) => Effect.Effect<PublishedPost, ProviderError>,
+  concurrency: number
+) =>
+(posts: ReadonlyArray<OutgoingPost>) => Effect.forEach(posts, (post) => Effect.exit(publish(post)), { concurrency })

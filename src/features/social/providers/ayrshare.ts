@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../../Config.ts"
 import { isSocialPlatform, type SocialPlatform } from "../../../domain/Social.ts"
 import { safeFetch } from "../../../platform/OutboundGuard.ts"
-import { type ConnectedAccount, type OutgoingPost, ProviderError, SocialProvider } from "./Provider.ts"
+import { type ConnectedAccount, type OutgoingPost, ProviderError, publishEach, SocialProvider } from "./Provider.ts"
 
 /** Ayrshare names X `twitter`; the other five match ours. */
 const toAyrshare = (platform: SocialPlatform) => (platform === "x" ? "twitter" : platform)
@@ -231,6 +231,8 @@ export const AyrshareProvider = Layer.effect(SocialProvider, Effect.gen(function
     completeConnect,
     accounts,
     publish,
+    // Each post is its own request (Ayrshare's bulk call is a different product); a few at once per batch.
+    publishMany: publishEach(publish, 16),
     findPost,
     remove,
     metrics

@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../../Config.ts"
@@ -35,17 +35,31 @@ export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*
       Effect.mapError(unavailable)
     )
 
-  // Keyed by the piece: a second send of the same piece finds the first.
-  const publish = (post: OutgoingPost) =>
-    sql<{ providerPostId: string }>`
+  // Keyed by the piece: a second send of the same piece finds the first. One statement for a whole batch.
+  const publishMany = (posts: ReadonlyArray<OutgoingPost>) =>
+    sql<{ contentId: string; providerPostId: string }>`
       INSERT INTO sandbox_posts (content_id, customer_id, platform, body, media, provider_post_id)
-      VALUES (${post.contentId}, ${post.customerId}, ${post.platform}, ${post.body}, ${JSON.stringify(post.media)}::jsonb,
-        ${`sbx_${randomUUID().replaceAll("-", "")}`})
+      SELECT p.content_id, p.customer_id, p.platform, p.body, p.media::jsonb, p.provider_post_id
+      FROM unnest(${posts.map((p) => p.contentId)}::text[], ${posts.map((p) => p.customerId)}::uuid[],
+        ${posts.map((p) => p.platform)}::text[], ${posts.map((p) => p.body)}::text[],
+        ${posts.map((p) => JSON.stringify(p.media))}::text[],
+        ${posts.map(() => `sbx_${randomUUID().replaceAll("-", "")}`)}::text[])
+        AS p(content_id, customer_id, platform, body, media, provider_post_id)
       ON CONFLICT (content_id) DO UPDATE SET content_id = EXCLUDED.content_id
-      RETURNING provider_post_id`.pipe(
-      Effect.map((rows) => ({ providerPostId: rows[0].providerPostId, url: permalink(post.contentId) })),
-      Effect.mapError(unavailable)
+      RETURNING content_id, provider_post_id`.pipe(
+      Effect.map((rows) => {
+        const ids = new Map(rows.map((row) => [row.contentId, row.providerPostId]))
+        return posts.map((post) => {
+          const providerPostId = ids.get(post.contentId)
+          return providerPostId === undefined
+            ? Exit.fail(unavailable("no row stored"))
+            : Exit.succeed({ providerPostId, url: permalink(post.contentId) })
+        })
+      }),
+      Effect.catch((error) => Effect.succeed(posts.map(() => Exit.fail(unavailable(error)))))
     )
+
+  const publish = (post: OutgoingPost) => Effect.flatMap(publishMany([post]), (outcomes) => outcomes[0]!)
 
   const findPost = (customerId: string, contentId: string, _platform: SocialPlatform) =>
     sql<{ providerPostId: string }>`
@@ -70,6 +84,7 @@ export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*
     completeConnect,
     accounts,
     publish,
+    publishMany,
     findPost,
     remove,
     metrics: () => Effect.succeed(Option.none())
