@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
+import { Workflows } from "../src/features/workflows/Workflows.ts"
 import { call, TestServer } from "./support/harness.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
 
@@ -53,5 +54,32 @@ layer(AppWithModel, { timeout: 120_000, excludeTestServices: true })("a run over
       const types = (yield* call("GET", `/api/events/${t.id}?limit=200`, { headers: t.h })).json.events.map((e: any) => e.type).reverse()
         .filter((e: string) => e.startsWith("workflow.") && e !== "workflow.updated")
       assert.deepStrictEqual(types, ["workflow.started", "workflow.suspended", "workflow.resumed", "workflow.suspended"])
+
+      // The budget waits were stored as durable-clock messages, beside the run's own.
+      const [{ executionId }] = yield* sql<{ executionId: string }>`SELECT execution_id FROM workflow_runs WHERE id = ${runId}`
+      const engineMessages = () =>
+        Effect.map(sql<{ entityType: string; n: number }>`SELECT entity_type, count(*)::int AS n FROM cluster_messages
+          WHERE entity_id = ${executionId} GROUP BY entity_type ORDER BY entity_type`, (rows) => Object.fromEntries(rows.map((r) => [r.entityType, r.n])))
+      const stored = yield* engineMessages()
+      assert.isAbove(stored["Workflow/-/DurableClock"] ?? 0, 0, JSON.stringify(stored))
+      assert.isAbove(stored["Workflow/HeraldRun"] ?? 0, 0, JSON.stringify(stored))
+      // The run ends (a rejected piece fails it: the engine clears no clock of its own then).
+      const [piece] = yield* sql<{ id: string }>`SELECT id FROM content WHERE customer_id = ${t.id} AND run_id = ${runId} LIMIT 1`
+      yield* call("POST", `/api/content/${t.id}/${piece!.id}/review`, { headers: t.h, body: { action: "reject", note: "no" } })
+      for (let i = 0; i < 100 && state.status !== "failed"; i++) {
+        yield* Effect.sleep("100 millis")
+        state = yield* waitingFor()
+      }
+      assert.strictEqual(state.status, "failed")
+      const { config, services } = yield* TestServer
+      const workflows = Context.get(services, Workflows)
+      // Within the retention nothing is swept; past it, every stored message of the run goes.
+      assert.strictEqual(yield* workflows.sweep, 0)
+      assert.isAbove((yield* engineMessages())["Workflow/-/DurableClock"] ?? 0, 0)
+      yield* sql`UPDATE workflow_runs SET completed_at = now() - make_interval(hours => ${config.workflowRetentionHours + 1}) WHERE id = ${runId}`
+      assert.strictEqual(yield* workflows.sweep, 1)
+      assert.deepStrictEqual(yield* engineMessages(), {})
+      const [swept] = yield* sql<{ engineSwept: boolean }>`SELECT engine_swept FROM workflow_runs WHERE id = ${runId}`
+      assert.isTrue(swept!.engineSwept)
     }), 60_000)
 })

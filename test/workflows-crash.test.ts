@@ -17,7 +17,7 @@ const SharedLive = Layer.effect(Shared, Effect.map(sharedDatabase, (url) => ({ u
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 layer(SharedLive, { timeout: 180_000, excludeTestServices: true })("workflows across kill -9", (it) => {
-  it.effect("a step killed mid-run resumes after restart: no completed step repeats, no piece is written twice; a suspended run survives a restart and resumes on approval", () =>
+  it.effect("a step killed mid-run resumes after restart: no completed step repeats, no piece is written twice; a suspended run survives a restart and resumes on approval; ticks missed while down run once", () =>
     Effect.gen(function*() {
       const { url: database } = yield* Shared
       const model = yield* Effect.acquireRelease(Effect.promise(startOpenAiServer), (s) => Effect.promise(s.close))
@@ -122,11 +122,24 @@ layer(SharedLive, { timeout: 180_000, excludeTestServices: true })("workflows ac
             WHERE r.id = ${runId}`, (rows) => rows[0]!.n))
       assert.isAbove(yield* engineMessages(), 0)
       yield* withSql(database, (sql) => sql`UPDATE workflow_runs SET completed_at = now() - interval '30 days' WHERE id = ${runId}`)
+      // A weekly schedule; then the process is down across three of its ticks (the stored tick is moved back while it is down).
+      yield* api("PUT", `/api/workflows/${customerId}/performance-report`, { schedule: "0 8 * * 1", timezone: "Europe/Berlin" })
+      assert.strictEqual((yield* api("POST", `/api/workflows/${customerId}/performance-report/toggle`, { enabled: true })).status, 200)
       server.child.kill("SIGKILL")
       yield* Effect.promise(() => new Promise((r) => server.child.once("exit", r)))
+      yield* withSql(database, (sql) =>
+        sql`UPDATE workflows SET next_run_at = now() - interval '3 weeks' WHERE customer_id = ${customerId} AND id = 'performance-report'`)
       server = yield* start()
       for (let i = 0; i < 100 && (yield* engineMessages()) > 0; i++) yield* Effect.promise(() => sleep(100))
       assert.strictEqual(yield* engineMessages(), 0)
       assert.strictEqual((yield* api("GET", `/api/runs/${customerId}/${runId}`)).json.status, "succeeded")
+      // The missed ticks run once at start-up, not once each; the next tick is the schedule's next from now.
+      const cronRuns = () => count("SELECT count(*)::int AS n FROM workflow_runs WHERE customer_id = $1 AND triggered_by = 'cron'")
+      for (let i = 0; i < 100 && (yield* cronRuns()) === 0; i++) yield* Effect.promise(() => sleep(100))
+      yield* Effect.promise(() => sleep(1_500))
+      assert.strictEqual(yield* cronRuns(), 1)
+      const [next] = yield* withSql(database, (sql) =>
+        sql<{ nextRunAt: Date }>`SELECT next_run_at FROM workflows WHERE customer_id = ${customerId} AND id = 'performance-report'`)
+      assert.isAbove(new Date(next!.nextRunAt).getTime(), Date.now())
     }), 180_000)
 })

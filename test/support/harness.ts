@@ -10,11 +10,16 @@ import { AppWithoutConfig } from "../../src/App.ts"
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
 delete process.env.BASE_URL
 
-/** The running application under test: its base URL, its config and its own SQL client (to check what it stored). */
+/**
+ * The running application under test: its base URL, its config, its own SQL
+ * client (to check what it stored) and its services (to drive one directly,
+ * e.g. under a test clock).
+ */
 export class TestServer extends Context.Service<TestServer, {
   readonly url: string
   readonly config: AppConfigShape
   readonly sql: SqlClient.SqlClient
+  readonly services: Context.Context<Layer.Success<typeof AppWithoutConfig>>
 }>()("test/TestServer") {}
 
 /** The PostgreSQL URL of the suite run, when it runs against a real server. */
@@ -105,7 +110,7 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
       const server = Context.get(context, HttpServer.HttpServer)
       const address = server.address
       if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
-      return { url: `http://127.0.0.1:${address.port}`, config, sql: Context.get(context, SqlClient.SqlClient) }
+      return { url: `http://127.0.0.1:${address.port}`, config, sql: Context.get(context, SqlClient.SqlClient), services: context }
     }
   }))
 

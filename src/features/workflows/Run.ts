@@ -1,4 +1,4 @@
-import { Effect, Exit, Layer, Option, Schema } from "effect"
+import { Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../Config.ts"
@@ -110,7 +110,13 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
             execute: lifecycle.suspend(runId, "budget", Option.isSome(problem) ? problem.value.message : "budget")
           })
         }
-        yield* DurableClock.sleep({ name: `budget-wait-${step.name}#${n}`, duration: `${config.workflowBudgetRetrySeconds} seconds` })
+        // Stored however short (DurableClock keeps waits under a minute in memory by default): a restart
+        // mid-wait neither loses the wait nor starts it over, and the sweep finds it with the run's messages.
+        yield* DurableClock.sleep({
+          name: `budget-wait-${step.name}#${n}`,
+          duration: `${config.workflowBudgetRetrySeconds} seconds`,
+          inMemoryThreshold: Duration.zero
+        })
       }
     })
 

@@ -65,6 +65,16 @@ export class Workflows extends Context.Service<Workflows, {
   /** Recomputes every enabled schedule's next tick from now (the orchestrator's PUT). */
   readonly resync: Effect.Effect<number>
   readonly registrations: Effect.Effect<Registrations>
+  /**
+   * Fires the ticks due by the clock's now (claimed by compare-and-set, so
+   * once across processes; a tick missed while no process ran fires once,
+   * the next computed from now). Answers the runs started.
+   */
+  readonly fireDue: Effect.Effect<number>
+  /** Hands a stored run to the engine (a crash between insert and dispatch leaves it pending). */
+  readonly dispatch: (row: RunRow) => Effect.Effect<void>
+  /** Deletes the engine's stored messages of runs ended longer ago than WORKFLOW_RETENTION_HOURS; answers the runs swept. */
+  readonly sweep: Effect.Effect<number>
 }>()("herald/features/Workflows") {
   static readonly layer = Layer.effect(Workflows, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -219,7 +229,47 @@ export class Workflows extends Context.Service<Workflows, {
       }
     })
 
-    return Workflows.of({ list, update, toggle, start, listRuns, getRun, cancel, resync, registrations })
+    const fireDue = Effect.gen(function*() {
+      const at = yield* now
+      const due = yield* repo.due(at, 100)
+      let fired = 0
+      for (const row of due) {
+        const next = nextRunFor(row, at)
+        const run = yield* Effect.gen(function*() {
+          if (!(yield* repo.claimTick(row, at, next))) return Option.none<RunRow>()
+          return Option.some(yield* insertRun(row.customerId, row.id, {}, "cron"))
+        }).pipe(sql.withTransaction, Effect.orDie)
+        if (Option.isNone(run)) continue
+        yield* dispatch(run.value)
+        fired++
+      }
+      return fired
+    })
+
+    /** effect/cluster's entity for DurableClock sleeps (ClusterWorkflowEngine's ClockEntity), one per execution. */
+    const clockEntityType = "Workflow/-/DurableClock"
+
+    const sweep = Effect.gen(function*() {
+      const ended = yield* sql<{ id: string; executionId: string | null }>`SELECT id, execution_id FROM workflow_runs
+        WHERE completed_at IS NOT NULL AND NOT engine_swept
+          AND completed_at < now() - make_interval(hours => ${config.workflowRetentionHours})
+        ORDER BY completed_at LIMIT 500`.pipe(Effect.orDie)
+      if (ended.length === 0) return 0
+      const ids = ended.flatMap((r) => r.executionId === null ? [] : [r.executionId])
+      yield* Effect.gen(function*() {
+        if (ids.length > 0) {
+          // The run's own messages and its durable clock's (budget waits): both are keyed by the execution id.
+          const types = [`Workflow/${HeraldRun._tag}`, clockEntityType]
+          yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
+            WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)})`
+          yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)}`
+        }
+        yield* sql`UPDATE workflow_runs SET engine_swept = true WHERE ${sql.in("id", ended.map((r) => r.id))}`
+      }).pipe(sql.withTransaction, Effect.orDie)
+      return ended.length
+    })
+
+    return Workflows.of({ list, update, toggle, start, listRuns, getRun, cancel, resync, registrations, fireDue, sweep, dispatch })
   }))
 }
 
@@ -233,30 +283,9 @@ export class Workflows extends Context.Service<Workflows, {
  */
 const Background = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const repo = yield* WorkflowsRepo
   const engine = yield* WorkflowEngine.WorkflowEngine
   const config = yield* AppConfig
-
-  const fireDue = Effect.gen(function*() {
-    const at = new Date(yield* Clock.currentTimeMillis)
-    const due = yield* repo.due(at, 100)
-    for (const row of due) {
-      const next = nextRunFor(row, at)
-      const run = yield* Effect.gen(function*() {
-        if (!(yield* repo.claimTick(row, at, next))) return Option.none<RunRow>()
-        const id = `run_${randomUUID().replaceAll("-", "")}`
-        const executionId = yield* HeraldRun.executionId({ runId: id, customerId: row.customerId, workflowId: row.id })
-        return Option.some(yield* repo.insertRun({ id, customerId: row.customerId, workflowId: row.id, triggeredBy: "cron", input: {}, executionId }))
-      }).pipe(sql.withTransaction, Effect.orDie)
-      if (Option.isSome(run)) yield* dispatchRow(run.value)
-    }
-  })
-
-  const dispatchRow = (row: RunRow) =>
-    Effect.gen(function*() {
-      const executionId = yield* HeraldRun.executionId({ runId: row.id, customerId: row.customerId, workflowId: row.workflowId })
-      yield* engine.execute(HeraldRun, { executionId, payload: { runId: row.id, customerId: row.customerId, workflowId: row.workflowId }, discard: true })
-    })
+  const workflows = yield* Workflows
 
   const resumeReviewed = Effect.gen(function*() {
     const claimed = yield* sql<{ id: string; customerId: string; workflowId: string }>`
@@ -284,29 +313,7 @@ const Background = Layer.effectDiscard(Effect.gen(function*() {
     const stranded = yield* sql<RunRow>`SELECT id, customer_id, workflow_id, status, triggered_by, input, output, error, waiting_for,
         created_at, started_at, completed_at FROM workflow_runs
       WHERE status = 'pending' AND created_at < now() - interval '30 seconds' ORDER BY created_at LIMIT 50`.pipe(Effect.orDie)
-    for (const row of stranded) yield* dispatchRow(row)
-  })
-
-  /** effect/cluster's entity for DurableClock sleeps (ClusterWorkflowEngine's ClockEntity), one per execution. */
-  const clockEntityType = "Workflow/-/DurableClock"
-
-  const sweep = Effect.gen(function*() {
-    const ended = yield* sql<{ id: string; executionId: string | null }>`SELECT id, execution_id FROM workflow_runs
-      WHERE completed_at IS NOT NULL AND NOT engine_swept
-        AND completed_at < now() - make_interval(hours => ${config.workflowRetentionHours})
-      ORDER BY completed_at LIMIT 500`.pipe(Effect.orDie)
-    if (ended.length === 0) return
-    const ids = ended.flatMap((r) => r.executionId === null ? [] : [r.executionId])
-    yield* Effect.gen(function*() {
-      if (ids.length > 0) {
-        // The run's own messages and its durable clock's (budget waits): both are keyed by the execution id.
-        const types = [`Workflow/${HeraldRun._tag}`, clockEntityType]
-        yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
-          WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)})`
-        yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)}`
-      }
-      yield* sql`UPDATE workflow_runs SET engine_swept = true WHERE ${sql.in("id", ended.map((r) => r.id))}`
-    }).pipe(sql.withTransaction, Effect.orDie)
+    for (const row of stranded) yield* workflows.dispatch(row)
   })
 
   const guarded = (name: string, effect: Effect.Effect<void>) =>
@@ -314,10 +321,10 @@ const Background = Layer.effectDiscard(Effect.gen(function*() {
 
   const every = Schedule.spaced(`${config.workflowPollIntervalMs} millis`)
   yield* Effect.forkScoped(
-    Effect.all([guarded("cron", fireDue), guarded("approvals", resumeReviewed)], { discard: true }).pipe(Effect.repeat(every))
+    Effect.all([guarded("cron", Effect.asVoid(workflows.fireDue)), guarded("approvals", resumeReviewed)], { discard: true }).pipe(Effect.repeat(every))
   )
   yield* Effect.forkScoped(guarded("stranded runs", dispatchStranded).pipe(Effect.repeat(Schedule.spaced("15 seconds"))))
-  yield* Effect.forkScoped(guarded("sweep", sweep).pipe(Effect.repeat(Schedule.spaced("1 hour"))))
+  yield* Effect.forkScoped(guarded("sweep", Effect.asVoid(workflows.sweep)).pipe(Effect.repeat(Schedule.spaced("1 hour"))))
 }))
 
 /**
@@ -325,7 +332,8 @@ const Background = Layer.effectDiscard(Effect.gen(function*() {
  * service and its background loops. Needs the domain services, the Writer and
  * the language model (App.ts `Services`).
  */
-export const WorkflowsLive = Layer.mergeAll(Workflows.layer, HeraldRunLayer, Background).pipe(
+export const WorkflowsLive = Layer.mergeAll(HeraldRunLayer, Background).pipe(
+  Layer.provideMerge(Workflows.layer),
   Layer.provideMerge(RunLifecycle.layer),
   Layer.provideMerge(WorkflowsRepo.layer),
   Layer.provideMerge(WorkflowEngineLive)
