@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { rateLimitDefaults } from "../src/Config.ts"
 import { call, type Reply, send, TestServer, testApp } from "./support/harness.ts"
 import { assertError, bearer, invite, type Provisioned, provision } from "./support/processes.ts"
 import { eventually, sleep } from "./support/eventually.ts"
@@ -46,7 +47,8 @@ const publishedPiece = (owner: Provisioned, id: string) =>
     (res) => (res.json.status === "published" ? res.json : undefined)
   ))
 
-layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100 }), { timeout: 90_000 })("social publishing (sandbox)", (it) => {
+// Every test provisions its own customers: more than the admin limit's 10 a minute.
+layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 90_000 })("social publishing (sandbox)", (it) => {
   it.effect("a person connects a platform; tampered, replayed and missing states are refused", () =>
     Effect.gen(function*() {
       const owner = yield* provision()
@@ -248,10 +250,13 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100 }), { timeout: 90_0
           queued.push({ owner, id: res.json.id, body })
         }
       }
-      for (const { owner, id } of queued) {
-        const piece = yield* publishedPiece(owner, id)
-        assert.isTrue(piece.publishedUrl.endsWith(`/p/${id}`), piece.publishedUrl)
-      }
+      // Waited for in the database: polling 30 pieces through the API would pass the REST limit.
+      const ids = queued.map((q) => q.id)
+      const urls = yield* eventually(Effect.map(
+        sql<{ id: string; publishedUrl: string }>`SELECT id, published_url FROM content WHERE id IN ${sql.in(ids)} AND status = 'published'`.pipe(Effect.orDie),
+        (rows) => (rows.length === ids.length ? rows : undefined)
+      ))
+      for (const row of urls) assert.isTrue(row.publishedUrl.endsWith(`/p/${row.id}`), row.publishedUrl)
       const perPiece = yield* sql<{ contentId: string; attempts: string; posts: string; codes: string; body: string }>`
         SELECT c.id AS content_id,
           (SELECT count(*) FROM publish_attempts a WHERE a.content_id = c.id)::text AS attempts,
@@ -288,6 +293,43 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100 }), { timeout: 90_0
         Object.fromEntries(deliveries.map((row) => [row.customerId, Number(row.n)])),
         { [tracked.customerId]: 15, [plain.customerId]: 0 }
       )
+    }))
+
+  it.effect("a code answered from memory (before the router) answers exactly as the routed first answer did", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const owner = yield* provision()
+      const code = `lane${Date.now().toString(36)}`
+      const target = "https://example.com/landing?utm_source=x"
+      yield* sql`INSERT INTO tracked_links (code, customer_id, platform, target) VALUES (${code}, ${owner.customerId}, 'x', ${target})`.pipe(Effect.orDie)
+      const headersOf = (reply: Reply) =>
+        Object.fromEntries([...reply.headers.entries()].filter(([name]) => name !== "date" && name !== "x-request-id"))
+      const first = yield* call("GET", `/r/${code}`, { headers: { "user-agent": "Mozilla/5.0" } })
+      const again = yield* call("GET", `/r/${code}`, { headers: { "user-agent": "Mozilla/5.0" } })
+      assert.strictEqual(first.status, 302)
+      assert.strictEqual(again.status, 302)
+      assert.deepStrictEqual(headersOf(again), headersOf(first))
+      assert.strictEqual(again.headers.get("location"), target)
+      assert.strictEqual(again.headers.get("x-content-type-options"), "nosniff")
+      assert.strictEqual(again.text, "")
+      for (const reply of [first, again]) assert.match(reply.headers.get("x-request-id") ?? "", /^req_[0-9a-f]{32}$/)
+      // A caller's own valid request id is echoed, an invalid one replaced, on either path.
+      const echoed = yield* call("GET", `/r/${code}`, { headers: { "x-request-id": "trace-123_abc", "user-agent": "curl/8" } })
+      assert.strictEqual(echoed.headers.get("x-request-id"), "trace-123_abc")
+      const replaced = yield* call("GET", `/r/${code}`, { headers: { "x-request-id": "bad id!", "user-agent": "Mozilla/5.0" } })
+      assert.match(replaced.headers.get("x-request-id") ?? "", /^req_[0-9a-f]{32}$/)
+      // Not the lane's: other methods, a trailing slash, a query, an unknown code.
+      const post = yield* call("POST", `/r/${code}`, { body: {} })
+      assert.strictEqual(post.status, 405)
+      assert.strictEqual((yield* call("GET", `/r/${code}/`)).headers.get("location"), target)
+      assert.strictEqual((yield* call("GET", `/r/${code}?from=mail`)).headers.get("location"), target)
+      assert.strictEqual((yield* call("GET", `/r/${code}x`)).status, 404)
+      // Every click counted, bots apart (curl is a bot).
+      const clicks = yield* eventually(Effect.map(
+        sql<{ bot: boolean; n: string }>`SELECT bot, sum(clicks)::text AS n FROM link_clicks WHERE code = ${code} GROUP BY bot ORDER BY bot`.pipe(Effect.orDie),
+        (rows) => (rows.reduce((sum, r) => sum + Number(r.n), 0) === 6 ? rows : undefined)
+      ))
+      assert.deepStrictEqual(clicks.map((r) => [r.bot, Number(r.n)]), [[false, 5], [true, 1]])
     }))
 
   it.effect("scheduled: the offset is honoured, published when due, not before", () =>

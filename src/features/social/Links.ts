@@ -55,6 +55,8 @@ export class Links extends Context.Service<Links, {
   /** `trackBody` for a batch of posts, in a fixed number of statements. */
   readonly trackBodies: (posts: ReadonlyArray<TrackedPost>) => Effect.Effect<ReadonlyArray<string>>
   readonly follow: (code: string, userAgent: string | undefined) => Effect.Effect<Option.Option<string>>
+  /** `follow` answered from memory alone: the target of a code seen before (its click counted), else undefined. */
+  readonly followKnown: (code: string, userAgent: string | undefined) => string | undefined
   /** Writes the buffered clicks now (analytics reads them after at most `CLICK_FLUSH_MS`). */
   readonly flushClicks: Effect.Effect<void>
   readonly trackRevenue: (customerId: string, input: RevenueInput) => Effect.Effect<RevenueRecord, NotFound>
@@ -172,12 +174,16 @@ export class Links extends Context.Service<Links, {
       else pending.set(key, { code, customer_id: customerId, bot, clicks: 1, clicked_at: new Date() })
     }
 
-    const follow = (code: string, userAgent: string | undefined): Effect.Effect<Option.Option<string>> => {
+    const followKnown = (code: string, userAgent: string | undefined): string | undefined => {
       const hit = known.get(code)
-      if (hit !== undefined) {
-        count(code, hit.customerId, userAgent)
-        return Effect.succeed(Option.some(hit.target))
-      }
+      if (hit === undefined) return undefined
+      count(code, hit.customerId, userAgent)
+      return hit.target
+    }
+
+    const follow = (code: string, userAgent: string | undefined): Effect.Effect<Option.Option<string>> => {
+      const target = followKnown(code, userAgent)
+      if (target !== undefined) return Effect.succeed(Option.some(target))
       if (code.length > 64) return Effect.succeed(Option.none())
       return sql<{ target: string; customerId: string }>`
         SELECT target, customer_id FROM tracked_links WHERE code = ${code}`.pipe(
@@ -230,6 +236,6 @@ export class Links extends Context.Service<Links, {
       }).pipe(sql.withTransaction, Effect.orDie)
     })
 
-    return Links.of({ trackBody, trackBodies, follow, trackRevenue, flushClicks: flush })
+    return Links.of({ trackBody, trackBodies, follow, followKnown, trackRevenue, flushClicks: flush })
   }))
 }

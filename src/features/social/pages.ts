@@ -6,7 +6,8 @@ import { AppConfig } from "../../Config.ts"
 import { consentToken, platformNames } from "../../domain/Social.ts"
 import { isStorableText } from "../../domain/Text.ts"
 import { type Html, html } from "../../platform/http/Html.ts"
-import { currentRequest } from "../../platform/http/RequestContext.ts"
+import { currentRequest, pickRequestId } from "../../platform/http/RequestContext.ts"
+import { FastLanes, infoEnabled } from "../../platform/http/Server.ts"
 import { Links } from "./Links.ts"
 import { Social } from "./Social.ts"
 
@@ -126,6 +127,38 @@ export const SocialPages = HttpRouter.use((router) =>
     }))
 
     // Tracked links: 302 to the target, one click counted (bots apart).
+    const redirectHeaders = { "cache-control": "no-store", "referrer-policy": "no-referrer" }
+    // A code already in memory is answered before the router (the busiest public path): the same 302,
+    // headers and request line as the routed answer below, which serves every other request.
+    const logRequests = infoEnabled(config.logLevel)
+    const services = yield* Effect.context<never>()
+    const logLine = Effect.runForkWith(services)
+    yield* (yield* FastLanes).add((request, response) => {
+      const url = request.url
+      if (request.method !== "GET" || url === undefined || !url.startsWith("/r/")) return false
+      const target = links.followKnown(url.slice(3), request.headers["user-agent"])
+      if (target === undefined) return false
+      const start = logRequests ? performance.now() : 0
+      const given = request.headers["x-request-id"]
+      const requestId = pickRequestId(typeof given === "string" ? given : undefined)
+      response.writeHead(302, {
+        location: target,
+        ...redirectHeaders,
+        "x-content-type-options": "nosniff",
+        "x-request-id": requestId
+      })
+      response.end()
+      if (logRequests) {
+        logLine(Effect.logInfo("request").pipe(Effect.annotateLogs({
+          requestId,
+          method: "GET",
+          path: url,
+          status: 302,
+          durationMs: Math.round((performance.now() - start) * 100) / 100
+        })))
+      }
+      return true
+    })
     yield* router.add("GET", "/r/:code", Effect.gen(function*() {
       const { code } = yield* HttpRouter.params
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -133,10 +166,7 @@ export const SocialPages = HttpRouter.use((router) =>
         ? Option.none<string>()
         : yield* links.follow(code, request.headers["user-agent"])
       if (Option.isNone(target)) return yield* errorPage(404, "E_NOT_FOUND", "This link does not exist")
-      return HttpServerResponse.redirect(target.value, {
-        status: 302,
-        headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
-      })
+      return HttpServerResponse.redirect(target.value, { status: 302, headers: redirectHeaders })
     }))
   })
 )

@@ -5,7 +5,7 @@ import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpSer
 import { NetAddress } from "effect/net"
 import { SqlClient } from "effect/sql"
 import type { unhandled } from "effect/Types"
-import { createServer, ServerResponse, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
 import { statusCodes } from "../../domain/Errors.ts"
@@ -145,7 +145,7 @@ const whereJsonFails = (
     return errorResponse(400, { error: malformedJsonMessage(found), code: "E_MALFORMED_JSON", requestId })
   })
 
-const infoEnabled = (level: AppConfigShape["logLevel"]) =>
+export const infoEnabled = (level: AppConfigShape["logLevel"]) =>
   level === "all" || level === "trace" || level === "debug" || level === "info"
 
 const hasKeys = (record: Record<string, string>) => {
@@ -264,7 +264,32 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
 class UncheckedResponse extends ServerResponse {}
 Object.defineProperty(UncheckedResponse.prototype, "strictContentLength", { get: () => false, set: () => {} })
 
-const makeNodeServer = () => createServer({ ServerResponse: UncheckedResponse }).on("clientError", answerClientError)
+/**
+ * Answers a request before effect's adapter sees it, or returns false to
+ * leave it to the router. For the hottest public path only (the tracked-link
+ * redirect of a code already in memory): a lane must send exactly what the
+ * routed answer would (status, headers, the `x-request-id` rule) and log the
+ * same request line.
+ */
+export type FastLane = (request: IncomingMessage, response: ServerResponse) => boolean
+
+/** Where features register their fast lanes while the server's routes are built. */
+export class FastLanes extends Context.Service<FastLanes, {
+  readonly add: (lane: FastLane) => Effect.Effect<void>
+}>()("herald/platform/FastLanes") {}
+
+const makeNodeServer = (lanes: ReadonlyArray<FastLane>) => {
+  const server = createServer({ ServerResponse: UncheckedResponse }).on("clientError", answerClientError)
+  // Effect's adapter listens to "request": a request a lane answered is never emitted to it.
+  const emit = server.emit.bind(server)
+  server.emit = ((event: string, ...args: Array<unknown>) => {
+    if (event === "request" && lanes.length > 0) {
+      for (const lane of lanes) if (lane(args[0] as IncomingMessage, args[1] as ServerResponse)) return true
+    }
+    return emit(event, ...args)
+  }) as typeof server.emit
+  return server
+}
 
 /**
  * Keys request fibers never read: the app's services and the database clients
@@ -320,12 +345,14 @@ const listening = Layer.effectDiscard(Effect.gen(function*() {
  * with the OpenAPI document and the core middleware every route goes through.
  */
 export const httpServer = <E, R>(routes: Layer.Layer<never, E, R>) =>
-  Layer.unwrap(Effect.map(AppConfig, (config) =>
-    Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoute, CoreMiddleware)), listening).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, {
+  Layer.unwrap(Effect.map(AppConfig, (config) => {
+    const lanes: Array<FastLane> = []
+    return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoute, CoreMiddleware)), listening).pipe(
+      Layer.provide(Layer.succeed(FastLanes, FastLanes.of({ add: (lane) => Effect.sync(() => void lanes.push(lane)) }))),
+      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes), {
         port: config.port,
         host: config.host,
         gracefulShutdownTimeout: "10 seconds"
       }))
     )
-  ))
+  }))
