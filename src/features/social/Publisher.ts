@@ -10,10 +10,7 @@ import { Links } from "./Links.ts"
 import { ProviderError, type PublishedPost, SocialProvider } from "./providers/Provider.ts"
 import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
 
-/** Posts claimed and recorded together: one statement per table for the batch, not per post. */
-const batchSize = 250
-
-/** Batches in flight per process (a provider without a bulk call sends 16 of a batch's posts at once). */
+/** Batches in flight per process; each is `SocialProvider.batchSize` posts, recorded with one statement per table. */
 const batchesInFlight = 4
 
 /** A claimed queue row with what one try needs, read in the claim itself (no round trips per post). */
@@ -231,14 +228,15 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
       sendAll(jobs.filter(isFirstTry), new Date()).pipe(
         Effect.catchCause((cause) => Effect.logError("publish batch failed unexpectedly", { posts: jobs.length, cause: Cause.pretty(cause) }))
       ),
-      Effect.forEach(jobs.filter((job) => !isFirstTry(job)), run, { concurrency: 16, discard: true })
+      Effect.forEach(jobs.filter((job) => !isFirstTry(job)), run, { concurrency: provider.batchSize, discard: true })
     ], { concurrency: 2, discard: true })
 
   yield* forkClaimLoop({
     name: "publish",
     maxInFlight: batchesInFlight,
     pollInterval: Duration.millis(config.publishPollIntervalMs),
-    claim: (batches: number) => Effect.map(claim(batches * batchSize), (jobs) => Arr.chunksOf(jobs, batchSize)),
+    claim: (batches: number) =>
+      Effect.map(claim(batches * provider.batchSize), (jobs) => Arr.chunksOf(jobs, provider.batchSize)),
     run: runBatch
   })
 

@@ -45,6 +45,12 @@ export interface PostMetrics {
  */
 export class SocialProvider extends Context.Service<SocialProvider, {
   readonly name: "sandbox" | "ayrshare"
+  /**
+   * Posts the publisher claims and sends as one batch. A batch must end well
+   * within the claim's lease (PUBLISH_LEASE_SECONDS), else another process
+   * could take its posts over while they are still being sent.
+   */
+  readonly batchSize: number
   /** Where the person goes to connect `platform`; the flow ends at `callbackUrl`. */
   readonly connectLink: (
     customerId: string,

@@ -13,6 +13,9 @@ const fromAyrshare = (name: string): SocialPlatform | undefined => {
 }
 
 /** The reference each post carries in Ayrshare's `notes`, found again in the history. */
+/** Posts in one publisher batch: sent at once, each bounded by the 20 s request timeout (the lease is 60 s by default). */
+const batchSize = 16
+
 export const noteFor = (contentId: string) => `herald:${contentId}`
 
 /** Ayrshare's default history page; larger pages are served from a one-minute cache. */
@@ -227,12 +230,14 @@ export const AyrshareProvider = Layer.effect(SocialProvider, Effect.gen(function
 
   return SocialProvider.of({
     name: "ayrshare",
+    batchSize,
     connectLink,
     completeConnect,
     accounts,
     publish,
-    // Each post is its own request (Ayrshare's bulk call is a different product); a few at once per batch.
-    publishMany: publishEach(publish, 16),
+    // Each post is its own request (Ayrshare's bulk call is a different product), a batch's all at once:
+    // one wave of requests, each bounded by the provider timeout, ends well within the claim's lease.
+    publishMany: publishEach(publish, batchSize),
     findPost,
     remove,
     metrics

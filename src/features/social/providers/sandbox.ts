@@ -80,6 +80,8 @@ export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*
 
   return SocialProvider.of({
     name: "sandbox",
+    // One statement stores a batch.
+    batchSize: 250,
     connectLink,
     completeConnect,
     accounts,
