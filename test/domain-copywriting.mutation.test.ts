@@ -1,3 +1,4 @@
+import fc from "fast-check"
 import { assert, describe, it } from "@effect/vitest"
 import { brandFrom, fitWords, hashtag, profileText, stableHash, writeDraft, type Brief } from "../src/domain/Copywriting.ts"
 import { charLength } from "../src/domain/Text.ts"
@@ -120,7 +121,7 @@ describe("house writer pieces", () => {
       "## 1. Start with the outcome founders care about, then work back to email marketing",
       "Start with the outcome founders care about, then work back to email marketing. Write for people first; search engines and assistants follow clear answers.",
       "## 2. Show proof",
-      "Show proof: a number, a customer story or a before-and-after beats a claim. Write for people first; search engines and assistants follow clear answers.",
+      "Show proof: a number, a customer story or a before-and-after beats a claim. Consistency wins: a steady rhythm on email marketing compounds over months.",
       "## Next step",
       "Save this for later and share it with your team."
     ])
@@ -129,6 +130,22 @@ describe("house writer pieces", () => {
     assert.strictEqual(parts[2], "Acme makes rockets.")
     assert.deepStrictEqual(parts.slice(-4), ["## In numbers", "- 42 launches", "## Next step", described.cta])
     assert.match(parts[3], /^## 1\. /)
+  })
+
+  it("every blog section ends on a sentence of its own: not the section's point, not another section's", () => {
+    fc.assert(fc.property(fc.string({ minLength: 1, maxLength: 40 }), fc.string({ maxLength: 20 }), (topic, brandName) => {
+      const parts = writeDraft({ kind: "blog", brandName, topic }).body.split("\n\n")
+      const sections = parts.filter((_, i) => i > 0 && /^## \d+\. /.test(parts[i - 1]!))
+      const endings = sections.map((text) => text.slice(text.lastIndexOf(". ", text.length - 2) + 2))
+      assert.strictEqual(new Set(endings).size, endings.length, JSON.stringify(sections))
+      for (const text of sections) assert.isFalse(text.endsWith(` ${text.slice(0, text.indexOf(". ") + 1)}`), text)
+    }))
+  })
+
+  it("a topic in capitals (an acronym or a name) keeps them mid-sentence; a capitalised word is lower-cased", () => {
+    assert.include(writeDraft({ kind: "blog", brandName: "Acme", topic: "SEO audits" }).body, "SEO audits")
+    assert.notInclude(writeDraft({ kind: "blog", brandName: "Acme", topic: "SEO audits" }).body, "sEO")
+    assert.include(writeDraft({ kind: "blog", brandName: "Acme", topic: "Email marketing", audience: "founders" }).body, "work back to email marketing")
   })
 
   it("an outreach message introduces the brand with its description", () => {

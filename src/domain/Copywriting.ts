@@ -166,7 +166,8 @@ const resolve = (brief: Brief): Resolved => {
   return {
     kind: brief.kind,
     brandName,
-    topic: topic.charAt(0).toLowerCase() + topic.slice(1),
+    // A capitalised word reads mid-sentence in lower case; an acronym or name in capitals ("SEO", "AI") stays.
+    topic: /^\p{Lu}\p{Ll}/u.test(topic) ? topic.charAt(0).toLowerCase() + topic.slice(1) : topic,
     platform: clean(brief.platform) || undefined,
     audience: clean(brief.audience).slice(0, 80) || "busy teams",
     voice: clean(brief.voice).toLowerCase(),
@@ -262,7 +263,11 @@ export const writeDraft = (brief: Brief): Draft => {
       break
     }
     case "blog": {
-      const sections = uniquePoints.map((p, i) => `## ${i + 1}. ${fitWords(p.replace(/[.;:].*$/, ""), 80)}\n\n${p} ${pick(points, b.seed + i * 7)(b)}`)
+      // Each section's supporting sentence: one of the points no section is about (at least four), another per section.
+      const spare = points.map((point) => point(b)).filter((sentence) => !uniquePoints.includes(sentence))
+      const sections = uniquePoints.map((p, i) =>
+        `## ${i + 1}. ${fitWords(p.replace(/[.;:].*$/, ""), 80)}\n\n${p} ${pick(spare, b.seed + i)}`
+      )
       body = [
         `# ${title}`,
         hook,

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { isSqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
-import { errorStatuses } from "../../domain/ErrorCatalog.ts"
+import { errorClasses } from "../../domain/ErrorCatalog.ts"
 import { currentRequest } from "./RequestContext.ts"
 
 /**
@@ -111,15 +111,15 @@ export const errorPage = (status: number, message: string, requestId: string, ex
 <p class="muted small">Request id: <code>${requestId}</code></p></section>`
   })
 
-/** HTTP status of an error by its code, as the error classes of domain/Errors.ts declare it. */
-const statusByCode = errorStatuses()
+/** HTTP status of an error by its class's tag (unique, where a code may be shared), as domain/Errors.ts declares it. */
+const statusByTag = new Map(errorClasses().map((facts) => [facts.tag, facts.status]))
 
 /** A failure a page shows: its status and message (a domain error's own text). */
 export const describeFailure = (value: unknown): { readonly status: number; readonly message: string } | undefined => {
   if (typeof value !== "object" || value === null) return undefined
-  const { code, error } = value as { code?: unknown; error?: unknown }
-  if (typeof code !== "string" || typeof error !== "string") return undefined
-  const status = statusByCode.get(code)
+  const { _tag, error } = value as { _tag?: unknown; error?: unknown }
+  if (typeof _tag !== "string" || typeof error !== "string") return undefined
+  const status = statusByTag.get(_tag)
   return status === undefined ? undefined : { status, message: error }
 }
 
