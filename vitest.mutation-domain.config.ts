@@ -21,6 +21,7 @@ export default defineConfig({
   test: {
     include: [
       "test/domain-rules.test.ts",
+      "test/error-catalog.test.ts",
       "test/domain-contract.test.ts",
       "test/content-rules.test.ts",
       "test/input-rules.property.test.ts",
