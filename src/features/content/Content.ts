@@ -122,11 +122,16 @@ export class Content extends Context.Service<Content, {
      * The event log entry, and the webhook event for the kinds subscribers can
      * ask for, in the caller's transaction.
      */
-    const announce = (customerId: string, type: LogType, piece: ContentPiece, actor?: Actor) =>
+    const announceMany = (type: LogType, announced: ReadonlyArray<{ readonly customerId: string; readonly piece: ContentPiece }>, actor?: Actor) =>
       Effect.andThen(
-        events.record(customerId, type, { ...piece }, actor),
-        isWebhookEventType(type) ? outbox.emit(customerId, type, piece) : Effect.void
+        events.recordMany(announced.map(({ customerId, piece }) => ({ customerId, type, data: { ...piece }, actor }))),
+        isWebhookEventType(type)
+          ? outbox.emitMany(announced.map(({ customerId, piece }) => ({ customerId, type, data: piece })))
+          : Effect.void
       )
+
+    const announce = (customerId: string, type: LogType, piece: ContentPiece, actor?: Actor) =>
+      announceMany(type, [{ customerId, piece }], actor)
 
     const inTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
       effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
@@ -209,9 +214,7 @@ export class Content extends Context.Service<Content, {
     const markPublishedMany = Effect.fn("Content.markPublishedMany")(function*(items: ReadonlyArray<PublishedItem>) {
       const pieces = yield* repo.publishMany(items, publishableFrom)
       const owners = new Map(items.map((item) => [item.contentId, item.customerId]))
-      const entries = pieces.map((piece) => ({ customerId: owners.get(piece.id)!, piece }))
-      yield* events.recordMany(entries.map(({ customerId, piece }) => ({ customerId, type: "content.published", data: { ...piece } })))
-      yield* outbox.emitMany(entries.map(({ customerId, piece }) => ({ customerId, type: "content.published", data: piece })))
+      yield* announceMany("content.published", pieces.map((piece) => ({ customerId: owners.get(piece.id)!, piece })))
       return pieces
     })
 

@@ -77,16 +77,17 @@ export class Links extends Context.Service<Links, {
     const trackBodies = Effect.fnUntraced(function*(posts: ReadonlyArray<TrackedPost>) {
       const tracking = new Map<string, boolean>()
       const wanted = new Map<string, { readonly post: TrackedPost; readonly target: string }>()
-      const perPost: Array<ReadonlyArray<string>> = []
+      /** Whether each post has links to rewrite. */
+      const rewritten: Array<boolean> = []
       for (const post of posts) {
         if (!/https?:\/\//i.test(post.body)) {
-          perPost.push([])
+          rewritten.push(false)
           continue
         }
         if (!tracking.has(post.customerId)) tracking.set(post.customerId, (yield* settings.get(post.customerId)).tracking.links)
         const targets = tracking.get(post.customerId) === true ? linksToTrack(post.body, post.platform, prefix) : []
         for (const target of targets) wanted.set(`${post.contentId} ${target}`, { post, target })
-        perPost.push(targets)
+        rewritten.push(targets.length > 0)
       }
       if (wanted.size === 0) return posts.map((post) => post.body)
       const rows = [...wanted.values()]
@@ -99,7 +100,7 @@ export class Links extends Context.Service<Links, {
         RETURNING content_id, target, code`.pipe(Effect.orDie)
       const codeOf = new Map(codes.map((row) => [`${row.contentId} ${row.target}`, row.code]))
       return posts.map((post, i) =>
-        perPost[i]!.length === 0
+        !rewritten[i]
           ? post.body
           : rewriteLinks(post.body, post.platform, prefix, (target) => codeOf.get(`${post.contentId} ${target}`)!)
       )

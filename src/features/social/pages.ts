@@ -7,7 +7,7 @@ import { consentToken, platformNames } from "../../domain/Social.ts"
 import { isStorableText } from "../../domain/Text.ts"
 import { type Html, html } from "../../platform/http/Html.ts"
 import { currentRequest, pickRequestId } from "../../platform/http/RequestContext.ts"
-import { FastLanes, infoEnabled } from "../../platform/http/Server.ts"
+import { baseSecurityHeaders, FastLanes, infoEnabled, requestLine } from "../../platform/http/Server.ts"
 import { Links } from "./Links.ts"
 import { Social } from "./Social.ts"
 
@@ -144,19 +144,11 @@ export const SocialPages = HttpRouter.use((router) =>
       response.writeHead(302, {
         location: target,
         ...redirectHeaders,
-        "x-content-type-options": "nosniff",
+        ...baseSecurityHeaders,
         "x-request-id": requestId
       })
       response.end()
-      if (logRequests) {
-        logLine(Effect.logInfo("request").pipe(Effect.annotateLogs({
-          requestId,
-          method: "GET",
-          path: url,
-          status: 302,
-          durationMs: Math.round((performance.now() - start) * 100) / 100
-        })))
-      }
+      if (logRequests) logLine(requestLine(requestId, "GET", url, 302, start))
       return true
     })
     yield* router.add("GET", "/r/:code", Effect.gen(function*() {

@@ -77,7 +77,17 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
 }
 
 /** Every response: no MIME sniffing. */
-const baseSecurityHeaders = { "x-content-type-options": "nosniff" } as const
+export const baseSecurityHeaders = { "x-content-type-options": "nosniff" } as const
+
+/** The one log line per request (at `info`; path only: query strings may hold tokens). */
+export const requestLine = (requestId: string, method: string, url: string, status: number, start: number) =>
+  Effect.logInfo("request").pipe(Effect.annotateLogs({
+    requestId,
+    method,
+    path: pathOf(url),
+    status,
+    durationMs: Math.round((performance.now() - start) * 100) / 100
+  }))
 
 /** HTML pages load only our own scripts, styles and images, are never framed and leak no referrer. */
 export const htmlSecurityHeaders = {
@@ -215,16 +225,7 @@ export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; 
         })
         response = compress(response, request.headers["accept-encoding"])
         if (!logRequests) return Effect.succeed(response)
-        return Effect.as(
-          Effect.logInfo("request").pipe(Effect.annotateLogs({
-            requestId,
-            method: request.method,
-            path: pathOf(request.url),
-            status: response.status,
-            durationMs: Math.round((performance.now() - start) * 100) / 100
-          })),
-          response
-        )
+        return Effect.as(requestLine(requestId, request.method, request.url, response.status, start), response)
       })
     })
 }), { global: true })
