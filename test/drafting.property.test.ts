@@ -3,8 +3,8 @@ import fc from "fast-check"
 import { Schema } from "effect"
 import { NewContent, platformBodyLimits } from "../src/domain/Content.ts"
 import { charLength } from "../src/domain/Text.ts"
-import { draftPiece, fitTo } from "../src/features/agent/tools/drafting.ts"
-import { RunContentCreationInput } from "../src/features/agent/tools/inputs.ts"
+import { draftPiece, fitTo } from "../src/features/content/drafting.ts"
+import { RunContentCreationInput } from "../src/api/tools/inputs.ts"
 
 const words = fc.string({ minLength: 1, maxLength: 40, unit: "grapheme-ascii" }).filter((s) => s.trim().length > 0)
 

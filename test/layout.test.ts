@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { fileURLToPath } from "node:url"
-import { type Edge, importEdges, violation } from "./support/importGraph.ts"
+import { type Edge, featureCycle, importEdges, violation } from "./support/importGraph.ts"
 
 const src = fileURLToPath(new URL("../src", import.meta.url))
 
@@ -22,7 +22,9 @@ describe("layout", () => {
       { from: "features/content/Content.ts", to: "features/social/Repo.ts" },
       { from: "features/content/Content.ts", to: "App.ts" },
       { from: "Config.ts", to: "platform/Database.ts" },
-      { from: "features/content/Content.ts", to: "server/Content.ts" }
+      { from: "features/content/Content.ts", to: "server/Content.ts" },
+      { from: "features/agent/tools.ts", to: "features/analytics/tools.ts" },
+      { from: "features/agent/Agent.ts", to: "features/analytics/OwnFiguresRepo.ts" }
     ]
     const allowed: ReadonlyArray<Edge> = [
       { from: "features/content/Content.ts", to: "features/settings/Settings.ts" },
@@ -30,9 +32,23 @@ describe("layout", () => {
       { from: "features/content/http.ts", to: "platform/http/LeanGroup.ts" },
       { from: "platform/Security.ts", to: "api/Security.ts" },
       { from: "api/Content.ts", to: "domain/Content.ts" },
-      { from: "ApiRoutes.ts", to: "features/content/http.ts" }
+      { from: "ApiRoutes.ts", to: "features/content/http.ts" },
+      { from: "Tools.ts", to: "features/scan/tools.ts" },
+      { from: "features/scan/tools.ts", to: "platform/tools/Handler.ts" },
+      { from: "platform/tools/ToolRunner.ts", to: "api/tools/definitions.ts" }
     ]
     for (const edge of refused) assert.isString(violation(edge), `${edge.from} -> ${edge.to}`)
     for (const edge of allowed) assert.isUndefined(violation(edge), `${edge.from} -> ${edge.to}`)
+  })
+
+  it("no two features depend on each other, directly or around a circle", () => {
+    assert.isUndefined(featureCycle(importEdges(src)))
+  })
+
+  it("the cycle rule finds a circle of features and passes a chain", () => {
+    const edge = (a: string, b: string): Edge => ({ from: `features/${a}/${a}.ts`, to: `features/${b}/${b}.ts` })
+    assert.deepStrictEqual(featureCycle([edge("agent", "workflows"), edge("workflows", "agent")]), ["feature:agent", "feature:workflows", "feature:agent"])
+    assert.deepStrictEqual(featureCycle([edge("a", "b"), edge("b", "c"), edge("c", "a")])?.length, 4)
+    assert.isUndefined(featureCycle([edge("a", "b"), edge("b", "c"), edge("a", "c")]))
   })
 })

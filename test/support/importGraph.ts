@@ -8,7 +8,7 @@ export interface Edge {
   readonly to: string
 }
 
-const wiring = new Set(["main.ts", "App.ts", "ApiRoutes.ts"])
+const wiring = new Set(["main.ts", "App.ts", "ApiRoutes.ts", "Tools.ts"])
 
 /** Where a module sits: `domain`, `api`, `platform`, `feature:<name>`, `config` or `wiring`. */
 export const layerOf = (path: string): string => {
@@ -20,8 +20,8 @@ export const layerOf = (path: string): string => {
   return "unknown"
 }
 
-/** A feature's files that other features must not reach: its SQL and its handlers. */
-const isPrivateToFeature = (path: string) => /\/(Repo|http)\.ts$/.test(path) || /\/(repo|http)\//.test(path)
+/** A feature's files that other features must not reach: its SQL, its REST handlers and its tool handlers. */
+const isPrivateToFeature = (path: string) => /(Repo|\/http|\/tools)\.ts$/.test(path) || /\/(repo|http)\//.test(path)
 
 /**
  * Why an import breaks the layering (README, "Layout"), or undefined when it
@@ -69,3 +69,35 @@ export const importEdges = (root: string): ReadonlyArray<Edge> =>
       .filter((name) => name.startsWith("."))
       .map((name) => ({ from, to: relative(root, normalize(join(root, dirname(from), name))) }))
   )
+
+/**
+ * A chain of features that depend on each other in a circle (`a -> b -> a`),
+ * or undefined when the features' dependencies form no cycle: two capabilities
+ * that need each other are one capability, or miss a shared mechanism.
+ */
+export const featureCycle = (edges: ReadonlyArray<Edge>): ReadonlyArray<string> | undefined => {
+  const next = new Map<string, Set<string>>()
+  for (const { from, to } of edges) {
+    const a = layerOf(from)
+    const b = layerOf(to)
+    if (a.startsWith("feature:") && b.startsWith("feature:") && a !== b) {
+      next.set(a, (next.get(a) ?? new Set()).add(b))
+    }
+  }
+  const done = new Set<string>()
+  const visit = (node: string, path: ReadonlyArray<string>): ReadonlyArray<string> | undefined => {
+    if (path.includes(node)) return [...path.slice(path.indexOf(node)), node]
+    if (done.has(node)) return undefined
+    for (const target of next.get(node) ?? []) {
+      const cycle = visit(target, [...path, node])
+      if (cycle !== undefined) return cycle
+    }
+    done.add(node)
+    return undefined
+  }
+  for (const node of next.keys()) {
+    const cycle = visit(node, [])
+    if (cycle !== undefined) return cycle
+  }
+  return undefined
+}

@@ -1,5 +1,5 @@
 import { Context, Data, Effect, Layer } from "effect"
-import { Chat, LanguageModel, type Prompt, type Tool, type Toolkit } from "effect/ai"
+import { type AiError, Chat, LanguageModel, type Prompt, type Tool, type Toolkit } from "effect/ai"
 import { AppConfig } from "../../Config.ts"
 import { type Brief, type CopyKind, fitWords } from "../../domain/Copywriting.ts"
 import { platformBodyLimits } from "../../domain/Content.ts"
@@ -26,6 +26,19 @@ export const LanguageModelLive = Layer.effect(
 
 /** The model failed (network, server, malformed output): the step fails with this. */
 export class ModelFailed extends Data.TaggedError("ModelFailed")<{ readonly message: string }> {}
+
+/**
+ * The line of a system prompt that carries the brief as JSON: the house model
+ * composes from it, a remote model reads it. Callers build prompts with this,
+ * never with the marker itself.
+ */
+export const briefLine = (brief: Brief): string => `${briefMarker}${JSON.stringify(brief)}`
+
+/** A model call's failure as the caller's error: a refusal by the budget, or the model failing. */
+export const modelRefusal = (error: AiError.AiError): BudgetExceeded | ModelFailed =>
+  isBudgetRefusal(error)
+    ? new BudgetExceeded({ error: `The model call would pass the budget: ${budgetReason(error)}` })
+    : new ModelFailed({ message: error.message })
 
 /** The brand a piece is written for. */
 export interface BrandVoice {
@@ -84,7 +97,7 @@ export class Writer extends Context.Service<Writer, {
         `You are the marketing writer of ${brand.brandName}.`,
         `Answer with the title on the first line, then a blank line, then the body only.`,
         limit === undefined ? "" : `The body must be at most ${limit} characters.`,
-        `${briefMarker}${JSON.stringify(brief)}`
+        briefLine(brief)
       ].filter((line) => line.length > 0).join("\n")
       const response = yield* model.generateText({
         prompt: [
@@ -94,10 +107,7 @@ export class Writer extends Context.Service<Writer, {
         toolChoice: "none"
       }).pipe(
         Effect.provideService(ModelBilling, { customerId }),
-        Effect.mapError((error): BudgetExceeded | ModelFailed =>
-          isBudgetRefusal(error)
-            ? new BudgetExceeded({ error: `The model call would pass the budget: ${budgetReason(error)}` })
-            : new ModelFailed({ message: error.message }))
+        Effect.mapError(modelRefusal)
       )
       const written = splitAnswer(response.text, `${request.topic}`)
       return { title: written.title, body: limit === undefined ? written.body : fitWords(written.body, limit) }

@@ -3,10 +3,9 @@ import { AiError, Chat, LanguageModel, type Prompt, type Response } from "effect
 import { CurrentPrincipal, type Principal } from "../../api/Security.ts"
 import { AppConfig } from "../../Config.ts"
 import { type ChatEvent, type ChatMessage, type ChatRequest, type ChatThread, type ChatThreadSummary, threadTitle } from "../../domain/Chat.ts"
-import { NotFound } from "../../domain/Errors.ts"
-import { ModelBilling } from "../agent/Agent.ts"
-import { budgetReason, isBudgetRefusal } from "../agent/OpenAiModel.ts"
-import { chatToolkit } from "../agent/tools/ChatToolkit.ts"
+import { BudgetExceeded, NotFound } from "../../domain/Errors.ts"
+import { chatToolkit } from "../../platform/tools/ChatToolkit.ts"
+import { ModelBilling, modelRefusal } from "../agent/Agent.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
 import { ChatRepo } from "./Repo.ts"
 
@@ -48,8 +47,9 @@ const asPrompt = (message: ChatMessage): Prompt.MessageEncoded => {
 const errorEvent = (cause: Cause.Cause<AiError.AiError>): ChatEvent => {
   const error = Cause.squash(cause)
   if (AiError.isAiError(error)) {
-    return isBudgetRefusal(error)
-      ? { event: "error", data: { error: `The model call would pass the budget: ${budgetReason(error)}`, code: "E_BUDGET_EXCEEDED" } }
+    const refusal = modelRefusal(error)
+    return refusal instanceof BudgetExceeded
+      ? { event: "error", data: { error: refusal.error, code: refusal.code } }
       : { event: "error", data: { error: `The language model failed (${error.reason._tag}); try again`, code: "E_UNAVAILABLE" } }
   }
   return { event: "error", data: { error: "Internal error", code: "E_INTERNAL" } }

@@ -3,7 +3,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../Config.ts"
 import { scopesByRole } from "../../domain/Identity.ts"
 import { discoveryHeaders, jsonDocumentRoute } from "../../platform/http/JsonDocument.ts"
-import { ToolRunner } from "../agent/tools/Registry.ts"
+import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { a2aAgentCard, apiCatalog, apiCatalogMediaType, paths, serverCard } from "./Documents.ts"
 import { agentDescriptor, homeHtml, homeLinks, indexMarkdown, llmsTxt, sitemap } from "./Pages.ts"
 

@@ -1,5 +1,5 @@
-import { allToolDescriptors, type ToolDescriptor } from "../agent/tools/Registry.ts"
-import { toolDefinitions } from "../agent/tools/definitions.ts"
+import { allToolDescriptors, type ToolDescriptor } from "../../platform/tools/ToolRunner.ts"
+import { toolDefinitions } from "../../api/tools/definitions.ts"
 import { openApiDocument } from "../../platform/http/OpenApiDocument.ts"
 import { protocolVersions } from "../mcp/McpServer.ts"
 

@@ -5,7 +5,7 @@ import { AppConfig } from "../../Config.ts"
 import { discoveryHeaders } from "../../platform/http/JsonDocument.ts"
 import { leanGroup } from "../../platform/http/LeanGroup.ts"
 import { addResponseHeaders } from "../../platform/http/RequestContext.ts"
-import { ToolRunner } from "../agent/tools/Registry.ts"
+import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { agentCard } from "./Documents.ts"
 
 export const DiscoveryHandlers = leanGroup(Effect.gen(function*() {

@@ -3,7 +3,7 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { type Context, Effect } from "effect"
 import type { Principal } from "../../api/Security.ts"
-import type { ToolRunner } from "../agent/tools/Registry.ts"
+import type { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 
 /** The MCP protocol versions Herald speaks (CONTRACT "MCP"), newest first. */
 export const protocolVersions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const

@@ -8,7 +8,7 @@ import { Forbidden, MalformedJson, RateLimited, NotFound, SessionNotFound, Valid
 import { statusCodes } from "../../domain/Errors.ts"
 import { defaultsFor } from "../../platform/http/ErrorResponses.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
-import { ToolRunner } from "../agent/tools/Registry.ts"
+import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { type Authenticated, credentialOf, makeGate, refuse } from "./Gate.ts"
 import { makeMcpServer, withinProtocolRange } from "./McpServer.ts"
 import { SseSessionTransport } from "./SseTransport.ts"

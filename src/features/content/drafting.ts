@@ -1,6 +1,6 @@
-import { platformBodyLimits } from "../../../domain/Content.ts"
-import { charLength } from "../../../domain/Text.ts"
-import type { RunContentCreationInput } from "./inputs.ts"
+import { platformBodyLimits } from "../../domain/Content.ts"
+import { charLength } from "../../domain/Text.ts"
+import type { RunContentCreationInput } from "../../api/tools/inputs.ts"
 
 export interface Draft {
   readonly title: string

@@ -1,9 +1,10 @@
 import { Effect, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
-import { CurrentPrincipal } from "../../../api/Security.ts"
-import { toolDefinitions } from "./definitions.ts"
-import { ToolRunner, type ToolRunnerShape } from "./Registry.ts"
-import type { ToolCallContext, ToolDefinition } from "./Tool.ts"
+import { CurrentPrincipal } from "../../api/Security.ts"
+import { toolDefinitions } from "../../api/tools/definitions.ts"
+import type { ToolDefinition } from "../../api/tools/Tool.ts"
+import type { ToolCallContext } from "./Handler.ts"
+import { ToolRunner, type ToolRunnerShape } from "./ToolRunner.ts"
 
 /** What a tool answers the model: the summary and the structured result. */
 export const ChatToolSuccess = Schema.Struct({ summary: Schema.String, data: Schema.Record(Schema.String, Schema.Unknown) })

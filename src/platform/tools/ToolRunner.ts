@@ -1,17 +1,16 @@
 import { Cause, Context, Effect, Layer, Schema, SchemaIssue } from "effect"
-import { roleAllows } from "../../../domain/Identity.ts"
-import { toolDefinitions } from "./definitions.ts"
+import { toolDefinitions } from "../../api/tools/definitions.ts"
+import type { ToolAnnotations, ToolDefinition } from "../../api/tools/Tool.ts"
+import { roleAllows } from "../../domain/Identity.ts"
 import {
   isDomainFailure,
   type RunnableTool,
-  type ToolAnnotations,
   type ToolCallContext,
-  type ToolDefinition,
   ToolFailure,
   type ToolImplementation,
   type ToolOutput,
   toolFailure
-} from "./Tool.ts"
+} from "./Handler.ts"
 
 /** A tool as clients see it: MCP `tools/list` entries, server card and agent card items. */
 export interface ToolDescriptor {
@@ -143,7 +142,7 @@ export const makeRunner = <const Tools extends ReadonlyArray<ToolImplementation<
   })
 
 /** The registry's runner for the app: MCP, chat and discovery read it. */
-export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("herald/features/agent/ToolRunner") {
+export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("herald/platform/ToolRunner") {
   /** The runner over `implementations`; each one's services (`R`) are taken once, here. */
   static readonly make = <const Tools extends ReadonlyArray<ToolImplementation<any>>>(
     implementations: Tools

@@ -1,10 +1,10 @@
 import { Schema } from "effect"
-import { DateTime } from "../../../api/Shared.ts"
-import { PublishRequest } from "../../../api/Social.ts"
-import { ContentType, Platform } from "../../../domain/Content.ts"
-import { PageUrl } from "../../../domain/Scan.ts"
-import { AnalyticsPeriod, SocialPlatform, withinPlatformRules } from "../../../domain/Social.ts"
-import { isMaxChars, storableText } from "../../../domain/Text.ts"
+import { DateTime } from "../Shared.ts"
+import { PublishRequest } from "../Social.ts"
+import { ContentType, Platform } from "../../domain/Content.ts"
+import { PageUrl } from "../../domain/Scan.ts"
+import { AnalyticsPeriod, SocialPlatform, withinPlatformRules } from "../../domain/Social.ts"
+import { isMaxChars, storableText } from "../../domain/Text.ts"
 
 /**
  * Argument schemas of the tools. Where the REST API has the same field its

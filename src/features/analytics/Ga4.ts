@@ -1,7 +1,7 @@
 import { Context, Data, Effect, Layer, Option, Redacted } from "effect"
 import { createPrivateKey, type KeyObject, sign } from "node:crypto"
-import { AppConfig } from "../../../Config.ts"
-import { safeFetch } from "../../../platform/OutboundGuard.ts"
+import { AppConfig } from "../../Config.ts"
+import { safeFetch } from "../../platform/OutboundGuard.ts"
 
 /** The fields of a Google service-account key file that signing needs. */
 export interface ServiceAccount {
@@ -108,7 +108,7 @@ export const readReport = (propertyId: string, raw: RawReport): Ga4Report => {
 export class Ga4 extends Context.Service<Ga4, {
   readonly propertyId: Option.Option<string>
   readonly runReport: (request: Ga4ReportRequest) => Effect.Effect<Ga4Report, Ga4Error>
-}>()("herald/features/agent/Ga4") {
+}>()("herald/features/analytics/Ga4") {
   static readonly layer = Layer.effect(Ga4, Effect.gen(function*() {
     const config = yield* AppConfig
     if (Option.isNone(config.ga4PropertyId) || Option.isNone(config.ga4Credentials)) {

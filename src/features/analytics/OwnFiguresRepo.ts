@@ -14,10 +14,10 @@ export interface OwnFigures {
  * query_ga4 tool when no GA4 property is configured: counts only, read from
  * the content and event tables, always filtered by customer.
  */
-export class ToolsRepo extends Context.Service<ToolsRepo, {
+export class OwnFiguresRepo extends Context.Service<OwnFiguresRepo, {
   readonly ownFigures: (customerId: string, since: Date) => Effect.Effect<OwnFigures>
-}>()("herald/features/agent/ToolsRepo") {
-  static readonly layer = Layer.effect(ToolsRepo, Effect.gen(function*() {
+}>()("herald/features/analytics/OwnFiguresRepo") {
+  static readonly layer = Layer.effect(OwnFiguresRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
     const ownFigures = (customerId: string, since: Date) =>
@@ -48,6 +48,6 @@ export class ToolsRepo extends Context.Service<ToolsRepo, {
         } satisfies OwnFigures
       }).pipe(Effect.orDie)
 
-    return ToolsRepo.of({ ownFigures })
+    return OwnFiguresRepo.of({ ownFigures })
   }))
 }

@@ -1,0 +1,95 @@
+import { Effect } from "effect"
+import { LanguageModel } from "effect/ai"
+import { CurrentPrincipal } from "../../api/Security.ts"
+import { askCmo } from "../../api/tools/definitions.ts"
+import { AppConfig } from "../../Config.ts"
+import { type Brief, brandFrom } from "../../domain/Copywriting.ts"
+import type { BudgetExceeded } from "../../domain/Errors.ts"
+import type { Settings as SettingsShape } from "../../domain/Settings.ts"
+import { toolkitOf } from "../../platform/tools/ChatToolkit.ts"
+import { implement, type ToolCallContext, ToolFailure, type ToolImplementation } from "../../platform/tools/Handler.ts"
+import { makeRunner } from "../../platform/tools/ToolRunner.ts"
+import { Customers } from "../customers/Customers.ts"
+import { Onboarding } from "../onboarding/Onboarding.ts"
+import { Settings } from "../settings/Settings.ts"
+import { type AgentTurn, agentTurn, briefLine, ModelFailed, modelRefusal } from "./Agent.ts"
+
+const settingsFacts = (settings: SettingsShape): Array<string> => {
+  const { autonomy, budget } = settings
+  const overrides = Object.entries({ ...autonomy.categories, ...autonomy.skills }).map(([name, level]) => `${name} ${level}`)
+  const caps = [
+    ...(["daily", "weekly", "monthly"] as const).flatMap((period) => budget[period] === null ? [] : [`${period} ${budget[period]}`]),
+    ...Object.entries(budget.channels).map(([channel, cap]) => `${channel} ${cap} a month`)
+  ]
+  return [
+    `Autonomy: level ${autonomy.globalDefault} by default${overrides.length > 0 ? `; overrides: ${overrides.join(", ")}` : ""} (1 drafts only, 2 asks approval, 3 and up acts more on its own).`,
+    `Budget caps: ${caps.length > 0 ? caps.join(", ") : "none"}.`,
+    `Tracked links: ${settings.tracking.links ? "on" : "off"}.`
+  ]
+}
+
+/**
+ * ask_cmo: one agent turn of the language model, charged to the customer's
+ * model budget, with the brand profile and settings as context and only the
+ * read-only tools among `readOnlyTools` offered (it reads figures, never
+ * changes anything). The wiring names those tools, so the agent depends on
+ * no feature's handlers.
+ */
+export const askCmoTool = <const Readers extends ReadonlyArray<ToolImplementation<any>>>(readOnlyTools: Readers) =>
+  implement(askCmo, Effect.gen(function*() {
+    const model = yield* LanguageModel.LanguageModel
+    const config = yield* AppConfig
+    const customers = yield* Customers
+    const onboarding = yield* Onboarding
+    const settings = yield* Settings
+    const readers = yield* makeRunner(readOnlyTools)
+    const offered = (via: ToolCallContext["via"]) =>
+      toolkitOf(readers, via, (definition) => definition.annotations.readOnlyHint && definition.name !== "ask_cmo")
+    return (input, context) =>
+      Effect.gen(function*() {
+        const customer = yield* customers.get(input.customerId)
+        const profile = (yield* onboarding.profile(input.customerId)) ?? {}
+        const current = yield* settings.get(input.customerId)
+        const facts = settingsFacts(current)
+        const brief: Brief = {
+          ...brandFrom([profile, { brandName: customer.brandName }], customer.email.split("@")[1] ?? "the company"),
+          kind: "report",
+          topic: Array.from(input.question.trim()).slice(0, 200).join(""),
+          facts
+        }
+        const { toolkit, layer } = offered(context.via)
+        const tools = Object.keys(toolkit.tools)
+        const system = [
+          `You are the chief marketing officer of ${brief.brandName}. Answer the question with concrete, prioritised advice in plain language.`,
+          tools.length > 0
+            ? `You may call these read-only tools for figures: ${tools.join(", ")} (pass customerId ${input.customerId}). You cannot create, publish or change anything.`
+            : "You cannot create, publish or change anything.",
+          Object.keys(profile).length > 0
+            ? `Brand profile (JSON): ${JSON.stringify(profile)}`
+            : "No brand profile has been confirmed yet (onboarding and analyze_brand_url provide one).",
+          `Settings: ${facts.join(" ")}`,
+          briefLine(brief)
+        ].join("\n")
+        const withHandler = yield* Effect.provide(toolkit, layer)
+        // The toolkit's general types leave its handlers' requirement open: it is CurrentPrincipal alone, provided here.
+        const turn: AgentTurn = yield* (agentTurn({
+          customerId: input.customerId,
+          prompt: [{ role: "system", content: system }, { role: "user", content: input.question }],
+          toolkit: withHandler,
+          maxRounds: config.llmMaxToolRounds
+        }).pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model),
+          Effect.provideService(CurrentPrincipal, context.principal),
+          Effect.mapError((error) => {
+            const refusal = modelRefusal(error)
+            return refusal instanceof ModelFailed
+              ? new ToolFailure({ code: "E_MODEL_FAILED", message: `The language model failed: ${refusal.message}` })
+              : refusal
+          })
+        ) as unknown as Effect.Effect<AgentTurn, BudgetExceeded | ToolFailure>)
+        return {
+          summary: turn.text,
+          data: { answer: turn.text, rounds: turn.rounds, toolCalls: turn.toolCalls }
+        }
+      })
+  }))

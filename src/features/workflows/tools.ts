@@ -1,0 +1,73 @@
+import { Effect } from "effect"
+import { generateLeadMagnet, runResearch } from "../../api/tools/definitions.ts"
+import type { WorkflowRunDetail } from "../../domain/Workflows.ts"
+import { implement, type ToolOutput } from "../../platform/tools/Handler.ts"
+import { Workflows } from "./Workflows.ts"
+
+/** How long a tool call waits for the run it started to end before answering with its run id alone. */
+export const runWaitMillis = 5_000
+const runPollMillis = 200
+
+/**
+ * Reads the run until it has ended (succeeded, failed) or stopped to wait for
+ * people (suspended: its pieces await approval), or `runWaitMillis` passed;
+ * answers the run as it was last read.
+ */
+const awaitRun = (workflows: Workflows["Service"], customerId: string, runId: string) =>
+  Effect.gen(function*() {
+    const deadline = Date.now() + runWaitMillis
+    for (;;) {
+      const run = yield* workflows.getRun(customerId, runId)
+      if (run.status === "succeeded" || run.status === "failed" || run.status === "suspended" || Date.now() >= deadline) return run
+      yield* Effect.sleep(runPollMillis)
+    }
+  })
+
+/** The answer of a workflow tool: the run id always; its steps and output as far as they got. */
+const runOutput = (customerId: string, run: WorkflowRunDetail): ToolOutput => {
+  const follow = `Follow it with GET /api/runs/${customerId}/${run.runId}.`
+  const summary = run.status === "succeeded"
+    ? `The ${run.workflow} run ${run.runId} finished: succeeded.`
+    : run.status === "failed"
+    ? `The ${run.workflow} run ${run.runId} failed: ${run.error ?? "no reason recorded"}.`
+    : run.status === "suspended"
+    ? `The ${run.workflow} run ${run.runId} started and is suspended: ${run.error ?? "its pieces await approval in the content queue"}. ${follow}`
+    : `The ${run.workflow} run ${run.runId} started and is ${run.status}. ${follow}`
+  return {
+    summary,
+    data: { ...run, finished: run.status === "succeeded" || run.status === "failed" }
+  }
+}
+
+/**
+ * run_research: starts the competitor-research workflow with the topic (and
+ * competitors, when given, over the workflow's configured ones) and waits a
+ * few seconds for it to end.
+ */
+export const runResearchTool = implement(runResearch, Effect.gen(function*() {
+  const workflows = yield* Workflows
+  return (input) =>
+    Effect.gen(function*() {
+      const started = yield* workflows.start(input.customerId, "competitor-research", {
+        topic: input.topic,
+        topics: [input.topic],
+        ...(input.competitors === undefined ? {} : { competitors: [...input.competitors] })
+      }, "agent")
+      return runOutput(input.customerId, yield* awaitRun(workflows, input.customerId, started.runId))
+    })
+}))
+
+/** generate_lead_magnet: starts the lead-magnet workflow on the topic, format and audience, and waits a few seconds for it to end. */
+export const generateLeadMagnetTool = implement(generateLeadMagnet, Effect.gen(function*() {
+  const workflows = yield* Workflows
+  return (input) =>
+    Effect.gen(function*() {
+      const started = yield* workflows.start(input.customerId, "lead-magnet", {
+        topic: input.topic,
+        topics: [input.topic],
+        format: input.format ?? "checklist",
+        ...(input.audience === undefined ? {} : { audience: input.audience })
+      }, "agent")
+      return runOutput(input.customerId, yield* awaitRun(workflows, input.customerId, started.runId))
+    })
+}))
