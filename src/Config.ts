@@ -371,7 +371,7 @@ export const appConfig = Effect.gen(function*() {
   } satisfies AppConfigShape
 })
 
-export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("herald/Config") {
+export class AppConfig extends Context.Service<AppConfig, AppConfigShape>()("herald/AppConfig") {
   static readonly layer = Layer.effect(AppConfig, appConfig)
   static readonly layerWith = (overrides: Partial<AppConfigShape>) =>
     Layer.effect(AppConfig, Effect.map(appConfig, (config) => ({ ...config, ...overrides })))

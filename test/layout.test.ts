@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { fileURLToPath } from "node:url"
 import { type Edge, featureCycle, importEdges, violation } from "./support/importGraph.ts"
+import { expectedKey, serviceKeys } from "./support/serviceKeys.ts"
 
 const src = fileURLToPath(new URL("../src", import.meta.url))
 
@@ -50,5 +51,18 @@ describe("layout", () => {
     assert.deepStrictEqual(featureCycle([edge("agent", "workflows"), edge("workflows", "agent")]), ["feature:agent", "feature:workflows", "feature:agent"])
     assert.deepStrictEqual(featureCycle([edge("a", "b"), edge("b", "c"), edge("c", "a")])?.length, 4)
     assert.isUndefined(featureCycle([edge("a", "b"), edge("b", "c"), edge("a", "c")]))
+  })
+
+  it("every service key follows one scheme: herald/<folder under src>/<declared name>", () => {
+    const keys = serviceKeys(src)
+    assert.isAbove(keys.length, 40, "the keys were read")
+    assert.deepStrictEqual(keys.filter((k) => k.key !== expectedKey(k)).map((k) => `${k.file} ${k.name}: ${k.key}`), [])
+    assert.strictEqual(new Set(keys.map((k) => k.key)).size, keys.length, "keys are unique")
+  })
+
+  it("the key scheme names the folder and the declared name", () => {
+    assert.strictEqual(expectedKey({ file: "features/content/Repo.ts", name: "ContentRepo" }), "herald/features/content/ContentRepo")
+    assert.strictEqual(expectedKey({ file: "Config.ts", name: "AppConfig" }), "herald/AppConfig")
+    assert.notStrictEqual(expectedKey({ file: "platform/Cursor.ts", name: "Cursors" }), "herald/server/Cursors")
   })
 })

@@ -18,7 +18,7 @@ export class Cursors extends Context.Service<Cursors, {
     schema: Schema.Codec<A>,
     cursor: string
   ) => Effect.Effect<A, InvalidCursor>
-}>()("herald/server/Cursors") {
+}>()("herald/platform/Cursors") {
   static readonly layer = Layer.effect(Cursors, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'cursor'`.pipe(Effect.orDie)

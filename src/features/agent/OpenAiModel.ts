@@ -12,7 +12,7 @@ import { Budget } from "../settings/Budget.ts"
  * `Effect.provideService(ModelBilling, { customerId })`; without it nothing is
  * charged (the house model is free anyway).
  */
-export const ModelBilling = Context.Reference<{ readonly customerId: string | undefined }>("herald/agent/ModelBilling", {
+export const ModelBilling = Context.Reference<{ readonly customerId: string | undefined }>("herald/features/agent/ModelBilling", {
   defaultValue: () => ({ customerId: undefined })
 })
 

@@ -27,7 +27,7 @@ interface Row {
  */
 export class Analytics extends Context.Service<Analytics, {
   readonly report: (customerId: string, period: AnalyticsPeriod) => Effect.Effect<AnalyticsReport>
-}>()("herald/features/Analytics") {
+}>()("herald/features/analytics/Analytics") {
   static readonly layer = Layer.effect(Analytics, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const platforms = analyticsChannels.filter((c) => c !== "web" && c !== "email")

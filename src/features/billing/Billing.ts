@@ -74,7 +74,7 @@ export class Billing extends Context.Service<Billing, {
   readonly expireTrials: Effect.Effect<number>
   /** Runs `expireTrials` when the daily run is due and this process claims it; returns how many or undefined when not due. */
   readonly runDueTrialExpiry: Effect.Effect<number | undefined>
-}>()("herald/features/Billing") {
+}>()("herald/features/billing/Billing") {
   static readonly layer = Layer.effect(Billing, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const customers = yield* Customers

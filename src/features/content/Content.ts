@@ -108,7 +108,7 @@ export class Content extends Context.Service<Content, {
     contentId: string,
     scheduledAt: Date | null
   ) => Effect.Effect<ContentPiece, MoveError>
-}>()("herald/features/Content") {
+}>()("herald/features/content/Content") {
   static readonly layer = Layer.effect(Content, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* ContentRepo

@@ -109,7 +109,7 @@ export class ContentRepo extends Context.Service<ContentRepo, {
     items: ReadonlyArray<PublishedItem>,
     from: ReadonlyArray<ContentStatus>
   ) => Effect.Effect<ReadonlyArray<ContentPiece>>
-}>()("herald/features/ContentRepo") {
+}>()("herald/features/content/ContentRepo") {
   static readonly layer = Layer.effect(ContentRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     // metadata is json, not jsonb, so its keys keep the order they were given; it goes out as text: the

@@ -69,7 +69,7 @@ export class Customers extends Context.Service<Customers, {
     decide: (current: CustomerStatus) => CustomerStatus | undefined,
     data?: Record<string, unknown>
   ) => Effect.Effect<{ readonly from: CustomerStatus; readonly to: CustomerStatus } | undefined, NotFound>
-}>()("herald/features/Customers") {
+}>()("herald/features/customers/Customers") {
   static readonly layer = Layer.effect(Customers, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* Events

@@ -41,7 +41,7 @@ export interface DashboardSection {
 export class DashboardSections extends Context.Service<DashboardSections, {
   readonly add: (section: DashboardSection) => void
   readonly all: () => ReadonlyArray<DashboardSection>
-}>()("herald/features/DashboardSections") {
+}>()("herald/features/dashboard/DashboardSections") {
   static readonly layer = Layer.sync(DashboardSections, () => {
     const sections = new Map<string, DashboardSection>()
     return DashboardSections.of({
@@ -78,7 +78,7 @@ export const statusBadge = (status: string): Html => html`<span class="badge ${s
 /** Renders the whole dashboard page from the registered sections. */
 export class Dashboard extends Context.Service<Dashboard, {
   readonly page: (principal: Principal, csrf: string | undefined, notice?: Html) => Effect.Effect<Html>
-}>()("herald/features/Dashboard") {
+}>()("herald/features/dashboard/Dashboard") {
   static readonly layer = Layer.effect(Dashboard, Effect.gen(function*() {
     const customers = yield* Customers
     const registry = yield* DashboardSections

@@ -42,7 +42,7 @@ export class DashboardAuth extends Context.Service<DashboardAuth, {
   /** The Set-Cookie value that removes the cookie. */
   readonly clearCookie: string
   readonly checkCsrf: (signedIn: SignedIn, token: string | undefined) => boolean
-}>()("herald/features/DashboardAuth") {
+}>()("herald/features/dashboard/DashboardAuth") {
   static readonly layer = Layer.effect(DashboardAuth, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const keys = yield* Keys

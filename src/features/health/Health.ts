@@ -51,7 +51,7 @@ export class Health extends Context.Service<Health, {
   readonly components: Effect.Effect<ReadonlyArray<ComponentDetail>>
   readonly probe: Effect.Effect<void>
   readonly publicStatus: Effect.Effect<PublicStatus>
-}>()("herald/features/Health") {
+}>()("herald/features/health/Health") {
   static readonly layer = Layer.effect(Health, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const limits = yield* RateLimitStore

@@ -37,7 +37,7 @@ export class Onboarding extends Context.Service<Onboarding, {
   readonly extract: (url: string) => Effect.Effect<BrandProfile, FetchFailed>
   readonly confirm: (customerId: string, profile: Record<string, unknown>) => Effect.Effect<Confirmed>
   readonly profile: (customerId: string) => Effect.Effect<Record<string, unknown> | undefined>
-}>()("herald/features/Onboarding") {
+}>()("herald/features/onboarding/Onboarding") {
   static readonly layer = Layer.effect(Onboarding, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* Events

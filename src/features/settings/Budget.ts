@@ -21,7 +21,7 @@ export class Budget extends Context.Service<Budget, {
   readonly charge: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
   /** Whether a spend would fit now, recording and locking nothing (a check before a call that is charged after). */
   readonly check: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
-}>()("herald/features/Budget") {
+}>()("herald/features/settings/Budget") {
   static readonly layer = Layer.effect(Budget, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const settings = yield* Settings

@@ -39,7 +39,7 @@ export class Settings extends Context.Service<Settings, {
   readonly updateAutonomy: (customerId: string, update: AutonomyUpdate) => Effect.Effect<SettingsShape>
   readonly updateBudget: (customerId: string, update: BudgetUpdate) => Effect.Effect<SettingsShape>
   readonly updateTracking: (customerId: string, update: TrackingUpdate) => Effect.Effect<SettingsShape>
-}>()("herald/features/Settings") {
+}>()("herald/features/settings/Settings") {
   static readonly layer = Layer.effect(Settings, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* Events

@@ -60,7 +60,7 @@ export class Links extends Context.Service<Links, {
   /** Writes the buffered clicks now (analytics reads them after at most `CLICK_FLUSH_MS`). */
   readonly flushClicks: Effect.Effect<void>
   readonly trackRevenue: (customerId: string, input: RevenueInput) => Effect.Effect<RevenueRecord, NotFound>
-}>()("herald/features/Links") {
+}>()("herald/features/social/Links") {
   static readonly layer = Layer.effect(Links, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig

@@ -92,7 +92,7 @@ export class Social extends Context.Service<Social, {
   readonly attempts: (customerId: string, contentId: string) => Effect.Effect<ReadonlyArray<PublishAttempt>, NotFound>
   readonly retry: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | PlatformNotConnected>
   readonly cancel: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound | InvalidTransition>
-}>()("herald/features/Social") {
+}>()("herald/features/social/Social") {
   static readonly layer = Layer.effect(Social, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig

@@ -27,7 +27,7 @@ export class Team extends Context.Service<Team, {
   /** Live members, oldest first; at most `limit` of them when given (the dashboard shows a bounded list). */
   readonly list: (customerId: string, limit?: number) => Effect.Effect<ReadonlyArray<TeamMember>>
   readonly remove: (customerId: string, memberId: string) => Effect.Effect<void, NotFound>
-}>()("herald/features/Team") {
+}>()("herald/features/team/Team") {
   static readonly layer = Layer.effect(Team, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const customers = yield* Customers

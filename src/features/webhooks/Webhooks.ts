@@ -105,7 +105,7 @@ export class Webhooks extends Context.Service<Webhooks, {
    */
   readonly overview: (customerId: string, hooks: number, perHook: number) =>
     Effect.Effect<ReadonlyArray<{ readonly hook: Webhook; readonly deliveries: ReadonlyArray<DeliveryAttempt> }>>
-}>()("herald/features/Webhooks") {
+}>()("herald/features/webhooks/Webhooks") {
   static readonly layer = Layer.effect(Webhooks, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* Events

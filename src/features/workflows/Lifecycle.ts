@@ -23,7 +23,7 @@ export class RunLifecycle extends Context.Service<RunLifecycle, {
   /** Ends a run that has not ended as failed; false when it had already ended. */
   readonly fail: (runId: string, error: string) => Effect.Effect<boolean>
   readonly isEnded: (runId: string) => Effect.Effect<boolean>
-}>()("herald/features/workflows/Lifecycle") {
+}>()("herald/features/workflows/RunLifecycle") {
   static readonly layer = Layer.effect(RunLifecycle, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* Events

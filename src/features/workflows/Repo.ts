@@ -105,7 +105,7 @@ export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<RunRow>>
   readonly steps: (runId: string) => Effect.Effect<ReadonlyArray<RunStep>>
-}>()("herald/features/workflows/Repo") {
+}>()("herald/features/workflows/WorkflowsRepo") {
   static readonly layer = Layer.effect(WorkflowsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const wcols = sql.literal(workflowColumns)

@@ -80,7 +80,7 @@ const topicsFor = (options: Record<string, unknown>, brand: string) => {
  */
 export class WorkflowSteps extends Context.Service<WorkflowSteps, {
   readonly plan: (workflowId: CatalogId) => ReadonlyArray<StepDefinition>
-}>()("herald/features/workflows/Steps") {
+}>()("herald/features/workflows/WorkflowSteps") {
   static readonly layer = Layer.effect(WorkflowSteps, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const content = yield* Content

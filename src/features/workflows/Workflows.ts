@@ -75,7 +75,7 @@ export class Workflows extends Context.Service<Workflows, {
   readonly dispatch: (row: RunRow) => Effect.Effect<void>
   /** Deletes the engine's stored messages of runs ended longer ago than WORKFLOW_RETENTION_HOURS; answers the runs swept. */
   readonly sweep: Effect.Effect<number>
-}>()("herald/features/Workflows") {
+}>()("herald/features/workflows/Workflows") {
   static readonly layer = Layer.effect(Workflows, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* WorkflowsRepo

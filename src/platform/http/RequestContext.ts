@@ -12,7 +12,7 @@ export interface RequestState {
   readonly responseHeaders: Record<string, string>
 }
 
-export class CurrentRequest extends Context.Service<CurrentRequest, RequestState>()("herald/platform/CurrentRequest") {}
+export class CurrentRequest extends Context.Service<CurrentRequest, RequestState>()("herald/platform/http/CurrentRequest") {}
 
 const validRequestId = /^[A-Za-z0-9._-]{8,128}$/
 

@@ -277,7 +277,7 @@ export type FastLane = (request: IncomingMessage, response: ServerResponse) => b
 /** Where features register their fast lanes while the server's routes are built. */
 export class FastLanes extends Context.Service<FastLanes, {
   readonly add: (lane: FastLane) => Effect.Effect<void>
-}>()("herald/platform/FastLanes") {}
+}>()("herald/platform/http/FastLanes") {}
 
 const makeNodeServer = (lanes: ReadonlyArray<FastLane>) => {
   const server = createServer({ ServerResponse: UncheckedResponse }).on("clientError", answerClientError)

@@ -142,7 +142,7 @@ export const makeRunner = <const Tools extends ReadonlyArray<ToolImplementation<
   })
 
 /** The registry's runner for the app: MCP, chat and discovery read it. */
-export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("herald/platform/ToolRunner") {
+export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("herald/platform/tools/ToolRunner") {
   /** The runner over `implementations`; each one's services (`R`) are taken once, here. */
   static readonly make = <const Tools extends ReadonlyArray<ToolImplementation<any>>>(
     implementations: Tools

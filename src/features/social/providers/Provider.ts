@@ -83,7 +83,7 @@ export class SocialProvider extends Context.Service<SocialProvider, {
     providerPostId: string,
     platform: SocialPlatform
   ) => Effect.Effect<Option.Option<PostMetrics>, ProviderError>
-}>()("herald/features/SocialProvider") {}
+}>()("herald/features/social/providers/SocialProvider") {}
 
 /** `publishMany` for a provider without a bulk call: the posts one by one, `concurrency` at a time. */
 export const publishEach = (
