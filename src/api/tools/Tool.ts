@@ -30,3 +30,11 @@ export interface ToolDefinition<I extends { readonly customerId: string } = { re
   /** A word or two for discovery documents (A2A skill tags, llms.txt grouping). */
   readonly tags: ReadonlyArray<string>
 }
+
+/**
+ * A definition of some tool, whatever its input: what lists of tools hold.
+ * Each tool's input type differs and a schema is invariant in the type it
+ * decodes to, so a list can only say "some input" (`any` here and nowhere
+ * else); each tool's own schema decodes its arguments.
+ */
+export type AnyToolDefinition = ToolDefinition<any>

@@ -1,4 +1,4 @@
-import type { ToolAnnotations, ToolDefinition } from "./Tool.ts"
+import type { AnyToolDefinition, ToolAnnotations, ToolDefinition } from "./Tool.ts"
 import {
   AnalyzeBrandUrlInput,
   AskCmoInput,
@@ -156,7 +156,7 @@ export const analyzeBrandUrl: ToolDefinition<typeof AnalyzeBrandUrlInput.Type> =
 }
 
 /** Every tool Herald offers, in the spec's order: what discovery documents list. */
-export const toolDefinitions: ReadonlyArray<ToolDefinition<any>> = [
+export const toolDefinitions: ReadonlyArray<AnyToolDefinition> = [
   runResearch,
   runContentCreation,
   askCmo,

@@ -7,7 +7,7 @@ import { type Brief, brandFrom } from "../../domain/Copywriting.ts"
 import type { BudgetExceeded } from "../../domain/Errors.ts"
 import type { Settings as SettingsShape } from "../../domain/Settings.ts"
 import { toolkitOf } from "../../platform/tools/ChatToolkit.ts"
-import { implement, type ToolCallContext, ToolFailure, type ToolImplementation } from "../../platform/tools/Handler.ts"
+import { type AnyToolImplementation, implement, type ToolCallContext, ToolFailure } from "../../platform/tools/Handler.ts"
 import { makeRunner } from "../../platform/tools/ToolRunner.ts"
 import { Customers } from "../customers/Customers.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
@@ -35,7 +35,7 @@ const settingsFacts = (settings: SettingsShape): Array<string> => {
  * changes anything). The wiring names those tools, so the agent depends on
  * no feature's handlers.
  */
-export const askCmoTool = <const Readers extends ReadonlyArray<ToolImplementation<any>>>(readOnlyTools: Readers) =>
+export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementation>>(readOnlyTools: Readers) =>
   implement(askCmo, Effect.gen(function*() {
     const model = yield* LanguageModel.LanguageModel
     const config = yield* AppConfig

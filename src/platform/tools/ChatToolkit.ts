@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { CurrentPrincipal } from "../../api/Security.ts"
 import { toolDefinitions } from "../../api/tools/definitions.ts"
-import type { ToolDefinition } from "../../api/tools/Tool.ts"
+import type { AnyToolDefinition } from "../../api/tools/Tool.ts"
 import type { ToolCallContext } from "./Handler.ts"
 import { ToolRunner, type ToolRunnerShape } from "./ToolRunner.ts"
 
@@ -12,7 +12,7 @@ export const ChatToolSuccess = Schema.Struct({ summary: Schema.String, data: Sch
 export const ChatToolFailure = Schema.Struct({ code: Schema.String, message: Schema.String })
 
 /** One registry definition as an effect/ai tool: same name, description and parameter schema; needs the caller's principal. */
-const aiTool = (definition: ToolDefinition<any>) =>
+const aiTool = (definition: AnyToolDefinition) =>
   Tool.make(definition.name, {
     description: definition.description,
     parameters: definition.input,
@@ -31,7 +31,7 @@ const aiTool = (definition: ToolDefinition<any>) =>
 export const toolkitOf = (
   runner: ToolRunnerShape,
   via: ToolCallContext["via"],
-  offer: (definition: ToolDefinition<any>) => boolean = () => true
+  offer: (definition: AnyToolDefinition) => boolean = () => true
 ) => {
   const runnable = new Set(runner.tools.map((tool) => tool.name))
   const definitions = toolDefinitions.filter((definition) => runnable.has(definition.name) && offer(definition))

@@ -1,6 +1,6 @@
 import { Data, type Effect } from "effect"
 import type { Principal } from "../../api/Security.ts"
-import type { ToolDefinition } from "../../api/tools/Tool.ts"
+import type { AnyToolDefinition, ToolDefinition } from "../../api/tools/Tool.ts"
 
 /** Who is calling: the key's principal (the tool checks `customerId` against it) and a request id for logs. */
 export interface ToolCallContext {
@@ -57,8 +57,9 @@ export const isDomainFailure = (value: unknown): value is DomainFailure =>
 
 /** A tool's runnable form: its definition and a handler whose services are already provided. */
 export interface RunnableTool {
-  readonly definition: ToolDefinition<any>
-  readonly run: (input: any, context: ToolCallContext) => Effect.Effect<ToolOutput, HandlerFailure>
+  readonly definition: AnyToolDefinition
+  /** Called with the arguments its definition's schema decoded (the runner decodes before it calls). */
+  readonly run: (input: never, context: ToolCallContext) => Effect.Effect<ToolOutput, HandlerFailure>
 }
 
 /**
@@ -67,7 +68,7 @@ export interface RunnableTool {
  * per-call function. Providing `R` is all it takes to add a tool.
  */
 export interface ToolImplementation<R> {
-  readonly definition: ToolDefinition<any>
+  readonly definition: AnyToolDefinition
   readonly make: Effect.Effect<RunnableTool["run"], never, R>
 }
 
@@ -75,3 +76,6 @@ export const implement = <I extends { readonly customerId: string }, R>(
   definition: ToolDefinition<I>,
   make: Effect.Effect<(input: I, context: ToolCallContext) => Effect.Effect<ToolOutput, HandlerFailure>, never, R>
 ): ToolImplementation<R> => ({ definition, make })
+
+/** Some tool's implementation, whatever its input and services: what lists of tools hold. */
+export type AnyToolImplementation = ToolImplementation<any>

@@ -1,12 +1,13 @@
 import { Cause, Context, Effect, Layer, Schema, SchemaIssue } from "effect"
 import { toolDefinitions } from "../../api/tools/definitions.ts"
-import type { ToolAnnotations, ToolDefinition } from "../../api/tools/Tool.ts"
+import type { AnyToolDefinition, ToolAnnotations } from "../../api/tools/Tool.ts"
 import { roleAllows } from "../../domain/Identity.ts"
 import {
   isDomainFailure,
   type RunnableTool,
   type ToolCallContext,
   ToolFailure,
+  type AnyToolImplementation,
   type ToolImplementation,
   type ToolOutput,
   toolFailure
@@ -25,7 +26,7 @@ export interface ToolDescriptor {
  * JSON Schema (2020-12) of a tool's arguments, generated from the schema that
  * decodes them, closed to properties it does not name (as decoding is).
  */
-export const inputJsonSchema = (definition: ToolDefinition<any>): Record<string, unknown> => {
+export const inputJsonSchema = (definition: AnyToolDefinition): Record<string, unknown> => {
   const document = Schema.toJsonSchemaDocument(definition.input, { onExcessProperty: "error" })
   const definitions = document.definitions as Record<string, unknown>
   return {
@@ -34,7 +35,7 @@ export const inputJsonSchema = (definition: ToolDefinition<any>): Record<string,
   }
 }
 
-export const describeTool = (definition: ToolDefinition<any>): ToolDescriptor => ({
+export const describeTool = (definition: AnyToolDefinition): ToolDescriptor => ({
   name: definition.name,
   title: definition.title,
   description: definition.description,
@@ -81,7 +82,7 @@ export interface ToolRunnerShape {
  * domain error keeps its code and text, a defect is logged and answered
  * E_INTERNAL; never a protocol error and never another customer's data.
  */
-export const makeRunner = <const Tools extends ReadonlyArray<ToolImplementation<any>>>(
+export const makeRunner = <const Tools extends ReadonlyArray<AnyToolImplementation>>(
   implementations: Tools
 ): Effect.Effect<ToolRunnerShape, never, RequirementsOf<Tools[number]>> =>
   Effect.gen(function*() {
@@ -121,7 +122,8 @@ export const makeRunner = <const Tools extends ReadonlyArray<ToolImplementation<
         if (!roleAllows(context.principal.role, entry.definition.role)) {
           return yield* new ToolFailure({ code: "E_FORBIDDEN", message: `The tool ${name} needs the ${entry.definition.role} role` })
         }
-        return yield* entry.run({ ...input, customerId }, context)
+        // The entry's own schema decoded `input`, so it is the type its handler takes.
+        return yield* entry.run({ ...input, customerId } as never, context)
       }).pipe(
         // A domain error is the tool error with its code; a defect is logged with the request id and answered without detail.
         Effect.catchCause((cause) => {
@@ -144,7 +146,7 @@ export const makeRunner = <const Tools extends ReadonlyArray<ToolImplementation<
 /** The registry's runner for the app: MCP, chat and discovery read it. */
 export class ToolRunner extends Context.Service<ToolRunner, ToolRunnerShape>()("herald/platform/tools/ToolRunner") {
   /** The runner over `implementations`; each one's services (`R`) are taken once, here. */
-  static readonly make = <const Tools extends ReadonlyArray<ToolImplementation<any>>>(
+  static readonly make = <const Tools extends ReadonlyArray<AnyToolImplementation>>(
     implementations: Tools
   ): Layer.Layer<ToolRunner, never, RequirementsOf<Tools[number]>> =>
     Layer.effect(ToolRunner, Effect.map(makeRunner(implementations), ToolRunner.of))
