@@ -7,18 +7,9 @@ import { CurrentActor, Events } from "../src/platform/Events.ts"
 import { Settings } from "../src/features/settings/Settings.ts"
 import { call, testApp } from "./support/harness.ts"
 import { testServices } from "./support/services.ts"
+import { type Tenant, tenant } from "./support/processes.ts"
 
-interface Tenant {
-  readonly id: string
-  readonly h: Record<string, string>
-}
-
-const provision = (email: string) =>
-  Effect.gen(function*() {
-    const res = yield* call("POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email } })
-    assert.strictEqual(res.status, 200)
-    return { id: res.json.customerId as string, h: { authorization: `Bearer ${res.json.apiKey}` } } satisfies Tenant
-  })
+const provision = (email: string) => tenant({ email })
 
 const member = (tenant: Tenant, role: string) =>
   Effect.gen(function*() {

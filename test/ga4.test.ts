@@ -2,9 +2,9 @@ import { afterAll, assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect, Option, Redacted } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { TestServer, testApp } from "./support/harness.ts"
 import { startGa4Stub } from "./support/ga4-server.ts"
-import { adminSecret, uniqueEmail } from "./support/processes.ts"
+import { tenant, uniqueEmail } from "./support/processes.ts"
 
 const stub = await startGa4Stub()
 afterAll(() => stub.close())
@@ -20,10 +20,7 @@ const client = (url: string, key: string) =>
   )
 
 // Suspended: each test provisions its own customer (an address already taken is a 409).
-const provision = Effect.map(
-  Effect.suspend(() => call("POST", "/api/admin/provision", { headers: { "x-admin-secret": adminSecret }, body: { email: uniqueEmail("ga4") } })),
-  (res) => ({ id: res.json.customerId as string, key: res.json.apiKey as string })
-)
+const provision = Effect.suspend(() => tenant({ email: uniqueEmail("ga4") }))
 
 const textOf = (result: any): string => result.content.map((c: any) => c.text).join("\n")
 

@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import { call, type Reply, TestServer, testApp } from "./support/harness.ts"
+import { provision as supportProvision } from "./support/processes.ts"
 
 let client = 0
 /**
@@ -75,11 +76,7 @@ const assertNoStack = (text: string) => {
   assert.notMatch(text, /\n\s+at |node_modules|\.ts:\d+|stack/i, "a stack trace leaked into a body")
 }
 
-const provision = (email: string) =>
-  Effect.map(call("POST", "/api/admin/provision", { headers: admin(), body: { email, status: "active" } }), (res) => {
-    assert.strictEqual(res.status, 200, res.text)
-    return res.json as { customerId: string; apiKey: string }
-  })
+const provision = (email: string) => supportProvision({ email, status: "active" })
 
 layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })("HTTP core", (it) => {
   it.effect("every response carries a request id, the error ones in the body too", () =>

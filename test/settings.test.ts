@@ -6,6 +6,7 @@ import { Customers } from "../src/features/customers/Customers.ts"
 import { Settings } from "../src/features/settings/Settings.ts"
 import { call, testApp } from "./support/harness.ts"
 import { testServices } from "./support/services.ts"
+import { tenant } from "./support/processes.ts"
 
 const defaults = {
   autonomy: { globalDefault: 2, categories: {}, skills: {} },
@@ -14,11 +15,7 @@ const defaults = {
 }
 
 layer(testApp(), { timeout: 60_000 })("settings over HTTP", (it) => {
-  const provision = (email: string) =>
-    Effect.gen(function*() {
-      const res = yield* call("POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email } })
-      return { id: res.json.customerId as string, h: { authorization: `Bearer ${res.json.apiKey}` } }
-    })
+  const provision = (email: string) => tenant({ email })
 
   it.effect("defaults, merges and null removal, with events", () =>
     Effect.gen(function*() {

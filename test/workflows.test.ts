@@ -4,6 +4,7 @@ import { SqlClient } from "effect/sql"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { type Served, serveSite, sites } from "./support/scan-sites.ts"
+import { type Tenant, tenant } from "./support/processes.ts"
 
 const served: Array<Served> = []
 afterAll(() => Promise.all(served.map((s) => s.close())))
@@ -33,17 +34,7 @@ const connect = (t: Tenant, platform: string) =>
 
 const pieceOf = (t: Tenant, id: string) => Effect.map(call("GET", `/api/content/${t.id}/${id}`, { headers: t.h }), (r) => r.json)
 
-interface Tenant {
-  readonly id: string
-  readonly h: Record<string, string>
-}
-
-const provision = (email: string, brandName = "Acme Bakery") =>
-  Effect.gen(function*() {
-    const res = yield* call("POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email, brandName } })
-    assert.strictEqual(res.status, 200)
-    return { id: res.json.customerId as string, h: { authorization: `Bearer ${res.json.apiKey}` } } satisfies Tenant
-  })
+const provision = (email: string, brandName = "Acme Bakery") => tenant({ email, brandName })
 
 /**
  * Polls the run until `done` says so (the engine polls its storage every 1 s at most). The status is

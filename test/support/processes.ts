@@ -231,6 +231,17 @@ export const provision = (input: ProvisionInput = {}) =>
         : Effect.die(new Error(`provision failed: ${res.status} ${res.text}`))
   )
 
+/** A provisioned customer as most tests use it: its id, its owner key and that key's Authorization header. */
+export interface Tenant {
+  readonly id: string
+  readonly key: string
+  readonly h: Record<string, string>
+}
+
+/** `provision` answered as a Tenant. */
+export const tenant = (input: ProvisionInput = {}) =>
+  Effect.map(provision(input), (p): Tenant => ({ id: p.customerId, key: p.apiKey, h: bearer(p.apiKey) }))
+
 export interface Member {
   readonly memberId: string
   readonly email: string
