@@ -85,7 +85,7 @@ export const Services = Writer.layer.pipe(
 
 /**
  * The dashboard and its sections. A capability adds its own section with
- * `DashboardSections.register(...)` next to CoreSections (see README, "Dashboard sections").
+ * `DashboardSections.register(...)` next to CoreSections (see docs/design/dashboard.md, "Sections").
  */
 export const DashboardLive = Layer.mergeAll(Dashboard.layer, DashboardAuth.layer).pipe(
   Layer.provideMerge(Layer.mergeAll(

@@ -4,7 +4,8 @@ import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Schem
 
 /**
  * Every setting of the service, read once at start-up. The README's
- * configuration table mirrors this file.
+ * configuration table mirrors this file (test/readme-config.test.ts holds
+ * them together: a new variable needs a row there).
  */
 export interface AppConfigShape {
   readonly port: number
@@ -126,7 +127,7 @@ export interface AppConfigShape {
 }
 
 const defaultChromium = "/usr/bin/chromium"
-/** The spec's limits table, each a setting (requests per 60 s window). */
+/** The six rate limits (docs/api-rules.md, "Rate limits"), each a setting (requests per 60 s window). */
 export interface RateLimitSettings {
   readonly rest: number
   readonly mcp: number

@@ -18,7 +18,7 @@ const signal: fc.Arbitrary<BillingSignal> = fc.oneof(
   fc.constant({ _tag: "TrialEndedUnpaid" as const })
 )
 
-/** CONTRACT "Customers": the moves payment events may make. */
+/** The customer status moves payment events may make (docs/api-rules.md, "Customers and billing"). */
 const allowed: Record<CustomerStatus, ReadonlyArray<CustomerStatus>> = {
   onboarding: ["active", "suspended", "cancelled"],
   active: ["suspended", "cancelled"],

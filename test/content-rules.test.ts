@@ -18,7 +18,7 @@ const statuses: ReadonlyArray<ContentStatus> = ["draft", "pending_approval", "ap
 const actions: ReadonlyArray<ContentAction> = ["approve", "reject", "edit", "publish", "submit"]
 const types = ["blog", "social", "email", "ad", "outreach"] as const
 
-// The CONTRACT.md table written out independently of the implementation's table.
+// The table of moves (docs/api-rules.md) written out independently of the implementation's table.
 const contract = new Set([
   "draft>approved", "pending_approval>approved", "draft>rejected", "pending_approval>rejected",
   "rejected>draft", "approved>published", "draft>draft", "pending_approval>pending_approval",

@@ -7,7 +7,7 @@ import { TeamMember } from "../src/domain/Identity.ts"
 import { webhookEventMeaning, webhookPayloadData } from "../src/domain/WebhookPayloads.ts"
 import { webhookEventTypes } from "../src/domain/WebhookEvents.ts"
 
-/** CONTRACT "Errors" and "Precise answers": class → status, code, and the text where the contract gives one. */
+/** The error table of docs/api-rules.md: class → status, code, and the text where the table gives one. */
 const expected: Record<string, readonly [number, string, string?]> = {
   ValidationError: [400, "E_VALIDATION"],
   MalformedJson: [400, "E_MALFORMED_JSON"],

@@ -20,8 +20,8 @@ import * as Workflows from "../src/domain/Workflows.ts"
  * components and inline schemas clients are generated from): component
  * names, formats (uuid, email, uri, date-time), bounds, enums, required
  * properties and descriptions. Written out in full so that any change to the
- * published contract shows up here (see ../shared/spec/service-api.md for the
- * types: ids are uuids, timestamps date-time, review notes at most 1000
+ * published interface shows up here (docs/api-rules.md states the bounds;
+ * ids are uuids, timestamps date-time, review notes at most 1000
  * characters, chat messages 1 to 10000, scan and webhook URLs at most 2048).
  */
 const definitions: Record<string, unknown> = {

@@ -41,7 +41,7 @@ const problems = (schema: Schema.Top, value: unknown): Array<string> => {
   return describeIssues((failure.issue ?? failure) as never).map((d) => `${d.path.map(String).join(".")}: ${d.message}`)
 }
 
-describe("customer status moves (CONTRACT \"Customers\")", () => {
+describe("customer status moves", () => {
   const statuses: ReadonlyArray<CustomerStatus> = ["onboarding", "active", "suspended", "cancelled"]
   const cases: ReadonlyArray<readonly [string, BillingSignal, Record<CustomerStatus, CustomerStatus | undefined>]> = [
     ["subscription deleted", { _tag: "SubscriptionDeleted" }, { onboarding: "cancelled", active: "cancelled", suspended: "cancelled", cancelled: undefined }],

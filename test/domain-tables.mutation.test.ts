@@ -24,7 +24,7 @@ import { webhookEventMeaning, webhookTestMeaning, webhookTestType } from "../src
 import { maxWebhooksPerCustomer } from "../src/domain/Webhooks.ts"
 import { catalogIds, isCatalogId } from "../src/domain/Workflows.ts"
 
-describe("roles and scopes (CONTRACT \"Team and roles\")", () => {
+describe("roles and scopes", () => {
   const read = ["read:content", "read:analytics", "read:workflows", "read:settings", "read:events"]
   const edit = ["write:content", "review:content", "publish:social"]
   const administer = ["write:settings", "write:workflows", "write:webhooks", "write:team", "run:scans", "use:chat"]
@@ -47,14 +47,14 @@ describe("roles and scopes (CONTRACT \"Team and roles\")", () => {
       assert.strictEqual(new Set(scopesByRole[role]).size, scopesByRole[role].length, `${role}: no repeats`)
       for (const scope of scopesByRole[role]) assert.match(scope, /^[a-z]+:[a-z]+$/, scope)
     }
-    // The spec's examples of published scopes.
+    // Scopes every client may rely on being published.
     for (const scope of ["read:content", "write:content", "publish:social", "read:analytics"]) {
       assert.include(scopesByRole.owner, scope)
     }
   })
 })
 
-describe("error texts and codes (CONTRACT \"Errors\")", () => {
+describe("error texts and codes", () => {
   const texts: Record<string, readonly [code: string, text: string, status: number]> = {
     ValidationError: ["E_VALIDATION", "Invalid request", 400],
     MalformedJson: ["E_MALFORMED_JSON", "Request body is not valid JSON", 400],
@@ -151,7 +151,7 @@ describe("catalogs and constants", () => {
     assert.strictEqual(maxWebhooksPerCustomer, 25)
   })
 
-  it("autonomy skills, budget channels and default settings (CONTRACT: global default 2)", () => {
+  it("autonomy skills, budget channels and default settings (global default 2)", () => {
     assert.deepStrictEqual([...skillNames], [
       "run_research", "run_content_creation", "ask_cmo", "schedule_content", "publish_to_social",
       "generate_lead_magnet", "ai_seo_audit", "cro_audit", "query_ga4", "track_revenue",
@@ -175,7 +175,7 @@ describe("catalogs and constants", () => {
     for (const id of ["", "weekly", "ask_cmo", "Lead-magnet"]) assert.isFalse(isCatalogId(id), id)
   })
 
-  it("social platforms: names, rules (CONTRACT \"Content\"), analytics channels", () => {
+  it("social platforms: names, rules, analytics channels", () => {
     assert.deepStrictEqual([...socialPlatforms], ["x", "linkedin", "instagram", "facebook", "tiktok", "pinterest"])
     assert.deepStrictEqual(platformNames, {
       x: "X", linkedin: "LinkedIn", instagram: "Instagram", facebook: "Facebook", tiktok: "TikTok", pinterest: "Pinterest"

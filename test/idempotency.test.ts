@@ -42,7 +42,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
       const list = yield* call("GET", `/api/team/${a.customerId}/members`, { headers: bearer(a.apiKey) })
       assert.strictEqual(list.json.members.length, 1, "the retried invite created nothing")
 
-      // Rotation: Idempotency-Keys are scoped to the key that sent them (CONTRACT), so the new key reusing
+      // Rotation: Idempotency-Keys are scoped to the key that sent them, so the new key reusing
       // the rotation's Idempotency-Key is a request of its own, never the replay of the answer to the old key.
       const rotateHeaders = bearer(a.apiKey, { "idempotency-key": "rotate-1" })
       const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, { headers: rotateHeaders, body: {} })

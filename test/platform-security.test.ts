@@ -176,7 +176,7 @@ layer(testApp({ trustProxy: 1 }), { timeout: 60_000 })("security headers, idempo
 })
 
 layer(testApp({ trustProxy: 1, rateLimits: { rest: 3, mcp: 30, preAuth: 2, checkout: 5, paymentWebhook: 100, admin: 10 } }), { timeout: 60_000 })("configured limits", (it) => {
-  it.effect("RATE_LIMIT_REST_PER_MIN and RATE_LIMIT_PREAUTH_PER_MIN replace the spec's values", () =>
+  it.effect("RATE_LIMIT_REST_PER_MIN and RATE_LIMIT_PREAUTH_PER_MIN replace the default values", () =>
     Effect.gen(function*() {
       const owner = yield* provision()
       for (let n = 1; n <= 3; n++) {

@@ -28,7 +28,7 @@ interface Scenario {
   readonly timezone: string
   readonly from: string
   readonly to: string
-  /** The instants the scheduler must start a run at (CONTRACT.md: a missing wall time once at the next valid instant, a repeated one once at its first). */
+  /** The instants the scheduler must start a run at (a missing wall time once at the next valid instant, a repeated one once at its first). */
   readonly fires: ReadonlyArray<string>
 }
 

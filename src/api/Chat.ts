@@ -16,7 +16,7 @@ export const ChatEventStream = Schema.String.pipe(HttpApiSchema.asText({ content
       "Comment lines (`: keep-alive`) come every 15 s while the agent works."
   })
 
-/** The streamed chat with the marketing agent and its stored threads (admin role, CONTRACT "Team and roles"). */
+/** The streamed chat with the marketing agent and its stored threads (admin role, docs/api-rules.md "Roles"). */
 export class ChatApi extends HttpApiGroup.make("chat")
   .add(
     HttpApiEndpoint.post("send", "/api/chat/:customerId", {

@@ -79,7 +79,7 @@ export const idempotencyKeyDescription =
   "response (with `Idempotent-Replayed: true`) instead of acting again; the same key with another body, or " +
   "while the first request is still in progress, is 409 `E_CONFLICT`. 1 to 255 characters."
 
-/** Reject properties the schema does not name (the spec's "no other properties"). */
+/** Reject properties the schema does not name: a silently dropped typo is worse than an error. */
 export const StrictPayload = HttpApi.PayloadParseOptions
 export const strictParse = { onExcessProperty: "error", errors: "all" } as const
 

@@ -17,7 +17,7 @@ const signing =
   "any 2xx within 15 s succeeds; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h " +
   "(never sooner than a 429/503 `Retry-After`), with the same `webhook-id`; 410 disables the subscription."
 
-/** Webhook subscriptions. Every endpoint needs the admin role, reads included (CONTRACT "Team and roles"). */
+/** Webhook subscriptions. Every endpoint needs the admin role, reads included: webhook URLs often carry credentials. */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
   .add(
     HttpApiEndpoint.get("list", "/api/hooks/:customerId", {

@@ -3,7 +3,7 @@ import type { CustomerStatus } from "./Identity.ts"
 import { Email } from "./Identity.ts"
 import { isStorableText, storableJson, storableText } from "./Text.ts"
 
-/** A trial lasts 30 days from checkout completion (CONTRACT "Customers"). */
+/** A trial lasts 30 days from checkout completion. */
 export const trialDays = 30
 export const trialEndsAt = (completedAt: Date): Date => new Date(completedAt.getTime() + trialDays * 86_400_000)
 
@@ -56,8 +56,8 @@ const ended = new Set(["canceled", "incomplete_expired"])
 const inGoodStanding = new Set(["active", "trialing"])
 
 /**
- * CONTRACT "Customers": the status a signal moves a customer to, or
- * `undefined` when it changes nothing. Cancelled is terminal.
+ * The status a signal moves a customer to (docs/api-rules.md, "Customers and
+ * billing"), or `undefined` when it changes nothing. Cancelled is terminal.
  * - onboarding -> active on the first paid invoice (an amount above 0: the
  *   0-amount invoice that opens a trial is not a payment);
  * - onboarding, active -> suspended on a failed payment or a past_due/unpaid subscription;
@@ -95,7 +95,7 @@ const text = (value: unknown): string | undefined =>
 /** An expandable reference: Stripe sends an id, or the object itself when expanded. */
 const reference = (value: unknown): string | undefined => text(value) ?? text(record(value)?.id)
 
-/** How a payment event names its customer (CONTRACT "Precise answers", payment events). */
+/** How a payment event names its customer (docs/api-rules.md, "Customers and billing"). */
 export interface CustomerReference {
   /** Our customer id from metadata, when the event carries it. */
   readonly customerId: string | undefined

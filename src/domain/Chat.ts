@@ -40,7 +40,7 @@ export const ChatThreadSummary = Schema.Struct({
 })
 export type ChatThreadSummary = typeof ChatThreadSummary.Type
 
-/** The events of a chat stream, in the order CONTRACT "Chat stream" gives. */
+/** The events of a chat stream, in the order a stream sends them. */
 export type ChatEvent =
   | { readonly event: "thread"; readonly data: { readonly threadId: string } }
   | { readonly event: "delta"; readonly data: { readonly text: string } }

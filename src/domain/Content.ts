@@ -14,7 +14,7 @@ export const ReviewAction = Schema.Literals(["approve", "reject"])
 export type ReviewAction = typeof ReviewAction.Type
 
 /**
- * Every allowed move (CONTRACT.md, Content). Edits keep draft and
+ * Every allowed move (docs/api-rules.md, "Content, autonomy and budget"). Edits keep draft and
  * pending_approval where they are; an edited rejected piece goes back to draft.
  */
 export const allowedMoves: Readonly<Record<ContentStatus, ReadonlyArray<ContentStatus>>> = {
@@ -74,7 +74,7 @@ export const deleteRefusal = (status: ContentStatus): string | undefined =>
     ? undefined
     : `${label(status)} content cannot be deleted (only draft and rejected pieces can)`
 
-/** Body length limits by platform (CONTRACT.md); other platforms have none. */
+/** Body length limits by platform; other platforms have none. */
 export const platformBodyLimits: Readonly<Record<string, number>> = {
   x: 280,
   linkedin: 3000,

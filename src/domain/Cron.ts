@@ -1,8 +1,8 @@
 import { Cron } from "croner"
 
 /**
- * Cron schedules in a time zone, with the daylight-saving rules of
- * CONTRACT.md: a wall time that does not exist (spring forward) fires once at
+ * Cron schedules in a time zone, with these daylight-saving rules
+ * (docs/api-rules.md, "Workflows and runs"): a wall time that does not exist (spring forward) fires once at
  * the first valid instant after it; a wall time that occurs twice (fall back)
  * fires once, at its first occurrence.
  */

@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 
 /**
- * Every API error encodes to the spec's Error shape: a human `error` text and a
+ * Every API error encodes to the one Error shape: a human `error` text and a
  * machine `code`. The HTTP layer adds `requestId` and drops the class tag, so
  * the wire body is exactly `{error, code, requestId[, details]}`.
  */
@@ -90,7 +90,7 @@ export class KeyAlreadyRetrieved extends Schema.TaggedError<KeyAlreadyRetrieved>
 export class CheckoutIncomplete extends Schema.TaggedError<CheckoutIncomplete>()(
   "CheckoutIncomplete", fields("E_CHECKOUT_INCOMPLETE", "Checkout not completed yet"), { httpApiStatus: 409 }) {}
 
-/** Orchestrator signature bad, missing or stale (401, CONTRACT "Precise answers"). */
+/** Orchestrator signature bad, missing or stale (401; the payment webhook's variant below is 400). */
 export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()(
   "SignatureInvalid", fields("E_SIGNATURE_INVALID", "Signature missing, invalid or too old"), { httpApiStatus: 401 }) {}
 

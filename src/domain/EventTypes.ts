@@ -1,6 +1,6 @@
 /**
- * Every `type` the event log can hold (CONTRACT "Events log" and the events
- * each capability records). The OpenAPI document shows `Event.type` as this
+ * Every `type` the event log can hold (the events each capability
+ * records). The OpenAPI document shows `Event.type` as this
  * enum; test/openapi-clients.test.ts fails when the code records a type that
  * is missing here, so a capability adding an event adds its type here.
  */

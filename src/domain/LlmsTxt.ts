@@ -23,7 +23,7 @@ export type LlmsParse =
 
 const linkLine = /^-\s*\[([^\]]+)\]\(([^)\s]+)\)(?::\s*(.*))?$/
 
-/** Parses by the spec's rules; errors name each line that breaks them. */
+/** Parses by the llmstxt.org format's rules; errors name each line that breaks them. */
 export const parseLlmsTxt = (input: string): LlmsParse => {
   const text = input.replace(/^\uFEFF/, "")
   const lines = text.split(/\r\n|\r|\n/)

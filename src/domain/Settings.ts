@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { ContentType } from "./Content.ts"
 
-/** The MCP tools and workflow ids an autonomy override may name (CONTRACT.md, Precise answers). */
+/** The MCP tools and workflow ids an autonomy override may name. */
 export const skillNames = [
   "run_research", "run_content_creation", "ask_cmo", "schedule_content", "publish_to_social",
   "generate_lead_magnet", "ai_seo_audit", "cro_audit", "query_ga4", "track_revenue",

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { charLength, isMaxChars, storableText } from "./Text.ts"
 
-/** The six social platforms (CONTRACT "Content"). */
+/** The six social platforms. */
 export const socialPlatforms = ["x", "linkedin", "instagram", "facebook", "tiktok", "pinterest"] as const
 export const SocialPlatform = Schema.Literals(socialPlatforms)
 export type SocialPlatform = typeof SocialPlatform.Type

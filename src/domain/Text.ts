@@ -35,7 +35,7 @@ export const isStorableJson = (value: unknown): boolean => everyString(value, is
 export const isNestedAtMost = (value: unknown, levels: number): boolean => everyString(value, () => true, levels)
 
 /**
- * Length in characters (code points), as the spec's "characters" and JSON
+ * Length in characters (code points), as the API's text limits and JSON
  * Schema's maxLength count them; `.length` counts UTF-16 units, two per emoji.
  */
 export const charLength = (text: string): number => {

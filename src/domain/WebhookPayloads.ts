@@ -4,8 +4,8 @@ import { TeamMember } from "./Identity.ts"
 import type { WebhookEventType } from "./WebhookEvents.ts"
 
 /**
- * The resource each delivered event carries as `data` (CONTRACT "Webhooks":
- * ContentPiece, WorkflowRun, team member). A kind without an entry is
+ * The resource each delivered event carries as `data` (a ContentPiece, a
+ * WorkflowRun, a team member). A kind without an entry is
  * documented as a free-form object; a capability emitting a new kind adds its
  * resource here so the OpenAPI `webhooks` section shows it.
  */

@@ -3,7 +3,7 @@ import { safeEqual } from "./Secrets.ts"
 
 /**
  * Webhook signing. Two schemes go out on every delivery so receivers can use
- * either: the spec's single header (hex HMAC-SHA256 of the raw body keyed with
+ * either: the configured single header (hex HMAC-SHA256 of the raw body keyed with
  * the secret string's UTF-8 bytes, as Stripe keys it) and Standard Webhooks
  * (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`, keyed with the decoded
  * bytes after `whsec_`), which the reference libraries verify unchanged.

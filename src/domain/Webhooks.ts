@@ -10,7 +10,7 @@ export const WebhookUrl = HttpUrl
 
 export const WebhookCreate = Schema.Struct({
   url: WebhookUrl,
-  // 1 to 20 items as the spec says; a kind named twice is kept once.
+  // 1 to 20 items; a kind named twice is kept once.
   events: Schema.Array(WebhookEventType).check(Schema.isMinLength(1), Schema.isMaxLength(20))
     .annotate({ description: "1 to 20 event kinds; repeats are kept once" })
 }).annotate({ identifier: "WebhookCreate" })

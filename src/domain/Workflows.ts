@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { cronProblem, isTimeZone } from "./Cron.ts"
 import { isMaxChars, storableJson, storableText } from "./Text.ts"
 
-/** The default catalog (CONTRACT "Precise answers"), in the order they are listed. */
+/** The default catalog, in the order it is listed. */
 export const catalogIds = [
   "weekly-content-plan",
   "daily-social-posts",

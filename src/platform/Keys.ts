@@ -44,7 +44,7 @@ export class Keys extends Context.Service<Keys, {
         return apiKey
       }).pipe(Effect.orDie)
 
-    // On every authenticated request: untraced (README, "Benchmarks").
+    // On every authenticated request: untraced (docs/design/http-core.md, "What the fast paths cost").
     const authenticate = Effect.fnUntraced(function*(key: string) {
       if (!isWellFormedKey(config.apiKeyPrefix, key)) return yield* new InvalidApiKey()
       const hash = hashApiKey(key)

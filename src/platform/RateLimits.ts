@@ -105,7 +105,7 @@ const configured = (setting: keyof RateLimitSettings, name: string): Policy =>
   ({ name, limit: rateLimitDefaults[setting], windowSeconds: 60, setting })
 
 /**
- * The spec's limits, each configurable (README "Configuration"). Features
+ * The six rate limits (docs/api-rules.md, "Rate limits"), each configurable. Features
  * name them here: `limits.enforce(policies.mcp, customerId)`,
  * `policies.checkout` and `policies.preAuth` per client IP,
  * `policies.paymentWebhook` with one global key, `policies.admin` per IP.

@@ -23,7 +23,7 @@ export const requiredRole = (endpoint: HttpApiEndpoint.Top): Role => {
 
 /**
  * The scope an Idempotency-Key is kept under for a Bearer request: the API
- * key that sent it (CONTRACT "Conventions"), so another key of the customer
+ * key that sent it (docs/api-rules.md, "Idempotency"), so another key of the customer
  * never gets a replay. The rotation replay (below) uses it too, so a replay
  * with the revoked key finds the reply its request kept.
  */

@@ -24,7 +24,7 @@ export const layerOf = (path: string): string => {
 const isPrivateToFeature = (path: string) => /(Repo|\/http|\/tools)\.ts$/.test(path) || /\/(repo|http)\//.test(path)
 
 /**
- * Why an import breaks the layering (README, "Layout"), or undefined when it
+ * Why an import breaks the layering (docs/design/architecture.md, "Layering rules"), or undefined when it
  * is allowed: domain imports only domain; api only api and domain; platform
  * no feature and no wiring; a feature platform, domain, api, config, its own
  * folder and other features' services, never their repos or handlers; only

@@ -52,7 +52,7 @@ export type Behaviour =
 
 /**
  * A real webhook endpoint: verifies both signatures with the secret it was
- * given (401 on mismatch, as the spec's receiver does), records every request,
+ * given (401 on mismatch, as a customer's receiver would), records every request,
  * and answers as `script` says (then 200 once the script is spent).
  */
 export const startReceiver = Effect.acquireRelease(

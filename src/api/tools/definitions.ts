@@ -155,7 +155,7 @@ export const analyzeBrandUrl: ToolDefinition<typeof AnalyzeBrandUrlInput.Type> =
   tags: ["brand", "onboarding"]
 }
 
-/** Every tool Herald offers, in the spec's order: what discovery documents list. */
+/** Every tool Herald offers, in its published order: what discovery documents list. */
 export const toolDefinitions: ReadonlyArray<AnyToolDefinition> = [
   runResearch,
   runContentCreation,

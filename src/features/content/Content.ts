@@ -249,14 +249,14 @@ export class Content extends Context.Service<Content, {
       }
     )
 
-    // A read on the GET path: untraced (README, "Benchmarks").
+    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
     const get = Effect.fnUntraced(function*(customerId: string, contentId: string) {
       const found = yield* repo.find(customerId, contentId, false)
       if (Option.isNone(found)) return yield* notFound()
       return found.value
     })
 
-    // A read on the GET path: untraced (README, "Benchmarks").
+    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
     const list = Effect.fnUntraced(function*(customerId: string, query: ListQuery) {
       const after = query.cursor === undefined
         ? undefined

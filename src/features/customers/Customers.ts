@@ -132,7 +132,7 @@ export class Customers extends Context.Service<Customers, {
       return rows.map(toCustomer)
     })
 
-    // A read on the GET path: untraced (README, "Benchmarks").
+    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
     const get = Effect.fnUntraced(function*(customerId: string) {
       const rows = yield* sql<CustomerRow>`
         SELECT id, email, plan, status, brand_name, created_at, trial_ends_at

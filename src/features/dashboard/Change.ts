@@ -48,7 +48,7 @@ export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth 
       const req = yield* HttpServerRequest.HttpServerRequest
       const session = yield* auth.current(req.headers.cookie)
       if (session === undefined) return htmlResponse(signInPage("Your session has ended; sign in again."), { status: 401 })
-      // CONTRACT precedence: the limit (429) before the CSRF and role refusals (403).
+      // The failure order of docs/api-rules.md: the limit (429) before the CSRF and role refusals (403).
       yield* limits.enforce(policies.rest, session.principal.customerId)
       const form = yield* readForm
       const token = form.get("_csrf") ?? req.headers["x-csrf-token"]

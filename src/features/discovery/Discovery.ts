@@ -21,7 +21,7 @@ export const protectedResourceMetadata = (baseUrl: string) => ({
 /** Methods a discovery document answers from any origin (CORS `*`): a browser may read them. */
 const cors = { ...discoveryHeaders, "access-control-allow-methods": "GET, HEAD" }
 
-/** HTML pages: nothing loads from anywhere, nothing frames them (CONTRACT "Conventions beyond the spec"). */
+/** HTML pages: nothing loads from anywhere, nothing frames them. */
 const htmlHeaders = {
   ...cors,
   "content-security-policy": "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",

@@ -49,7 +49,7 @@ const serverName = (baseUrl: string) => {
   return `${reversed}/herald`
 }
 
-/** MCP server card (SEP-2127 fields, plus the tool list the spec asks for). */
+/** MCP server card (SEP-2127 fields, plus the tool list: each tool's name, description and input schema). */
 export const serverCard = (baseUrl: string) => ({
   $schema: "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json",
   name: serverName(baseUrl),

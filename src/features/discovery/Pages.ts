@@ -86,7 +86,7 @@ export const sitemap = (baseUrl: string) =>
     ""
   ].join("\n")
 
-/** The seven Link relations of the home page (CONTRACT "Precise answers"), RFC 8288 syntax. */
+/** The seven Link relations of the home page (docs/api-rules.md, "Discovery"), RFC 8288 syntax. */
 export const homeLinks = [
   `<${paths.sitemap}>; rel="sitemap"; type="application/xml"`,
   `<${paths.indexMd}>; rel="alternate"; type="text/markdown"`,

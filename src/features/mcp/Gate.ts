@@ -24,7 +24,7 @@ export const refuse = (
   Effect.flatMap(currentRequest, ({ requestId }) =>
     Effect.fail(errorResponse(status, { error: error.error, code: error.code, requestId }, headers)))
 
-/** Where a request's key came from: the `token` query (the spec's MCP form) or an Authorization header. */
+/** Where a request's key came from: the `token` query (for SSE clients that cannot set headers) or an Authorization header. */
 export type Credential =
   | { readonly _tag: "Missing" }
   | { readonly _tag: "Malformed" }

@@ -5,7 +5,7 @@ import { type Context, Effect } from "effect"
 import type { Principal } from "../../api/Security.ts"
 import type { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 
-/** The MCP protocol versions Herald speaks (CONTRACT "MCP"), newest first. */
+/** The MCP protocol versions Herald speaks, newest first. */
 export const protocolVersions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
 
 /**

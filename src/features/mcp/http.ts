@@ -81,7 +81,7 @@ const sdkRefusal = async (answer: Response): Promise<SdkRefusal | undefined> => 
 }
 
 /**
- * The MCP transports: the spec's HTTP+SSE pair (GET /mcp/sse, POST
+ * The MCP transports: the legacy HTTP+SSE pair (GET /mcp/sse, POST
  * /mcp/message) and Streamable HTTP at /mcp, each session with its own SDK
  * server instance bound to the customer that opened it.
  */
@@ -121,7 +121,7 @@ export const McpRoutes = HttpRouter.use((router) =>
       countOpen(session.customerId, -1)
       return session
     }
-    // A limit like any other (CONTRACT: 429 "Rate limit exceeded" with Retry-After); the cap is in the README.
+    // A limit like any other (429 "Rate limit exceeded" with Retry-After); the cap is MCP_MAX_SESSIONS_PER_CUSTOMER.
     const refuseWhenFull = (customerId: string) =>
       (openByCustomer.get(customerId) ?? 0) >= config.mcpMaxSessionsPerCustomer
         ? refuse(new RateLimited(), 429, { "retry-after": String(fullRetrySeconds) })
@@ -223,7 +223,7 @@ export const McpRoutes = HttpRouter.use((router) =>
         const customerId = auth.principal.customerId
         const isPost = request.method === "POST"
         yield* gate.countMcp(customerId, isPost)
-        // CONTRACT precedence: 429 and 401 before the 403 of a refused Origin.
+        // The failure order of docs/api-rules.md: 429 and 401 before the 403 of a refused Origin.
         yield* gate.checkOrigin(request)
         const body = isPost ? withinProtocolRange(yield* readJson(request)) : undefined
         const sessionId = request.headers["mcp-session-id"]

@@ -44,7 +44,7 @@ export class Settings extends Context.Service<Settings, {
     const sql = yield* SqlClient.SqlClient
     const events = yield* Events
 
-    // A read on the GET path: untraced (README, "Benchmarks").
+    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
     const get = Effect.fnUntraced(function*(customerId: string) {
       const rows = yield* sql<SettingsRow>`
         SELECT autonomy::text AS autonomy, budget::text AS budget, tracking::text AS tracking FROM customer_settings WHERE customer_id = ${customerId}`.pipe(Effect.orDie)

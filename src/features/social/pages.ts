@@ -11,7 +11,7 @@ import { baseSecurityHeaders, FastLanes, infoEnabled, requestLine } from "../../
 import { Links } from "./Links.ts"
 import { Social } from "./Social.ts"
 
-/** Headers of every HTML page (CONTRACT "Conventions"): no scripts, no framing, no referrer. */
+/** Headers of every HTML page: no scripts, no framing, no referrer. */
 const pageHeaders = {
   "content-security-policy":
     "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",

@@ -50,7 +50,7 @@ export class Team extends Context.Service<Team, {
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
-    // A read on the GET path: untraced (README, "Benchmarks").
+    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
     const list = Effect.fnUntraced(function*(customerId: string, limit?: number) {
       const rows = yield* sql<MemberRow>`
         SELECT id, email, role, created_at FROM team_members

@@ -187,7 +187,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         Effect.flatMap((rows) => rows.length === 0 ? Effect.fail(notFound) : Effect.succeed(rows[0]))
       )
 
-    // A read on the GET path: untraced (README, "Benchmarks").
+    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
     const deliveries = Effect.fnUntraced(function*(customerId: string, webhookId: string, limit: number, cursor?: string) {
       yield* owned(customerId, webhookId)
       const after = cursor === undefined ? undefined : yield* cursors.decode(`deliveries:${webhookId}`, customerId, AttemptPosition, cursor)

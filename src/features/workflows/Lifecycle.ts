@@ -7,7 +7,7 @@ import { type RunRow, toRun, WorkflowsRepo } from "./Repo.ts"
 const ended = (status: string) => status === "succeeded" || status === "failed"
 
 /**
- * The run state machine (CONTRACT "Workflow runs"): pending -> running ->
+ * The run state machine (docs/api-rules.md, "Workflows and runs"): pending -> running ->
  * succeeded | failed; running <-> suspended; suspended -> failed. Each move
  * locks the run row, is skipped when the run is no longer where the move
  * starts (so a step replayed after a crash, or a cancelled run, changes

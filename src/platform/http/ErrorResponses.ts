@@ -165,7 +165,7 @@ const readJsonBody = (response: Response): unknown => {
  */
 export const normalizeErrorResponse = (response: Response, requestId: string): Response => {
   if (response.status < 400) return response
-  // HTML pages answer their errors as HTML (CONTRACT "Precise answers").
+  // HTML pages answer their errors as HTML, so a browser shows a page rather than JSON.
   if (response.body._tag === "Uint8Array" && response.body.contentType.startsWith("text/html")) return response
   const json = readJsonBody(response) as Record<string, unknown> | undefined
   const [defaultCode, defaultError] = defaultsFor(response.status)

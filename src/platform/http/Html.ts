@@ -55,7 +55,7 @@ export const unsafeRaw = (value: string): Html => new Html(value)
 export const safeHref = (url: string | null | undefined): string =>
   url !== null && url !== undefined && (/^https?:\/\//i.test(url) || /^\/(?!\/)/.test(url)) ? url : "#"
 
-/** The headers every HTML page carries (CONTRACT "Conventions beyond the spec"). */
+/** The headers every HTML page carries (docs/api-rules.md, "Requests and answers"). */
 export const pageHeaders = (nonce?: string): Record<string, string> => ({
   "content-security-policy": [
     "default-src 'none'",
@@ -179,7 +179,7 @@ const htmlApiPrefixes = ["/api/dashboard/"]
 const isUnder = (path: string, prefix: string) =>
   path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`) || (prefix.endsWith("/") && path.startsWith(prefix))
 
-/** Whether an error answer to this request should be an HTML page (CONTRACT "Precise answers", HTML pages). */
+/** Whether an error answer to this request should be an HTML page: HTML pages answer their errors as HTML, the rest as JSON. */
 export const wantsHtmlError = (url: string, accept: string | undefined): boolean => {
   const q = url.indexOf("?")
   const path = (q === -1 ? url : url.slice(0, q)).toLowerCase()

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../Config.ts"
 
-/** Discovery documents are public and readable from any origin (CONTRACT: CORS `*` on discovery GETs). */
+/** Discovery documents are public and readable from any origin (CORS `*` on discovery GETs). */
 export const discoveryHeaders = {
   "access-control-allow-origin": "*",
   "cache-control": "public, max-age=300"

@@ -30,7 +30,7 @@ const ErrorSchema = {
   required: ["error", "code", "requestId"],
   properties: {
     error: { type: "string", description: "Human-readable message" },
-    code: { type: "string", enum: allErrorCodes(), description: "Machine-readable code (CONTRACT \"Errors\"), e.g. E_RATE_LIMITED" },
+    code: { type: "string", enum: allErrorCodes(), description: "Machine-readable code, e.g. E_RATE_LIMITED" },
     requestId: { type: "string", description: "Same value as the X-Request-ID header" },
     details: {
       type: "array",
@@ -50,13 +50,13 @@ const errorShapeProperties = new Set(["_tag", "error", "code", "requestId", "det
 const errorRef = (name = "Error") => ({ $ref: `#/components/schemas/${name}` })
 const errorContent = () => ({ "application/json": { schema: errorRef() } })
 
-/** Answered by the HTTP layer for every JSON body, before any handler sees it (CONTRACT "Errors"). */
+/** Answered by the HTTP layer for every JSON body, before any handler sees it (docs/api-rules.md, "Errors"). */
 const bodyFailures = {
   "413": statusCodes[413][0],
   "415": statusCodes[415][0]
 } as const
 
-/** Response headers the HTTP layer adds (CONTRACT "Errors", "Rate limits", "Conventions beyond the spec"). */
+/** Response headers the HTTP layer adds (docs/api-rules.md: "Errors", "Rate limits", "Requests and answers"). */
 const responseHeaders: Json = {
   "X-Request-ID": {
     description: "The request's id: the caller's own X-Request-ID if it is 8 to 128 of `A-Z a-z 0-9 . _ -`, " +

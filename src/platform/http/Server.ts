@@ -46,8 +46,8 @@ export const pathOf = (url: string) => {
 }
 
 /**
- * 404 / 405 / 413 decided before any handler or limit runs (CONTRACT
- * precedence). Paths under a `hidden` prefix (the admin routes while
+ * 404 / 405 / 413 decided before any handler or limit runs (the failure
+ * order of docs/api-rules.md). Paths under a `hidden` prefix (the admin routes while
  * ADMIN_SECRET is unset) are unknown whatever the method.
  */
 const unknownRoute: RouteFacts = { allowed: [], noStore: [] }
