@@ -1,5 +1,9 @@
-import { assert, layer } from "@effect/vitest"
+import { PGlite } from "@electric-sql/pglite"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { externalDatabaseUrl, send } from "./support/harness.ts"
 import { sharedDatabase, type ServerProcess, startServer, withSql } from "./support/processes.ts"
 
@@ -22,6 +26,52 @@ const exited = (server: ServerProcess) =>
     server.child.once("exit", (_code, signal) => resolve(signal))
   })
 
+/** Starts the service; every process started is killed when the test's scope closes. */
+const starter = (servers: Array<ServerProcess>, env: Record<string, string | undefined>) => ({
+  start: (crashStep: string | undefined) =>
+    Effect.promise(async () => {
+      const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, readyTimeoutMs: 60_000 })
+      servers.push(server)
+      return server
+    }),
+  /**
+   * A start that resumes the poison run: the process may die before it
+   * answers its health check or just after; either way it must die of its
+   * own SIGKILL.
+   */
+  startToCrash: (crashStep: string) =>
+    Effect.promise(async () => {
+      try {
+        const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, readyTimeoutMs: 60_000 })
+        servers.push(server)
+        return await exited(server)
+      } catch (error) {
+        const message = String(error)
+        assert.match(message, /^Error: server exited \(SIGKILL\) before it was ready/, message)
+        return "SIGKILL"
+      }
+    })
+})
+
+/** Starts the poison run (its scan step kills the process at its start, so the answer may never come). */
+const startPoisonRun = (server: ServerProcess, customerId: string, apiKey: string) =>
+  Effect.promise(() =>
+    send(server.url, "POST", `/api/workflows/${customerId}/monthly-seo-audit/run`, {
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: { input: { url: "https://example.com/" } }
+    }).catch(() => undefined)
+  )
+
+const provision = (server: ServerProcess) =>
+  Effect.promise(async () => {
+    const provisioned = await send(server.url, "POST", "/api/admin/provision", {
+      headers: { "x-admin-secret": "test-admin-secret" },
+      body: { email: "poison@example.com", brandName: "Crumb" }
+    })
+    assert.strictEqual(provisioned.status, 200)
+    return provisioned.json as { customerId: string; apiKey: string }
+  })
+
 layer(SharedLive, { timeout: 240_000, excludeTestServices: true })("a run whose step kills its process", (it) => {
   it.effect("dies with its process three times, is then failed with `step crashed` (event and webhook as any failure); the service stays up and other runs complete; two deaths still resume", () =>
     Effect.gen(function*() {
@@ -37,29 +87,7 @@ layer(SharedLive, { timeout: 240_000, excludeTestServices: true })("a run whose 
       }
       const servers: Array<ServerProcess> = []
       yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(servers.map((s) => s.kill(3000)))))
-      const start = (crashStep: string | undefined) =>
-        Effect.promise(async () => {
-          const server = await startServer({ env: { ...base, HERALD_TEST_CRASH_STEP: crashStep }, readyTimeoutMs: 60_000 })
-          servers.push(server)
-          return server
-        })
-      /**
-       * A start that resumes the poison run: the process may die before it
-       * answers its health check or just after; either way it must die of its
-       * own SIGKILL.
-       */
-      const startToCrash = (crashStep: string) =>
-        Effect.promise(async () => {
-          try {
-            const server = await startServer({ env: { ...base, HERALD_TEST_CRASH_STEP: crashStep }, readyTimeoutMs: 60_000 })
-            servers.push(server)
-            return await exited(server)
-          } catch (error) {
-            const message = String(error)
-            assert.match(message, /^Error: server exited \(SIGKILL\) before it was ready/, message)
-            return "SIGKILL"
-          }
-        })
+      const { start, startToCrash } = starter(servers, base)
       const q = <A extends object>(query: string, params: ReadonlyArray<unknown>) =>
         withSql(database, (sql) => sql.unsafe<A>(query, params as Array<any>))
       const runState = (runId: string) =>
@@ -83,11 +111,7 @@ layer(SharedLive, { timeout: 240_000, excludeTestServices: true })("a run whose 
         })
 
       let server = yield* start("scan-site")
-      const provisioned = yield* Effect.promise(() =>
-        send(server.url, "POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email: "poison@example.com", brandName: "Crumb" } })
-      )
-      assert.strictEqual(provisioned.status, 200)
-      const { customerId, apiKey } = provisioned.json as { customerId: string; apiKey: string }
+      const { customerId, apiKey } = yield* provision(server)
       const api = (method: string, path: string, body?: unknown) =>
         Effect.promise(() => send(server.url, method, path, { headers: { authorization: `Bearer ${apiKey}` }, ...(body === undefined ? {} : { body }) }))
 
@@ -95,13 +119,7 @@ layer(SharedLive, { timeout: 240_000, excludeTestServices: true })("a run whose 
       const waiting = (yield* api("POST", `/api/workflows/${customerId}/lead-magnet/run`, { input: { topics: ["bread"] } })).json.runId as string
       assert.strictEqual((yield* awaitStatus(waiting, ["suspended"])).status, "suspended")
 
-      // The poison run: its scan step kills the process at its start (the answer may never come).
-      yield* Effect.promise(() =>
-        send(server.url, "POST", `/api/workflows/${customerId}/monthly-seo-audit/run`, {
-          headers: { authorization: `Bearer ${apiKey}` },
-          body: { input: { url: "https://example.com/" } }
-        }).catch(() => undefined)
-      )
+      yield* startPoisonRun(server, customerId, apiKey)
       assert.strictEqual(yield* Effect.promise(() => exited(server)), "SIGKILL")
       const [poison] = yield* q<{ id: string }>("SELECT id FROM workflow_runs WHERE customer_id = $1 AND workflow_id = 'monthly-seo-audit'", [customerId])
       const runId = poison!.id
@@ -117,7 +135,7 @@ layer(SharedLive, { timeout: 240_000, excludeTestServices: true })("a run whose 
       // The fourth start fails the run instead of starting the step again: the process stays up.
       server = yield* start("scan-site")
       const failed = yield* awaitStatus(runId, ["failed", "succeeded"])
-      assert.deepStrictEqual(failed, { status: "failed", error: "step crashed" })
+      assert.deepStrictEqual(failed, { status: "failed", error: "step crashed" }, `process exit: ${server.child.signalCode}`)
       const detail = (yield* api("GET", `/api/runs/${customerId}/${runId}`)).json
       assert.strictEqual(detail.status, "failed")
       assert.strictEqual(detail.error, "step crashed")
@@ -162,4 +180,62 @@ layer(SharedLive, { timeout: 240_000, excludeTestServices: true })("a run whose 
       assert.deepStrictEqual(yield* awaitStatus(twice!.id, ["succeeded", "failed"]), { status: "succeeded", error: null })
       assert.deepStrictEqual(yield* stepState(twice!.id, "read-analytics"), { status: "succeeded", attempts: 3, unfinishedStarts: 0 })
     }), 240_000)
+})
+
+const embeddedOnly = externalDatabaseUrl() === undefined ? describe : describe.skip
+
+embeddedOnly("a run whose step kills its process, on the embedded PGlite (DATA_DIR)", () => {
+  it.live("the step's deaths are on disk with the run: after the third the run is failed and the process stays up", () =>
+    Effect.gen(function*() {
+      const dataDir = mkdtempSync(join(tmpdir(), "herald-poison-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dataDir, { recursive: true, force: true })))
+      const servers: Array<ServerProcess> = []
+      yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(servers.map((s) => s.kill(3000)))))
+      const { start, startToCrash } = starter(servers, {
+        DATABASE_URL: undefined,
+        DATA_DIR: dataDir,
+        ADMIN_SECRET: "test-admin-secret",
+        LOG_LEVEL: "error",
+        WORKFLOW_POLL_INTERVAL_MS: "200",
+        // The run is read through the API while the process holds the database.
+        RATE_LIMIT_REST_PER_MIN: "10000"
+      })
+      let server = yield* start("scan-site")
+      const { customerId, apiKey } = yield* provision(server)
+      yield* startPoisonRun(server, customerId, apiKey)
+      assert.strictEqual(yield* Effect.promise(() => exited(server)), "SIGKILL")
+      for (let i = 0; i < 2; i++) assert.strictEqual(yield* startToCrash("scan-site"), "SIGKILL")
+
+      server = yield* start("scan-site")
+      const api = (path: string) => Effect.promise(() => send(server.url, "GET", path, { headers: { authorization: `Bearer ${apiKey}` } }))
+      const runs = () => Effect.map(api(`/api/runs/${customerId}?workflow=monthly-seo-audit`), (r) => r.json.runs as Array<any>)
+      let [run] = yield* runs()
+      for (let i = 0; i < 300 && run.status !== "failed"; i++) {
+        yield* Effect.promise(() => sleep(200))
+        ;[run] = yield* runs()
+      }
+      assert.strictEqual(run.status, "failed", `process exit: ${server.child.signalCode}`)
+      assert.strictEqual(run.error, "step crashed")
+      const events = (yield* api(`/api/events/${customerId}?limit=200`)).json.events
+        .filter((e: any) => e.data.runId === run.runId).map((e: any) => e.type).reverse()
+      assert.deepStrictEqual(events, ["workflow.started", "workflow.failed"])
+      assert.strictEqual((yield* api("/api/health")).status, 200)
+      assert.strictEqual(server.child.exitCode, null)
+      assert.strictEqual(server.child.signalCode, null)
+
+      // Stopped, its database is read directly: the step ran three times, and the webhook was queued.
+      yield* Effect.promise(() => server.kill())
+      const db = yield* Effect.acquireRelease(Effect.promise(() => PGlite.create(dataDir)), (db) => Effect.promise(() => db.close()))
+      const steps = yield* Effect.promise(() =>
+        db.query<{ status: string; attempts: number; error: string }>("SELECT status, attempts, error FROM workflow_steps WHERE run_id = $1", [run.runId])
+      )
+      assert.deepStrictEqual(steps.rows, [{ status: "failed", attempts: 3, error: "step crashed" }])
+      const hooks = yield* Effect.promise(() =>
+        db.query<{ status: string; error: string }>(
+          "SELECT data->>'status' AS status, data->>'error' AS error FROM webhook_events WHERE type = 'workflow.completed' AND data->>'runId' = $1",
+          [run.runId]
+        )
+      )
+      assert.deepStrictEqual(hooks.rows, [{ status: "failed", error: "step crashed" }])
+    }).pipe(Effect.scoped), 240_000)
 })
