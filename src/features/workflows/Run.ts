@@ -36,11 +36,6 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
   const crashStep = yield* testCrashStep
   const { runId, customerId } = payload
 
-  const recordStepStart = (name: string, position: number) =>
-    sql`INSERT INTO workflow_steps (run_id, name, position, status) VALUES (${runId}, ${name}, ${position}, 'running')
-      ON CONFLICT (run_id, name) DO UPDATE SET status = 'running', attempts = workflow_steps.attempts + 1,
-        started_at = clock_timestamp(), completed_at = NULL, error = NULL`.pipe(Effect.orDie)
-
   const recordStepEnd = (name: string, status: "succeeded" | "skipped" | "failed", detail: Record<string, unknown> | null, error: string | null) =>
     sql`UPDATE workflow_steps SET status = ${status}, completed_at = clock_timestamp(), error = ${error}, unfinished_starts = 0,
       detail = ${detail === null ? null : JSON.stringify(detail)}::jsonb WHERE run_id = ${runId} AND name = ${name}`.pipe(Effect.orDie)
@@ -144,7 +139,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
       const before = yield* Activity.make({
         name: "await-approval:check",
         success: Counts,
-        execute: Effect.andThen(recordStepStart("await-approval", position), countPieces)
+        execute: Effect.andThen(beginStep(sql, runId, "await-approval", position, false), countPieces)
       })
       let counts = before
       if (before.rejected === 0 && before.pending > 0) {

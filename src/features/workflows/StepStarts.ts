@@ -17,16 +17,19 @@ export const stepCrashedError = "step crashed"
  * whichever process resumes the run). False, with nothing changed, when the
  * step already has `maxUnfinishedStarts` unfinished starts. Ending the step
  * in any way sets the count back to 0, so only starts that ended with their
- * process count: a budget wait ends its attempt first, an approval wait is
- * not a step attempt.
+ * process count: a budget wait ends its attempt first. The approval wait's
+ * row is started uncounted (`counted` false): its wait spans restarts by
+ * design.
  */
-export const beginStep = (sql: SqlClient.SqlClient, runId: string, name: string, position: number) =>
-  sql<{ name: string }>`INSERT INTO workflow_steps (run_id, name, position, status, unfinished_starts)
-    VALUES (${runId}, ${name}, ${position}, 'running', 1)
+export const beginStep = (sql: SqlClient.SqlClient, runId: string, name: string, position: number, counted = true) => {
+  const count = counted ? 1 : 0
+  return sql<{ name: string }>`INSERT INTO workflow_steps (run_id, name, position, status, unfinished_starts)
+    VALUES (${runId}, ${name}, ${position}, 'running', ${count})
     ON CONFLICT (run_id, name) DO UPDATE SET status = 'running', attempts = workflow_steps.attempts + 1,
-      unfinished_starts = workflow_steps.unfinished_starts + 1, started_at = clock_timestamp(), completed_at = NULL, error = NULL
+      unfinished_starts = workflow_steps.unfinished_starts + ${count}, started_at = clock_timestamp(), completed_at = NULL, error = NULL
     WHERE workflow_steps.unfinished_starts < ${maxUnfinishedStarts}
     RETURNING name`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
+}
 
 /**
  * TEST ONLY, never set in production: `HERALD_TEST_CRASH_STEP` names a step
