@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect } from "effect"
+import { maxUnfinishedStarts } from "../src/features/workflows/StepStarts.ts"
 import { Workflows } from "../src/features/workflows/Workflows.ts"
 import { call, TestServer } from "./support/harness.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
@@ -36,8 +37,13 @@ layer(AppWithModel, { timeout: 120_000, excludeTestServices: true })("a run over
       const suspended = (yield* call("GET", `/api/events/${t.id}`, { headers: t.h })).json.events.find((e: any) => e.type === "workflow.suspended")
       assert.strictEqual(suspended.data.waitingFor, "budget")
       assert.include(suspended.data.reason, "budget")
-      // Still over the cap after a few retries: nothing was sent to the model.
-      yield* Effect.sleep("2500 millis")
+      // Still over the cap after more retries than a step may die with its process: nothing was sent to the
+      // model, and the run is still waiting (a retry by design is not a crash).
+      const attempts = () =>
+        Effect.map(sql<{ attempts: number }>`SELECT attempts FROM workflow_steps WHERE run_id = ${runId} AND name = 'write-social-posts'`, (rows) => rows[0]!.attempts)
+      for (let i = 0; i < 100 && (yield* attempts()) <= maxUnfinishedStarts; i++) yield* Effect.sleep("100 millis")
+      assert.isAbove(yield* attempts(), maxUnfinishedStarts)
+      assert.deepStrictEqual(yield* waitingFor(), { status: "suspended", waitingFor: "budget" })
       assert.strictEqual(model.requests.length, 0)
       assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM content WHERE customer_id = ${t.id}`)[0]!.n, 0)
 

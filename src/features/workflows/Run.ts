@@ -5,6 +5,7 @@ import { AppConfig } from "../../Config.ts"
 import { isCatalogId } from "../../domain/Workflows.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
 import { type RunContext, type StepDefinition, type StepOutcome, StepOutcomeSchema, StepProblem, WorkflowSteps } from "./Steps.ts"
+import { beginStep, crashIfTestStep, stepCrashedError, testCrashStep } from "./StepStarts.ts"
 
 /**
  * Every catalog run is one execution of this durable workflow, keyed by the
@@ -32,15 +33,11 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
   const lifecycle = yield* RunLifecycle
   const steps = yield* WorkflowSteps
   const config = yield* AppConfig
+  const crashStep = yield* testCrashStep
   const { runId, customerId } = payload
 
-  const recordStepStart = (name: string, position: number) =>
-    sql`INSERT INTO workflow_steps (run_id, name, position, status) VALUES (${runId}, ${name}, ${position}, 'running')
-      ON CONFLICT (run_id, name) DO UPDATE SET status = 'running', attempts = workflow_steps.attempts + 1,
-        started_at = clock_timestamp(), completed_at = NULL, error = NULL`.pipe(Effect.orDie)
-
   const recordStepEnd = (name: string, status: "succeeded" | "skipped" | "failed", detail: Record<string, unknown> | null, error: string | null) =>
-    sql`UPDATE workflow_steps SET status = ${status}, completed_at = clock_timestamp(), error = ${error},
+    sql`UPDATE workflow_steps SET status = ${status}, completed_at = clock_timestamp(), error = ${error}, unfinished_starts = 0,
       detail = ${detail === null ? null : JSON.stringify(detail)}::jsonb WHERE run_id = ${runId} AND name = ${name}`.pipe(Effect.orDie)
 
   const started = yield* Activity.make({
@@ -70,7 +67,14 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
       error: StepProblem,
       execute: Effect.gen(function*() {
         if (yield* lifecycle.isEnded(runId)) return yield* new StepProblem({ message: "cancelled", budget: false })
-        yield* recordStepStart(step.name, position)
+        if (!(yield* beginStep(sql, runId, step.name, position))) {
+          // The step's earlier starts all died with their process: failing the run here (the step's end and the
+          // run's in one transaction) is what stops it from taking the process down at every start.
+          yield* Effect.andThen(recordStepEnd(step.name, "failed", null, stepCrashedError), lifecycle.fail(runId, stepCrashedError))
+            .pipe(sql.withTransaction, Effect.orDie)
+          return yield* new StepProblem({ message: stepCrashedError, budget: false })
+        }
+        yield* crashIfTestStep(crashStep, step.name)
         const exit = yield* Effect.exit(step.run(ctx))
         if (Exit.isSuccess(exit)) {
           yield* recordStepEnd(step.name, exit.value.status, exit.value.detail, null)
@@ -135,7 +139,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
       const before = yield* Activity.make({
         name: "await-approval:check",
         success: Counts,
-        execute: Effect.andThen(recordStepStart("await-approval", position), countPieces)
+        execute: Effect.andThen(beginStep(sql, runId, "await-approval", position, false), countPieces)
       })
       let counts = before
       if (before.rejected === 0 && before.pending > 0) {
