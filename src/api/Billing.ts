@@ -29,8 +29,9 @@ export class SignupLimits extends HttpApiMiddleware.Service<SignupLimits>()("her
 }) {}
 
 /**
- * The payment webhook's gate: its global limit (100/min), then the
- * `Stripe-Signature` of the raw body, before the body is decoded.
+ * The payment webhook's gate, before the body is decoded: the
+ * `Stripe-Signature` of the raw body; a request that fails it counts in its
+ * address's pre-auth budget (20/min), a signed one in the global limit (100/min).
  */
 export class PaymentSignature extends HttpApiMiddleware.Service<PaymentSignature>()("herald/api/PaymentSignature", {
   error: [RateLimited, PaymentSignatureInvalid, Conflict, ValidationError]
@@ -79,10 +80,12 @@ export class PaymentWebhookApi extends HttpApiGroup.make("paymentWebhook")
       description:
         "Called by the payment provider (Stripe's event format). The `Stripe-Signature` header (`t=<unix>,v1=<hex>`, " +
         "HMAC-SHA256 of `t.rawBody` keyed with the `whsec_` secret's UTF-8 bytes) must match PAYMENT_WEBHOOK_SECRET " +
-        "and be at most 300 s old, else 400 E_SIGNATURE_INVALID. Acts on checkout.session.completed, " +
+        "and be dated at most 300 s from now (in either direction), else 400 E_SIGNATURE_INVALID. Acts on checkout.session.completed, " +
         "customer.subscription.updated, customer.subscription.deleted, invoice.paid and invoice.payment_failed; " +
         "other types are acknowledged. The same event id twice is acted on once; an event older than one already " +
-        "applied to the customer changes nothing. 100 requests per minute in all."
+        "applied to the customer changes nothing. Signed requests: 100 per minute in all. A request whose signature " +
+        "fails counts in the pre-auth budget of its address (20 per minute per IP, shared with failed " +
+        "authentications), never in the signed requests' limit."
     }))
   )
   .middleware(PaymentSignature)
