@@ -4,6 +4,7 @@ import { AppConfig } from "../../Config.ts"
 import { Forbidden, ValidationError } from "../../domain/Errors.ts"
 import { type Role, roleAllows } from "../../domain/Identity.ts"
 import { html, htmlPage, htmlResponse, layout, readForm, sameOrigin } from "../../platform/http/Html.ts"
+import { addResponseHeaders } from "../../platform/http/RequestContext.ts"
 import { policies, RateLimits } from "../../platform/RateLimits.ts"
 import { DashboardAuth, type SignedIn } from "./Session.ts"
 
@@ -19,6 +20,29 @@ ${message === undefined ? "" : html`<p class="notice error" role="alert">${messa
 <button type="submit" class="big">Sign in</button></form>
 <p class="muted small">No account yet? Start a free trial with <code>POST /api/checkout</code>.</p></section>`
   })
+
+/**
+ * The sign-in page as a response. Unlike other pages it lets the browser name
+ * its origin to this origin (`Referrer-Policy: same-origin`; under
+ * `no-referrer` a form post says `Origin: null`): signing in needs a
+ * same-origin `Origin`, and the policy still sends nothing to other sites.
+ */
+export const signInResponse = (message?: string, status = 200) =>
+  Effect.as(addResponseHeaders({ "referrer-policy": "same-origin" }), htmlResponse(signInPage(message), { status }))
+
+/**
+ * Whether a sign-in post came from a page of this origin: its `Origin`, or
+ * without one its `Referer`, names exactly this origin. Neither (or `null`,
+ * or a value that is not a URL) is not proof of anything.
+ */
+export const signInFromOurOrigin = (request: HttpServerRequest.HttpServerRequest, baseUrl: string): boolean => {
+  const ours = new URL(baseUrl).origin
+  const origin = request.headers.origin
+  if (origin !== undefined) return origin === ours
+  const referer = request.headers.referer
+  if (referer === undefined || !URL.canParse(referer)) return false
+  return new URL(referer).origin === ours
+}
 
 /** A form field error, answered as a 400 HTML page. */
 export const invalidField = (field: string, message: string) =>
@@ -47,7 +71,7 @@ export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth 
     htmlPage(Effect.gen(function*() {
       const req = yield* HttpServerRequest.HttpServerRequest
       const session = yield* auth.current(req.headers.cookie)
-      if (session === undefined) return htmlResponse(signInPage("Your session has ended; sign in again."), { status: 401 })
+      if (session === undefined) return yield* signInResponse("Your session has ended; sign in again.", 401)
       // CONTRACT precedence: the limit (429) before the CSRF and role refusals (403).
       yield* limits.enforce(policies.rest, session.principal.customerId)
       const form = yield* readForm
