@@ -94,6 +94,46 @@ layer(testApp({
       assertError(yield* call("GET", `/api/session/${session.id}`, { headers: { "x-forwarded-for": ip } }), 410, "E_KEY_ALREADY_RETRIEVED")
     }))
 
+  it.effect("one trial per address: two sessions opened for one address complete into one customer, the other subscription is ended", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      // Both opened before either completed: the check at checkout cannot see the other.
+      const first = yield* checkout("stripe-race@example.com")
+      const second = yield* checkout("Stripe-Race@Example.com")
+      const firstDone = stripe.complete(first.session.id)
+      const secondDone = stripe.complete(second.session.id)
+      assert.strictEqual((yield* postEvent(event("checkout.session.completed", { ...firstDone }))).status, 200)
+      // The provider's second completion is acknowledged (Stripe must not retry it) and makes no customer.
+      assert.strictEqual((yield* postEvent(event("checkout.session.completed", { ...secondDone }))).status, 200)
+      const holders = yield* sql<{ id: string }>`SELECT id FROM customers WHERE lower(email) = 'stripe-race@example.com'`
+      assert.deepStrictEqual(holders.map((row) => row.id), [first.session.metadata.customerId])
+      assert.isTrue(stripe.cancelled.has(secondDone.subscription!), "the refused sign-up's subscription is cancelled at Stripe")
+      assert.isFalse(stripe.cancelled.has(firstDone.subscription!))
+      const cancel = stripe.requests.findLast((r) => r.method === "DELETE")!
+      assert.strictEqual(cancel.path, `/v1/subscriptions/${secondDone.subscription}`)
+
+      // The success page of each: the key once for the first, a conflict (not "still waiting") for the second.
+      const key = yield* call("GET", `/api/session/${first.session.id}`, { headers: { "x-forwarded-for": first.ip } })
+      assert.strictEqual(key.status, 200, key.text)
+      assertError(yield* call("GET", `/api/session/${second.session.id}`, { headers: { "x-forwarded-for": second.ip } }), 409, "E_CONFLICT")
+      // A new checkout for the address is refused at once.
+      const third = yield* call("POST", "/api/checkout", { headers: { "x-forwarded-for": randomIp() }, body: { email: "STRIPE-RACE@example.com" } })
+      assertError(third, 409, "E_CONFLICT")
+    }))
+
+  it.effect("the browser may arrive before the webhook of a refused sign-up: 409, and no customer", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const first = yield* checkout("stripe-race2@example.com")
+      const second = yield* checkout("stripe-race2@example.com")
+      stripe.complete(first.session.id)
+      stripe.complete(second.session.id)
+      assert.strictEqual((yield* call("GET", `/api/session/${first.session.id}`, { headers: { "x-forwarded-for": first.ip } })).status, 200)
+      assertError(yield* call("GET", `/api/session/${second.session.id}`, { headers: { "x-forwarded-for": second.ip } }), 409, "E_CONFLICT")
+      const holders = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM customers WHERE lower(email) = 'stripe-race2@example.com'`
+      assert.strictEqual(holders[0].n, 1)
+    }))
+
   it.effect("Stripe unreachable: checkout is 503 E_UNAVAILABLE; the local hosted page cannot complete a Stripe session", () =>
     Effect.gen(function*() {
       const { session } = yield* checkout("stripe-d@example.com")

@@ -11,11 +11,20 @@ const formHeaders = (cookie: string, extra: Record<string, string> = {}) => ({
   ...extra
 })
 
+/** The headers of a sign-in form post from the dashboard page (its own origin), from a fresh address. */
+const signInHeaders = (extra: Record<string, string> = {}) =>
+  Effect.map(TestServer, ({ config }) => ({
+    "content-type": "application/x-www-form-urlencoded",
+    origin: new URL(config.baseUrl).origin,
+    "x-forwarded-for": randomIp(),
+    ...extra
+  }))
+
 /** Signs in with a key; answers the cookie pair to send back. */
 const signIn = (apiKey: string, ip = randomIp()) =>
   Effect.gen(function*() {
     const res = yield* call("POST", "/dashboard", {
-      headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": ip },
+      headers: yield* signInHeaders({ "x-forwarded-for": ip }),
       body: form({ apiKey }),
       raw: true
     })
@@ -96,7 +105,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.include(login.headers.get("content-security-policy"), "form-action 'self'")
 
       const wrong = yield* call("POST", "/dashboard", {
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp() },
+        headers: yield* signInHeaders(),
         body: form({ apiKey: "svc_live_" + "0".repeat(64) }),
         raw: true
       })
@@ -267,7 +276,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       yield* sql`UPDATE customers SET status = 'suspended' WHERE id = ${customerId}`
       assert.include((yield* call("GET", "/dashboard", { headers: { cookie } })).text, "name=\"apiKey\"")
       const inactive = yield* call("POST", "/dashboard", {
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp() },
+        headers: yield* signInHeaders(),
         body: form({ apiKey }),
         raw: true
       })
@@ -280,20 +289,64 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       const ip = randomIp()
       for (let i = 0; i < 20; i++) {
         const res = yield* call("POST", "/dashboard", {
-          headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": ip },
+          headers: yield* signInHeaders({ "x-forwarded-for": ip }),
           body: form({ apiKey: "wrong" }),
           raw: true
         })
         assert.strictEqual(res.status, 401)
       }
       const limited = yield* call("POST", "/dashboard", {
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": ip },
+        headers: yield* signInHeaders({ "x-forwarded-for": ip }),
         body: form({ apiKey: "wrong" }),
         raw: true
       })
       assert.strictEqual(limited.status, 429)
       assert.include(limited.headers.get("content-type"), "text/html")
       assert.isAtLeast(Number(limited.headers.get("retry-after")), 1)
+    }))
+
+  it.effect("sign-in needs a same-origin Origin, or without one a same-origin Referer: otherwise 403 and no session", () =>
+    Effect.gen(function*() {
+      const { url, sql } = yield* TestServer
+      const { apiKey, customerId } = yield* provision({ status: "active" })
+      const sessions = () => Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM dashboard_sessions WHERE customer_id = ${customerId}`, (rows) => rows[0].n)
+      // The sign-in page keeps the pages' header and lets its own document state its origin to this origin only.
+      const login = yield* call("GET", "/dashboard")
+      assert.strictEqual(login.headers.get("referrer-policy"), "no-referrer")
+      assert.include(login.text, `<meta name="referrer" content="same-origin">`)
+
+      const post = (headers: Record<string, string>) =>
+        call("POST", "/dashboard", {
+          headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp(), ...headers },
+          body: form({ apiKey }),
+          raw: true
+        })
+      for (const headers of [
+        {},
+        { origin: "null" },
+        { origin: "http://evil.example" },
+        { origin: `${url}.evil.example` },
+        { origin: "null", referer: `${url}/dashboard` },
+        { origin: "http://evil.example", referer: `${url}/dashboard` },
+        { referer: "http://evil.example/dashboard" },
+        { referer: "not a url" },
+        // Fetch metadata alone is not the proof asked for.
+        { "sec-fetch-site": "same-origin" }
+      ]) {
+        const refused = yield* post(headers)
+        assert.strictEqual(refused.status, 403, JSON.stringify(headers))
+        assert.include(refused.headers.get("content-type"), "text/html")
+        assert.include(refused.text, "Sign in from the dashboard page.")
+        assert.isNull(refused.headers.get("set-cookie"))
+      }
+      assert.strictEqual(yield* sessions(), 0)
+
+      for (const headers of [{ origin: url }, { referer: `${url}/dashboard` }, { origin: url, referer: "http://evil.example/" }]) {
+        const opened = yield* post(headers)
+        assert.strictEqual(opened.status, 303, JSON.stringify(headers))
+        assert.match(opened.headers.get("set-cookie")!, /^herald_session=/)
+      }
+      assert.strictEqual(yield* sessions(), 3)
     }))
 })
 
@@ -417,7 +470,7 @@ layer(testApp({ trustProxy: true, baseUrl: "https://herald.example" }), { timeou
     Effect.gen(function*() {
       const { customerId, apiKey } = yield* provision({ status: "active" }).pipe(Effect.map((p) => ({ customerId: p.customerId, apiKey: p.apiKey })))
       const res = yield* call("POST", "/dashboard", {
-        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": randomIp() },
+        headers: yield* signInHeaders(),
         body: form({ apiKey }),
         raw: true
       })

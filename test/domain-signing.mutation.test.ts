@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { createHmac } from "node:crypto"
+import { signatureDatedAhead } from "../src/domain/Billing.ts"
 import { isBotUserAgent, signState, verifyState } from "../src/domain/Social.ts"
 import { standardKey, verifyServiceSignature, verifyStandardSignature } from "../src/domain/WebhookSignature.ts"
 
@@ -83,5 +84,24 @@ describe("bots and link previews", () => {
     for (const person of ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36", "Mozilla/5.0 robotics-lab", "Mozilla/5.0 (iPhone) Mobile/15E148"]) {
       assert.isFalse(isBotUserAgent(person), person)
     }
+  })
+})
+
+describe("payment signatures dated ahead", () => {
+  it("more than the tolerance ahead of now is refused; at it, behind it or without a date it is left to the verifier", () => {
+    assert.isTrue(signatureDatedAhead("t=1301,v1=ab", 1000, 300))
+    assert.isFalse(signatureDatedAhead("t=1300,v1=ab", 1000, 300))
+    assert.isFalse(signatureDatedAhead("t=1,v1=ab", 1000, 300))
+    assert.isFalse(signatureDatedAhead("v1=ab", 1000, 300))
+    assert.isFalse(signatureDatedAhead("t=,v1=ab", 1000, 300))
+    assert.isFalse(signatureDatedAhead("t=soon,v1=ab", 1000, 300))
+  })
+
+  it("looks at every t= item, read as the verifier reads it (leading digits, exact name)", () => {
+    assert.isTrue(signatureDatedAhead("t=1000,v1=ab,t=5000", 1000, 300))
+    assert.isTrue(signatureDatedAhead("t=5000,t=1000,v1=ab", 1000, 300))
+    assert.isTrue(signatureDatedAhead("t=5000x,v1=ab", 1000, 300))
+    assert.isFalse(signatureDatedAhead(" t=5000,v1=ab", 1000, 300))
+    assert.isFalse(signatureDatedAhead("v1=5000,ts=5000", 1000, 300))
   })
 })

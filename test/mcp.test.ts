@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
-import { adminSecret, assertError, awaitFreshWindow, bearer, randomIp, uniqueEmail } from "./support/processes.ts"
+import { adminSecret, assertError, awaitFreshWindow, bearer, invite, randomIp, uniqueEmail } from "./support/processes.ts"
 import { httpClient, sseClient } from "./support/mcp-clients.ts"
 
 interface Tenant {
@@ -260,6 +260,57 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
       assert.strictEqual(ended.status, 200, ended.text)
       const gone = yield* call("POST", "/mcp", { headers: bearer(a.key, { ...accept, "mcp-session-id": session }), body: { jsonrpc: "2.0", id: 3, method: "tools/list" } })
       assertError(gone, 404, "E_NOT_FOUND")
+    }))
+
+  it.effect("a session belongs to the key that opened it: another key of the same customer is 403 on both transports", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const t = yield* provision()
+      const owner = { customerId: t.id, apiKey: t.key, email: "", mcpEndpoint: "" }
+      const admin = yield* invite(owner, "admin")
+      const viewer = yield* invite(owner, "viewer")
+      const accept = { accept: "application/json, text/event-stream" }
+      const adminOnly = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "ask_cmo", arguments: { customerId: t.id, question: "Plan?" } } }
+
+      // Streamable HTTP: the admin's session, driven with the viewer's key, the owner's, then the admin's own.
+      const init = yield* call("POST", "/mcp", { headers: bearer(admin.apiKey, accept), body: initialize })
+      assert.strictEqual(init.status, 200, init.text)
+      const session = init.headers.get("mcp-session-id")!
+      const asViewer = yield* call("POST", "/mcp", { headers: bearer(viewer.apiKey, { ...accept, "mcp-session-id": session }), body: adminOnly })
+      assertError(asViewer, 403, "E_FORBIDDEN")
+      assertError(yield* call("POST", `/mcp?token=${viewer.apiKey}`, { headers: { ...accept, "mcp-session-id": session }, body: adminOnly }), 403, "E_FORBIDDEN")
+      assertError(yield* call("POST", "/mcp", { headers: bearer(t.key, { ...accept, "mcp-session-id": session }), body: adminOnly }), 403, "E_FORBIDDEN")
+      assertError(yield* call("GET", "/mcp", { headers: bearer(viewer.apiKey, { accept: "text/event-stream", "mcp-session-id": session }) }), 403, "E_FORBIDDEN")
+      assertError(yield* call("DELETE", "/mcp", { headers: bearer(viewer.apiKey, { "mcp-session-id": session }) }), 403, "E_FORBIDDEN")
+      // The refusals left the session alone: its own key still lists the tools in it.
+      const own = yield* call("POST", "/mcp", {
+        headers: bearer(admin.apiKey, { ...accept, "mcp-session-id": session, "mcp-protocol-version": "2024-11-05" }),
+        body: { jsonrpc: "2.0", id: 3, method: "tools/list" }
+      })
+      assert.strictEqual(own.status, 200, own.text)
+      assert.include(own.text, "ask_cmo")
+
+      // The official client's session: another key on it is refused the same way.
+      const client = yield* httpClient(url, admin.apiKey)
+      const clientSession = (client.transport as { sessionId?: string }).sessionId!
+      assert.isString(clientSession)
+      assertError(yield* call("POST", "/mcp", { headers: bearer(viewer.apiKey, { ...accept, "mcp-session-id": clientSession }), body: adminOnly }), 403, "E_FORBIDDEN")
+      assert.isAbove((yield* Effect.promise(() => client.listTools())).tools.length, 0)
+
+      // Legacy SSE: the viewer's key on the admin's message endpoint, as a token or a Bearer header.
+      const stream = yield* rawSse(url, admin.apiKey)
+      assertError(yield* call("POST", `${stream.endpoint}&token=${viewer.apiKey}`, { body: adminOnly }), 403, "E_FORBIDDEN")
+      assertError(yield* call("POST", stream.endpoint, { headers: bearer(viewer.apiKey), body: adminOnly }), 403, "E_FORBIDDEN")
+      assertError(yield* call("POST", `${stream.endpoint}&token=${t.key}`, { body: adminOnly }), 403, "E_FORBIDDEN")
+      const mine = yield* call("POST", `${stream.endpoint}&token=${admin.apiKey}`, { body: initialize })
+      assert.strictEqual(mine.status, 202, mine.text)
+      // Nothing the refused requests sent reached the session: its only reply is to the admin's initialize.
+      const replies = yield* Effect.promise(async () => {
+        let text = stream.first
+        while (!text.includes('"id":1')) text += new TextDecoder().decode((await stream.reader.read()).value)
+        return text
+      })
+      assert.notInclude(replies, '"id":2')
     }))
 
   it.effect("the MCP limit: 30 POSTs a minute per customer pass, the 31st is 429; the SSE GET does not count", () =>

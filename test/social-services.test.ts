@@ -7,6 +7,7 @@ import { Customers } from "../src/features/customers/Customers.ts"
 import { Settings } from "../src/features/settings/Settings.ts"
 import { Links } from "../src/features/social/Links.ts"
 import { SocialPublisher } from "../src/features/social/Publisher.ts"
+import { consentProof } from "../src/features/social/providers/sandbox.ts"
 import { Social } from "../src/features/social/Social.ts"
 import { AppConfig } from "../src/Config.ts"
 import { testServices } from "./support/services.ts"
@@ -22,13 +23,13 @@ const newCustomer = Effect.gen(function*() {
   return created.customer.id
 })
 
-/** Connects a platform the way the callback does: a state from a connect link, spent once. */
+/** Connects a platform the way the callback does: a state from a connect link and its consent page's proof, spent once. */
 const connect = (customerId: string, platform: "x" | "linkedin") =>
   Effect.gen(function*() {
     const social = yield* Social
     const { connectLinks } = yield* social.connect(customerId, [platform])
     const state = new URL(connectLinks[platform]).searchParams.get("state")!
-    assert.strictEqual(yield* social.completeCallback({ state }), "/dashboard")
+    assert.strictEqual(yield* social.completeCallback({ state, consent: consentProof(social.stateSecret, state) }), "/dashboard")
   })
 
 const publishedSoon = (customerId: string, contentId: string) =>

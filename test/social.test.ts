@@ -115,6 +115,44 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.strictEqual(res.json.connections.x.connected, false)
     }))
 
+  it.effect("the callback needs the consent page's token: skipping the page, or a wrong or foreign token, is 400 E_INVALID_STATE", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["pinterest", "tiktok"] } })
+      const state = new URL(links.json.connectLinks.pinterest).searchParams.get("state")!
+      const direct = yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&account=skipped`)
+      assertError(direct, 400, "E_INVALID_STATE")
+      assert.include(direct.json.error, "consent page")
+      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&consent=`), 400, "E_INVALID_STATE")
+      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&consent=forged`), 400, "E_INVALID_STATE")
+      // The token of another link's consent (tiktok's, allowed through its page) does not fit this state.
+      const { callback: other } = yield* connectAsPerson(owner, "tiktok")
+      const otherConsent = new URL(other, "http://local").searchParams.get("consent")!
+      assert.isString(otherConsent)
+      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&consent=${encodeURIComponent(otherConsent)}`), 400, "E_INVALID_STATE")
+      const none = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(none.json.connections.pinterest.connected, false)
+      assert.strictEqual(none.json.connections.tiktok.connected, true)
+
+      // The refusals did not spend the link: the consent page still shows and connects it.
+      const page = yield* Effect.promise(() => fetch(links.json.connectLinks.pinterest).then(async (r) => ({ status: r.status, text: await r.text(), cookie: (r.headers.get("set-cookie") ?? "").split(";")[0] })))
+      assert.strictEqual(page.status, 200)
+      const { url } = yield* TestServer
+      const allowed = yield* Effect.promise(() =>
+        fetch(`${url}/connect/sandbox`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie: page.cookie },
+          body: new URLSearchParams({ state: hidden(page.text, "state")!, _csrf: hidden(page.text, "_csrf")!, decision: "allow" }).toString()
+        })
+      )
+      assert.strictEqual(allowed.status, 303)
+      const back = yield* call("GET", allowed.headers.get("location")!)
+      assert.strictEqual(back.status, 302, back.text)
+      const after = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.strictEqual(after.json.connections.pinterest.connected, true)
+    }))
+
   it.effect("connect refuses unknown platforms and non-arrays", () =>
     Effect.gen(function*() {
       const owner = yield* provision()
@@ -236,8 +274,9 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
         body: { url: "http://127.0.0.1:9/hook", events: ["content.published"] }
       })
       assert.strictEqual(hook.status, 200, hook.text)
-      // One instant for all of them, so the publisher claims and records them together.
-      const due = new Date(Date.now() + 2_000).toISOString()
+      // One instant for all of them, so the publisher claims and records them together; far enough
+      // ahead that 30 requests on a loaded machine are all sent before it.
+      const due = new Date(Date.now() + 8_000).toISOString()
       const queued: Array<{ owner: Provisioned; id: string; body: string }> = []
       for (let i = 0; i < 15; i++) {
         for (const owner of [tracked, plain]) {

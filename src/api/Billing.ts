@@ -29,8 +29,9 @@ export class SignupLimits extends HttpApiMiddleware.Service<SignupLimits>()("her
 }) {}
 
 /**
- * The payment webhook's gate: its global limit (100/min), then the
- * `Stripe-Signature` of the raw body, before the body is decoded.
+ * The payment webhook's gate, before the body is decoded: the
+ * `Stripe-Signature` of the raw body; a request that fails it counts in its
+ * address's pre-auth budget (20/min), a signed one in the global limit (100/min).
  */
 export class PaymentSignature extends HttpApiMiddleware.Service<PaymentSignature>()("herald/api/PaymentSignature", {
   error: [RateLimited, PaymentSignatureInvalid, Conflict, ValidationError]
@@ -41,7 +42,7 @@ export class BillingApi extends HttpApiGroup.make("billing")
     HttpApiEndpoint.post("checkout", "/api/checkout", {
       payload: CheckoutRequest,
       success: CheckoutCreated,
-      error: Unavailable
+      error: [Conflict, Unavailable]
     }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Start a sign-up",
       description:
@@ -49,20 +50,23 @@ export class BillingApi extends HttpApiGroup.make("billing")
         "Herald's own page at `/checkout/{sessionId}` (PAYMENT_PROVIDER=local) or a Stripe Checkout page. When the " +
         "person completes it, `GET /api/session/{sessionId}` gives the API key once. No authentication; 5 requests " +
         "per minute per IP, also counted in the pre-auth budget of 20 per minute per IP (the headers show the " +
-        "tighter). 503 E_UNAVAILABLE when the payment provider cannot be reached."
+        "tighter). One trial per address: 409 E_CONFLICT when the email belongs to a customer who is not cancelled " +
+        "(compared case-insensitively), or reuses an `Idempotency-Key` with another body. 503 E_UNAVAILABLE when the " +
+        "payment provider cannot be reached."
     })),
     HttpApiEndpoint.get("session", "/api/session/:sessionId", {
       params: { sessionId: PathId },
       success: CheckoutSessionResult,
-      error: [NotFound, CheckoutIncomplete, KeyAlreadyRetrieved, Unavailable]
+      error: [NotFound, CheckoutIncomplete, KeyAlreadyRetrieved, Conflict, Unavailable]
     }).annotate(NoStore, true).annotateMerge(OpenApi.annotations({
       summary: "Collect the key of a completed checkout",
       description:
         "`sessionId` is the id in the checkout URL, or the payment provider's own (Stripe's `cs_...`). The first " +
         "call after completion answers the customer id, the API key and the MCP endpoint carrying it " +
         "(`Cache-Control: no-store`); the key is not kept, so later calls are 410 E_KEY_ALREADY_RETRIEVED. " +
-        "409 E_CHECKOUT_INCOMPLETE before completion, 404 for an unknown id. Counts in the pre-auth budget " +
-        "(20 per minute per IP)."
+        "409 E_CHECKOUT_INCOMPLETE before completion; 409 E_CONFLICT when the payment provider reports the session " +
+        "complete but another sign-up for the same address completed first (no second customer is created, the " +
+        "provider's subscription is ended); 404 for an unknown id. Counts in the pre-auth budget (20 per minute per IP)."
     }))
   )
   .middleware(SignupLimits)
@@ -79,10 +83,12 @@ export class PaymentWebhookApi extends HttpApiGroup.make("paymentWebhook")
       description:
         "Called by the payment provider (Stripe's event format). The `Stripe-Signature` header (`t=<unix>,v1=<hex>`, " +
         "HMAC-SHA256 of `t.rawBody` keyed with the `whsec_` secret's UTF-8 bytes) must match PAYMENT_WEBHOOK_SECRET " +
-        "and be at most 300 s old, else 400 E_SIGNATURE_INVALID. Acts on checkout.session.completed, " +
+        "and be dated at most 300 s from now (in either direction), else 400 E_SIGNATURE_INVALID. Acts on checkout.session.completed, " +
         "customer.subscription.updated, customer.subscription.deleted, invoice.paid and invoice.payment_failed; " +
         "other types are acknowledged. The same event id twice is acted on once; an event older than one already " +
-        "applied to the customer changes nothing. 100 requests per minute in all."
+        "applied to the customer changes nothing. Signed requests: 100 per minute in all. A request whose signature " +
+        "fails counts in the pre-auth budget of its address (20 per minute per IP, shared with failed " +
+        "authentications), never in the signed requests' limit."
     }))
   )
   .middleware(PaymentSignature)

@@ -128,6 +128,8 @@ export class IntegrationApi extends HttpApiGroup.make("integration")
       query: {
         // No length bound: an overlong state is forged like any other (400 E_INVALID_STATE, not E_VALIDATION).
         state: Schema.optional(Schema.String),
+        // The sandbox consent page's proof that the person pressed Allow (any value that is not it is refused).
+        consent: Schema.optional(Schema.String),
         account: Schema.optional(Schema.String.check(isMaxChars(100), storableText))
       },
       success: HttpApiSchema.Empty(302),
@@ -135,7 +137,7 @@ export class IntegrationApi extends HttpApiGroup.make("integration")
     }).annotateMerge(OpenApi.annotations({
       summary: "Integration callback",
       description:
-        "Where a connect flow returns. `state` is the signed, single-use, 15-minute token of the connect link: when it is missing, forged, reused or expired the answer is 400 `E_INVALID_STATE` and nothing is connected. Otherwise the platform is connected, `platform.connected` is written, and the answer is a 302 to `/dashboard`. No authentication: the state is the credential."
+        "Where a connect flow returns. `state` is the signed, single-use, 15-minute token of the connect link: when it is missing, forged, reused or expired the answer is 400 `E_INVALID_STATE` and nothing is connected. With the sandbox provider the callback also needs `consent`, the token its consent page's Allow adds: without it, or with a wrong one, the answer is 400 `E_INVALID_STATE`, nothing is connected and the link stays usable. Otherwise the platform is connected, `platform.connected` is written, and the answer is a 302 to `/dashboard`. No authentication: the state is the credential."
     }))
   )
   .annotateMerge(OpenApi.annotations({ title: "Integration", description: "Third-party integration callbacks" }))

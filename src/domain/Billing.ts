@@ -154,3 +154,16 @@ export const providerIds = (object: Record<string, unknown>) => ({
   customer: reference(object.customer),
   subscription: reference(object.subscription)
 })
+
+/**
+ * Whether a `Stripe-Signature` header is dated more than `toleranceSeconds`
+ * ahead of `nowSeconds`. The tolerance only bounds a signature's age, so a
+ * date in the future would otherwise keep a captured request replayable for
+ * as long as its sender chose. Every `t=` item is looked at (the verifier
+ * reads the last one), each read as the verifier reads it.
+ */
+export const signatureDatedAhead = (header: string, nowSeconds: number, toleranceSeconds: number): boolean =>
+  header.split(",").some((item) => {
+    const [name, value] = item.split("=")
+    return name === "t" && Number.parseInt(value ?? "", 10) - nowSeconds > toleranceSeconds
+  })

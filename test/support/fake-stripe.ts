@@ -1,7 +1,8 @@
 /**
  * A local server speaking the parts of Stripe's API that Herald's Stripe
  * mode calls through the official SDK: `POST /v1/checkout/sessions`
- * (form-encoded, bracketed keys) and `GET /v1/checkout/sessions/{id}`, with
+ * (form-encoded, bracketed keys), `GET /v1/checkout/sessions/{id}` and
+ * `DELETE /v1/subscriptions/{id}` (cancel a subscription a completed session made), with
  * Bearer secret-key authentication and Stripe's error shape. `complete`
  * plays the customer finishing the hosted page.
  */
@@ -40,6 +41,8 @@ export interface FakeStripe {
   readonly sessions: Map<string, FakeStripeSession>
   readonly requests: Array<RecordedRequest>
   readonly complete: (id: string) => FakeStripeSession
+  /** Subscriptions cancelled through the API, by id. */
+  readonly cancelled: Set<string>
   /** While set, every call answers 500 (the SDK retries, then gives up). */
   down: boolean
   readonly close: () => Promise<void>
@@ -67,6 +70,7 @@ export const startFakeStripe = (secretKey: string, priceId: string): Promise<Fak
     const sessions = new Map<string, FakeStripeSession>()
     const requests: Array<RecordedRequest> = []
     const byIdempotencyKey = new Map<string, FakeStripeSession>()
+    const cancelled = new Set<string>()
     const state = { down: false }
 
     const server = createServer(async (req, res) => {
@@ -128,6 +132,15 @@ export const startFakeStripe = (secretKey: string, priceId: string): Promise<Fak
         }
         return json(res, session)
       }
+      const subscription = /^\/v1\/subscriptions\/([^/]+)$/.exec(path)
+      if (req.method === "DELETE" && subscription !== null) {
+        const id = decodeURIComponent(subscription[1])
+        if (![...sessions.values()].some((s) => s.subscription === id)) {
+          return error(res, 404, "invalid_request_error", `No such subscription: '${id}'`, "id")
+        }
+        cancelled.add(id)
+        return json(res, { id, object: "subscription", status: "canceled" })
+      }
       return error(res, 404, "invalid_request_error", `Unrecognized request URL (${req.method}: ${path}).`)
     })
 
@@ -138,6 +151,7 @@ export const startFakeStripe = (secretKey: string, priceId: string): Promise<Fak
         url: `http://127.0.0.1:${port}`,
         sessions,
         requests,
+        cancelled,
         complete: (id) => {
           const session = sessions.get(id)
           if (session === undefined) throw new Error(`no session ${id}`)

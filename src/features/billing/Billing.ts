@@ -12,7 +12,7 @@ import {
   signalOf,
   trialEndsAt
 } from "../../domain/Billing.ts"
-import { CheckoutIncomplete, KeyAlreadyRetrieved, NotFound, type Unavailable } from "../../domain/Errors.ts"
+import { CheckoutIncomplete, Conflict, KeyAlreadyRetrieved, NotFound, type Unavailable } from "../../domain/Errors.ts"
 import { openReplay, sealReplay } from "../../domain/ReplaySeal.ts"
 import { safeEqual } from "../../domain/Secrets.ts"
 import { isStorableText } from "../../domain/Text.ts"
@@ -46,6 +46,10 @@ interface CheckoutRow {
 
 const sealScope = "checkout session key"
 
+/** One trial per address: the refusal of a checkout, or of its completion, for an address already in use. */
+const addressTaken = () =>
+  new Conflict({ error: "An account with this email address already exists: sign in to the dashboard with its key" })
+
 /** `chk_` + 32 hex digits: unguessable, it is the only thing that names a session. */
 const newCheckoutId = () => `chk_${randomBytes(16).toString("hex")}`
 
@@ -55,15 +59,16 @@ const newCheckoutId = () => `chk_${randomBytes(16).toString("hex")}`
  */
 export class Billing extends Context.Service<Billing, {
   readonly provider: "local" | "stripe"
-  readonly createCheckout: (email: string) => Effect.Effect<{ readonly url: string }, Unavailable>
+  /** A checkout for an address that a customer who is not cancelled holds (any letter case) is refused. */
+  readonly createCheckout: (email: string) => Effect.Effect<{ readonly url: string }, Conflict | Unavailable>
   /** A local checkout session as its hosted page shows it. */
   readonly checkout: (checkoutId: string) => Effect.Effect<CheckoutView, NotFound>
   /** Completes a local checkout (the hosted page's button). Completing twice changes nothing. */
-  readonly completeLocal: (checkoutId: string) => Effect.Effect<CheckoutView, NotFound>
+  readonly completeLocal: (checkoutId: string) => Effect.Effect<CheckoutView, NotFound | Conflict>
   /** The session result with the key, once; by our id or the provider's (`cs_...`). */
   readonly retrieve: (sessionId: string) => Effect.Effect<
     SessionResult,
-    NotFound | CheckoutIncomplete | KeyAlreadyRetrieved | Unavailable
+    NotFound | CheckoutIncomplete | KeyAlreadyRetrieved | Conflict | Unavailable
   >
   /** Acts on a verified payment event; the same event id twice acts once. */
   readonly handleEvent: (event: PaymentEvent) => Effect.Effect<void>
@@ -100,6 +105,8 @@ export class Billing extends Context.Service<Billing, {
     const view = (row: CheckoutRow): CheckoutView => ({ id: row.id, email: row.email, status: row.status, provider: row.provider })
 
     const createCheckout = Effect.fn("Billing.createCheckout")(function*(email: string) {
+      const holders = yield* customers.findByEmail(email)
+      if (holders.some((customer) => customer.status !== "cancelled")) return yield* addressTaken()
       const checkoutId = newCheckoutId()
       const customerId = randomUUID()
       yield* sql`INSERT INTO checkout_sessions (id, provider, email, customer_id, status)
@@ -124,6 +131,9 @@ export class Billing extends Context.Service<Billing, {
      * Completes a session under its row lock: the customer is created
      * (onboarding, plan pro, trial 30 days), its key sealed until the one GET
      * that shows it. A completed session only gains provider ids it lacked.
+     * The address is checked again here, under a lock per address: two
+     * sessions opened for one address before either completed yield one
+     * customer; the later completion fails with Conflict and its session stays open.
      */
     const completeRow = (checkoutId: string, ids: { customer?: string | undefined; subscription?: string | undefined }) =>
       inTransaction(Effect.gen(function*() {
@@ -134,12 +144,13 @@ export class Billing extends Context.Service<Billing, {
           return row
         }
         const now = new Date()
-        const { apiKey } = yield* customers.provision({
+        const { apiKey } = yield* customers.provisionUnique({
           id: row.customerId,
           email: row.email,
           status: "onboarding",
-          trialEndsAt: trialEndsAt(now)
-        })
+          trialEndsAt: trialEndsAt(now),
+          actor: { type: "system", id: null }
+        }).pipe(Effect.mapError(addressTaken))
         yield* recordProviderIds(row.customerId, ids)
         const sealed = sealReplay(apiKey, row.id, serverSecret, sealScope)
         yield* sql`UPDATE checkout_sessions SET status = 'completed', completed_at = ${now}, sealed_key = ${sealed}
@@ -208,27 +219,32 @@ export class Billing extends Context.Service<Billing, {
 
     const handleEvent = Effect.fn("Billing.handleEvent")(function*(event: PaymentEvent) {
       const object = event.data.object
-      yield* inTransaction(Effect.gen(function*() {
+      const refused = yield* inTransaction(Effect.gen(function*() {
         const fresh = yield* sql`INSERT INTO payment_events (event_id, type) VALUES (${event.id}, ${event.type})
           ON CONFLICT (event_id) DO NOTHING RETURNING event_id`
-        if (fresh.length === 0) return
+        if (fresh.length === 0) return undefined
 
         if (event.type === "checkout.session.completed") {
           const reference = checkoutReference(object) ?? providerSessionId(object)
-          if (reference === undefined) return
+          if (reference === undefined) return undefined
           const found = yield* findRow(reference, false)
-          if (found === undefined) return
+          if (found === undefined) return undefined
           if (found.providerSessionId === null && providerSessionId(object)?.startsWith("cs_") === true && found.provider === "stripe") {
             yield* sql`UPDATE checkout_sessions SET provider_session_id = ${providerSessionId(object)!} WHERE id = ${found.id}`
           }
-          yield* completeRow(found.id, providerIds(object))
-          return
+          const ids = providerIds(object)
+          // The provider took a second sign-up for an address already in use: no second customer;
+          // its subscription is ended once this transaction has committed.
+          return yield* completeRow(found.id, ids).pipe(
+            Effect.as(undefined),
+            Effect.catchTag("Conflict", () => Effect.succeed({ checkoutId: found.id, subscription: ids.subscription }))
+          )
         }
 
         const signal = signalOf(event.type, object)
-        if (signal === undefined) return
+        if (signal === undefined) return undefined
         const customerId = yield* findCustomer(event.type, object)
-        if (customerId === undefined) return
+        if (customerId === undefined) return undefined
         const ref = customerReference(event.type, object)
         yield* recordProviderIds(customerId, { customer: ref.providerCustomerId, subscription: ref.providerSubscriptionId })
         const billing = yield* sql<{ lastEventCreated: string | number | null }>`
@@ -236,7 +252,7 @@ export class Billing extends Context.Service<Billing, {
         const last = billing[0]?.lastEventCreated ?? null
         const created = event.created
         // Out of order: an event older than one already applied changes nothing (Stripe does not promise order).
-        if (created !== undefined && last !== null && created < Number(last)) return
+        if (created !== undefined && last !== null && created < Number(last)) return undefined
         if (created !== undefined) {
           yield* sql`UPDATE customer_billing SET last_event_created = ${Math.floor(created)} WHERE customer_id = ${customerId}`
         }
@@ -247,7 +263,20 @@ export class Billing extends Context.Service<Billing, {
           reason: event.type,
           eventId: event.id
         }).pipe(Effect.catchTag("NotFound", () => Effect.void))
+        return undefined
       }))
+      if (refused === undefined) return
+      yield* Effect.logWarning("checkout refused at completion: its address already belongs to a customer").pipe(
+        Effect.annotateLogs({ checkoutId: refused.checkoutId })
+      )
+      if (refused.subscription !== undefined) {
+        yield* provider.cancelSubscription(refused.subscription).pipe(
+          Effect.catchTag("Unavailable", () =>
+            Effect.logError("could not end the subscription of a refused checkout; end it at the provider").pipe(
+              Effect.annotateLogs({ checkoutId: refused.checkoutId, subscription: refused.subscription })
+            ))
+        )
+      }
     })
 
     const expireTrials = Effect.gen(function*() {

@@ -42,6 +42,8 @@ export class PaymentProvider extends Context.Service<PaymentProvider, {
   readonly createSession: (checkout: NewCheckout) => Effect.Effect<ProviderSession, Unavailable>
   /** The provider's view of a session (Stripe mode); `undefined` when the provider has nothing to say. */
   readonly sessionState: (providerSessionId: string) => Effect.Effect<ProviderSessionState | undefined, Unavailable>
+  /** Ends a subscription at once (one the provider opened for a sign-up that was refused). */
+  readonly cancelSubscription: (providerSubscriptionId: string) => Effect.Effect<void, Unavailable>
 }>()("herald/features/billing/PaymentProvider") {
   static readonly layer = Layer.effect(PaymentProvider, Effect.gen(function*() {
     const config = yield* AppConfig
@@ -50,7 +52,8 @@ export class PaymentProvider extends Context.Service<PaymentProvider, {
         name: "local",
         createSession: ({ checkoutId }) =>
           Effect.succeed({ providerSessionId: null, url: `${config.baseUrl}/checkout/${checkoutId}` }),
-        sessionState: () => Effect.succeed(undefined)
+        sessionState: () => Effect.succeed(undefined),
+        cancelSubscription: () => Effect.void
       })
     }
     const secretKey = Option.getOrThrow(config.stripeSecretKey)
@@ -107,7 +110,12 @@ export class PaymentProvider extends Context.Service<PaymentProvider, {
             providerSubscriptionId: idOf(session.subscription)
           })),
           Effect.catch(unavailable)
-        )
+        ),
+      cancelSubscription: (providerSubscriptionId) =>
+        Effect.tryPromise({
+          try: () => stripe.subscriptions.cancel(providerSubscriptionId, {}, { idempotencyKey: `herald-refused-${providerSubscriptionId}` }),
+          catch: (cause) => cause
+        }).pipe(Effect.asVoid, Effect.catch(unavailable))
     })
   }))
 }

@@ -1,9 +1,10 @@
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
 import { PaymentSignature, SignupLimits } from "../../api/Billing.ts"
 import { AppConfig } from "../../Config.ts"
+import { signatureDatedAhead } from "../../domain/Billing.ts"
 import { PaymentSignatureInvalid, RateLimited } from "../../domain/Errors.ts"
 import { Idempotency } from "../../platform/Idempotency.ts"
 import { requireUtf8Json } from "../../platform/http/JsonBody.ts"
@@ -56,28 +57,35 @@ const loadStripeVerifier = () =>
 export const PaymentSignatureLive = Layer.effect(PaymentSignature, Effect.gen(function*() {
   const limits = yield* RateLimits
   const config = yield* AppConfig
-  return PaymentSignature.of(Effect.fnUntraced(function*(httpEffect) {
-    yield* limits.enforce(policies.paymentWebhook, "global")
-    const request = yield* HttpServerRequest.HttpServerRequest
+
+  /** Whether the request carries the provider's signature over its raw body, dated within the tolerance either way. */
+  const signed = Effect.fnUntraced(function*(request: HttpServerRequest.HttpServerRequest) {
     const header = request.headers["stripe-signature"]
     const secret = config.paymentWebhookSecret
-    if (Option.isNone(secret) || header === undefined) return yield* new PaymentSignatureInvalid()
+    if (Option.isNone(secret) || header === undefined) return false
+    if (signatureDatedAhead(header, Math.floor((yield* Clock.currentTimeMillis) / 1000), signatureToleranceSeconds)) return false
     const raw = yield* Effect.orElseSucceed(request.text, () => undefined)
-    if (raw === undefined) return yield* new PaymentSignatureInvalid()
+    if (raw === undefined) return false
     // The stripe package's own verification: t=, every v1=, HMAC-SHA256 keyed with the
     // whsec_ string's UTF-8 bytes over `t.rawBody`, constant-time, at most 300 s old.
     const stripeSignature = yield* Effect.promise(loadStripeVerifier)
-    const verified = yield* Effect.try({
-      try: () =>
-        stripeSignature.verifyHeader(
-          raw,
-          header,
-          Redacted.value(secret.value),
-          signatureToleranceSeconds
-        ),
-      catch: () => new PaymentSignatureInvalid()
-    })
-    if (!verified) return yield* new PaymentSignatureInvalid()
+    return yield* Effect.try({
+      try: () => stripeSignature.verifyHeader(raw, header, Redacted.value(secret.value), signatureToleranceSeconds),
+      catch: () => "refused"
+    }).pipe(Effect.orElseSucceed(() => false))
+  })
+
+  return PaymentSignature.of(Effect.fnUntraced(function*(httpEffect) {
+    const { clientIp } = yield* currentRequest
+    // Only a signed request spends the global budget, so that nobody but the provider can
+    // exhaust it; a failed signature is a failed authentication of its sender's address.
+    yield* limits.check(policies.preAuth, clientIp)
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (!(yield* signed(request))) {
+      yield* limits.enforce(policies.preAuth, clientIp)
+      return yield* new PaymentSignatureInvalid()
+    }
+    yield* limits.enforce(policies.paymentWebhook, "global")
     return yield* requireUtf8Json(httpEffect)
   }))
 }))

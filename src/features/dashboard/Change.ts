@@ -11,6 +11,7 @@ import { DashboardAuth, type SignedIn } from "./Session.ts"
 export const signInPage = (message?: string) =>
   layout({
     title: "Sign in",
+    referrer: "same-origin",
     body: html`<section class="card narrow"><h1>Sign in to your dashboard</h1>
 <p class="lead">Paste the API key you received at sign-up (or a team member key).</p>
 ${message === undefined ? "" : html`<p class="notice error" role="alert">${message}</p>`}
@@ -19,6 +20,30 @@ ${message === undefined ? "" : html`<p class="notice error" role="alert">${messa
 <button type="submit" class="big">Sign in</button></form>
 <p class="muted small">No account yet? Start a free trial with <code>POST /api/checkout</code>.</p></section>`
   })
+
+/**
+ * The sign-in page as a response. It keeps every page's `Referrer-Policy:
+ * no-referrer` header, and its document sets `same-origin` for itself (a meta
+ * tag, which takes over from the header), so its form names this origin when
+ * it posts (under `no-referrer` a form post says `Origin: null`): signing in
+ * needs a same-origin `Origin`, and the policy still sends nothing to other sites.
+ */
+export const signInResponse = (message?: string, status = 200) =>
+  Effect.succeed(htmlResponse(signInPage(message), { status }))
+
+/**
+ * Whether a sign-in post came from a page of this origin: its `Origin`, or
+ * without one its `Referer`, names exactly this origin. Neither (or `null`,
+ * or a value that is not a URL) is not proof of anything.
+ */
+export const signInFromOurOrigin = (request: HttpServerRequest.HttpServerRequest, baseUrl: string): boolean => {
+  const ours = new URL(baseUrl).origin
+  const origin = request.headers.origin
+  if (origin !== undefined) return origin === ours
+  const referer = request.headers.referer
+  if (referer === undefined || !URL.canParse(referer)) return false
+  return new URL(referer).origin === ours
+}
 
 /** A form field error, answered as a 400 HTML page. */
 export const invalidField = (field: string, message: string) =>
@@ -47,7 +72,7 @@ export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth 
     htmlPage(Effect.gen(function*() {
       const req = yield* HttpServerRequest.HttpServerRequest
       const session = yield* auth.current(req.headers.cookie)
-      if (session === undefined) return htmlResponse(signInPage("Your session has ended; sign in again."), { status: 401 })
+      if (session === undefined) return yield* signInResponse("Your session has ended; sign in again.", 401)
       // The failure order of docs/api-rules.md: the limit (429) before the CSRF and role refusals (403).
       yield* limits.enforce(policies.rest, session.principal.customerId)
       const form = yield* readForm

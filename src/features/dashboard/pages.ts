@@ -6,13 +6,13 @@ import { AccountInactive, Forbidden, InvalidApiKey, NotFound } from "../../domai
 import { Email, MemberRole } from "../../domain/Identity.ts"
 import { BudgetUpdate } from "../../domain/Settings.ts"
 import { isStorableText } from "../../domain/Text.ts"
-import { type Html, html, htmlPage, htmlResponse, readForm, sameOrigin } from "../../platform/http/Html.ts"
+import { type Html, html, htmlPage, htmlResponse, readForm } from "../../platform/http/Html.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
 import { policies, RateLimits } from "../../platform/RateLimits.ts"
 import { Content } from "../content/Content.ts"
 import { Settings } from "../settings/Settings.ts"
 import { Team } from "../team/Team.ts"
-import { backTo, dashboardChange, invalidField, signInPage } from "./Change.ts"
+import { backTo, dashboardChange, invalidField, signInFromOurOrigin, signInResponse } from "./Change.ts"
 import { Dashboard } from "./Dashboard.ts"
 import { DashboardAuth, type SignedIn } from "./Session.ts"
 
@@ -56,7 +56,7 @@ export const DashboardPages = HttpRouter.use((router) =>
 
     yield* router.add("GET", "/dashboard", htmlPage(Effect.gen(function*() {
       const session = yield* signedIn
-      if (session === undefined) return htmlResponse(signInPage())
+      if (session === undefined) return yield* signInResponse()
       yield* limits.enforce(policies.rest, session.principal.customerId)
       return yield* render(session)
     })))
@@ -64,7 +64,8 @@ export const DashboardPages = HttpRouter.use((router) =>
     yield* router.add("POST", "/dashboard", htmlPage(Effect.gen(function*() {
       const req = yield* request
       const { clientIp } = yield* currentRequest
-      if (!sameOrigin(req, config.baseUrl)) return yield* new Forbidden({ error: "Sign in from the dashboard page." })
+      // A key posted from another site's page (or from none that says where) opens no session.
+      if (!signInFromOurOrigin(req, config.baseUrl)) return yield* new Forbidden({ error: "Sign in from the dashboard page." })
       // Brute-force protection: failed sign-ins count in the pre-auth budget of the address.
       yield* limits.check(policies.preAuth, clientIp)
       const form = yield* readForm
@@ -76,7 +77,7 @@ export const DashboardPages = HttpRouter.use((router) =>
       const failure = opened.failure
       if (failure instanceof InvalidApiKey) yield* limits.enforce(policies.preAuth, clientIp)
       const message = failure instanceof AccountInactive ? "Customer account is not active" : "Invalid API key"
-      return htmlResponse(signInPage(message), { status: 401 })
+      return yield* signInResponse(message, 401)
     })))
 
     yield* router.add("POST", "/dashboard/sign-out", change("viewer", (session) =>

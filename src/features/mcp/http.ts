@@ -19,15 +19,25 @@ export const mcpPaths = { sse: "/mcp/sse", message: "/mcp/message", streamable: 
 /** A full session table frees up as clients leave: ask them to come back after one limit window. */
 const fullRetrySeconds = 60
 
+/**
+ * A session runs its tools as the key that opened it: any other key, even
+ * another key of the same customer (a team member's with a lesser role),
+ * is refused rather than lent that key's role.
+ */
+const notTheSessionsKey = () => refuse(new Forbidden({ error: "This key did not open this session: open a session with it" }))
+
 interface SseSession {
   readonly customerId: string
   /** The key the session was opened with: re-checked on every message (revoked, customer suspended). */
   readonly key: string
+  readonly keyId: string
   readonly transport: SseSessionTransport
 }
 
 interface HttpSession {
   readonly customerId: string
+  /** The key that opened it: its tools run with that key's role, so no other key may drive it. */
+  readonly keyId: string
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly server: Server
   lastSeen: number
@@ -162,7 +172,7 @@ export const McpRoutes = HttpRouter.use((router) =>
               () => void Queue.endUnsafe(queue)
             )
             const server = makeMcpServer(runner, auth.principal, context, () => sessionId)
-            addSse(sessionId, { customerId: auth.principal.customerId, key: auth.key, transport })
+            addSse(sessionId, { customerId: auth.principal.customerId, key: auth.key, keyId: auth.principal.keyId, transport })
             // Each session's keep-alives start at a random offset, so thousands of sessions opened together do not write in one burst.
             let keepAlive: ReturnType<typeof setTimeout> = setTimeout(() => {
               keepAlive = setInterval(() => Queue.offerUnsafe(queue, ": keep-alive\n\n"), config.mcpKeepAliveMs).unref()
@@ -197,13 +207,11 @@ export const McpRoutes = HttpRouter.use((router) =>
         const q = request.url.indexOf("?")
         const params = new URLSearchParams(q === -1 ? "" : request.url.slice(q + 1))
         const credential = credentialOf(request)
-        // A key on the message must be valid and the session's customer's.
+        // A key on the message must be valid and the one that opened the session.
         const caller = credential._tag === "Missing" ? undefined : yield* gate.authenticate(credential, false)
         const session = sseSessions.get(params.get("sessionId") ?? "")
         if (session === undefined) return yield* refuse(new SessionNotFound(), 400)
-        if (caller !== undefined && caller.principal.customerId !== session.customerId) {
-          return yield* refuse(new Forbidden({ error: "This key does not belong to the session's customer" }))
-        }
+        if (caller !== undefined && caller.principal.keyId !== session.keyId) return yield* notTheSessionsKey()
         // The session's own key, re-checked as REST checks a key on every request (once, when the message carries it).
         const owner = caller?.key === session.key ? caller : yield* gate.authenticate({ _tag: "Key", key: session.key }, false).pipe(
           Effect.tapError(() => Effect.promise(() => session.transport.close()))
@@ -234,9 +242,7 @@ export const McpRoutes = HttpRouter.use((router) =>
             // 404 tells a Streamable HTTP client to start a new session.
             return yield* refuse(new NotFound({ error: "Session not found — send initialize to /mcp for a new session" }), 404)
           }
-          if (session.customerId !== customerId) {
-            return yield* refuse(new Forbidden({ error: "This key does not belong to the session's customer" }))
-          }
+          if (session.keyId !== auth.principal.keyId) return yield* notTheSessionsKey()
           session.lastSeen = Date.now()
         } else if (!isPost) {
           return yield* refuse(new ValidationError({ error: "Invalid header.mcp-session-id: required" }), 400)
@@ -268,7 +274,13 @@ export const McpRoutes = HttpRouter.use((router) =>
         onsessionclosed: (id) => void dropHttp(id)
       })
       server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId)
-      const session: HttpSession = { customerId: auth.principal.customerId, transport, server, lastSeen: Date.now() }
+      const session: HttpSession = {
+        customerId: auth.principal.customerId,
+        keyId: auth.principal.keyId,
+        transport,
+        server,
+        lastSeen: Date.now()
+      }
       transport.onclose = () => {
         if (transport.sessionId !== undefined) dropHttp(transport.sessionId)
       }

@@ -89,7 +89,7 @@ export const signupScript = `
         document.getElementById("signup-customer").textContent=r.body.customerId;
         keyBox.hidden=false;
         show("Your trial has started. Copy your API key now: it is shown only this once.","ok");
-      }else if(r.status===409&&tries<20){
+      }else if(r.status===409&&r.body.code==="E_CHECKOUT_INCOMPLETE"&&tries<20){
         tries++;show("Waiting for the payment provider to confirm your sign-up…");setTimeout(load,1500);
       }else if(r.status===410){
         show("This key was already shown once and is not kept. Sign in to the dashboard with it; if it was lost, support can issue a new owner key.","error");

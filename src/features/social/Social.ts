@@ -160,10 +160,12 @@ export class Social extends Context.Service<Social, {
       const platform = payload.p
       const customerId = payload.c
       const extra: Record<string, string> = {}
-      for (const [name, value] of Object.entries(query)) if (value !== undefined && name !== "state") extra[name] = value
-      // The provider is asked before the state is spent: an outage leaves the link usable.
+      // The state too: a provider may have bound its own proof to it.
+      for (const [name, value] of Object.entries(query)) if (value !== undefined) extra[name] = value
+      // The provider is asked before the state is spent: an outage, or a callback the provider refuses, leaves the link usable.
       const accounts = yield* provider.completeConnect(customerId, platform, extra).pipe(
-        Effect.mapError((error) => new Unavailable({ error: `The social provider is unavailable: ${error.message}` }))
+        Effect.catchTag("ProviderError", (error) =>
+          Effect.fail(new Unavailable({ error: `The social provider is unavailable: ${error.message}` })))
       )
       yield* Effect.gen(function*() {
         // Spending the state and connecting commit together: a reused state connects nothing.

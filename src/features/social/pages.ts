@@ -9,6 +9,7 @@ import { type Html, html } from "../../platform/http/Html.ts"
 import { currentRequest, pickRequestId } from "../../platform/http/RequestContext.ts"
 import { baseSecurityHeaders, FastLanes, infoEnabled, requestLine } from "../../platform/http/Server.ts"
 import { Links } from "./Links.ts"
+import { consentProof } from "./providers/sandbox.ts"
 import { Social } from "./Social.ts"
 
 /** Headers of every HTML page: no scripts, no framing, no referrer. */
@@ -101,7 +102,7 @@ export const SocialPages = HttpRouter.use((router) =>
       }
       const checked = yield* Effect.exit(social.checkState(state))
       if (checked._tag === "Failure") return yield* errorPage(400, "E_INVALID_STATE", "This connect link is invalid or has expired")
-      const next = new URLSearchParams({ state })
+      const next = new URLSearchParams({ state, consent: consentProof(social.stateSecret, state) })
       const account = (form.get("account") ?? "").trim().slice(0, 100)
       if (account.length > 0) next.set("account", account)
       return HttpServerResponse.redirect(`/api/integration/callback?${next.toString()}`, {

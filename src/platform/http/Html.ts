@@ -89,11 +89,18 @@ export interface Layout {
   /** Extra script from /assets (same origin), e.g. "/assets/signup.js". */
   readonly script?: string | undefined
   readonly bodyClass?: string | undefined
+  /**
+   * The document's own referrer policy (a `<meta name="referrer">`), for a
+   * page whose form must name its origin: under the header's `no-referrer`
+   * a browser posts `Origin: null`.
+   */
+  readonly referrer?: "same-origin" | undefined
 }
 
 /** The page shell every Herald page uses: one stylesheet, phone-width viewport. */
 export const layout = (page: Layout): Html =>
   html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.referrer}">`}
 <title>${page.title} · Herald</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/herald.css">${
     page.script === undefined ? "" : html`<script src="${page.script}" defer></script>`
   }</head><body class="${page.bodyClass ?? ""}">

@@ -1,4 +1,5 @@
 import { Context, Data, Effect, type Exit, type Option } from "effect"
+import type { InvalidState } from "../../../domain/Errors.ts"
 import type { SocialPlatform } from "../../../domain/Social.ts"
 
 /**
@@ -57,12 +58,16 @@ export class SocialProvider extends Context.Service<SocialProvider, {
     platform: SocialPlatform,
     callbackUrl: string
   ) => Effect.Effect<string, ProviderError>
-  /** The accounts the callback connected (the query the provider sent back). */
+  /**
+   * The accounts the callback connected (the query the provider sent back,
+   * `state` included); InvalidState when the callback lacks the provider's
+   * own proof that the person consented.
+   */
   readonly completeConnect: (
     customerId: string,
     platform: SocialPlatform,
     query: Readonly<Record<string, string>>
-  ) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError>
+  ) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError | InvalidState>
   /** The customer's active accounts at the provider. */
   readonly accounts: (customerId: string) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError>
   readonly publish: (post: OutgoingPost) => Effect.Effect<PublishedPost, ProviderError>

@@ -1,12 +1,22 @@
 import { Effect, Exit, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { randomUUID } from "node:crypto"
+import { createHmac, randomUUID } from "node:crypto"
 import { AppConfig } from "../../../Config.ts"
+import { InvalidState } from "../../../domain/Errors.ts"
+import { safeEqual } from "../../../domain/Secrets.ts"
 import type { SocialPlatform } from "../../../domain/Social.ts"
 import { type ConnectedAccount, type OutgoingPost, ProviderError, SocialProvider } from "./Provider.ts"
 
 const unavailable = (error: unknown) =>
   new ProviderError({ transient: true, cause: "provider_unavailable", message: `sandbox store failed: ${String(error)}` })
+
+/**
+ * What the consent page's Allow hands the callback (as `consent`): proof,
+ * bound to the state, that the person was shown the page and agreed. Keyed
+ * with the connect states' secret; the callback refuses a state without it.
+ */
+export const consentProof = (secret: string, state: string) =>
+  createHmac("sha256", secret).update(`sandbox consent.${state}`).digest("base64url")
 
 /**
  * The local provider: the connect link is this service's own consent page,
@@ -17,6 +27,9 @@ export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const permalink = (contentId: string) => `${config.baseUrl}/p/${encodeURIComponent(contentId)}`
+  const secrets = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'social_state'`.pipe(Effect.orDie)
+  if (secrets.length === 0) return yield* Effect.die("the social state secret is missing; run the migrations")
+  const stateSecret = secrets[0].value
 
   const connectLink = (_customerId: string, _platform: SocialPlatform, callbackUrl: string) => {
     const state = new URL(callbackUrl).searchParams.get("state") ?? ""
@@ -24,6 +37,10 @@ export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*
   }
 
   const completeConnect = (_customerId: string, platform: SocialPlatform, query: Readonly<Record<string, string>>) => {
+    const consent = query.consent
+    if (consent === undefined || !safeEqual(consentProof(stateSecret, query.state ?? ""), consent)) {
+      return Effect.fail(new InvalidState({ error: "This connection was not allowed on its consent page: open the connect link again" }))
+    }
     const given = query.account?.trim() ?? ""
     const accountName = given.length > 0 && given.length <= 100 ? given : `${platform} sandbox account`
     return Effect.succeed<ReadonlyArray<ConnectedAccount>>([{ platform, accountName }])
