@@ -32,10 +32,12 @@ const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) =>
     rateLimits: { ...rateLimitDefaults, admin: 100 }
   }))).pipe(Layer.provideMerge(FakeLive))
 
-/** Links X at the fake's page and comes back through our callback. */
+/** Links X at the fake's page and comes back through our callback (the network up). */
 const connectX = (owner: Provisioned) =>
   Effect.gen(function*() {
     const fake = yield* Fake
+    // Each test starts with the network up, whatever an earlier one left.
+    fake.mode = "up"
     const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["x"] } })
     assert.strictEqual(links.status, 200, links.text)
     const redirect = new URL(new URL(links.json.connectLinks.x).searchParams.get("redirect")!)
@@ -265,5 +267,5 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       yield* pieceWhere(owner, piece.id, (p) => p.status === "published")
       assert.strictEqual(fake.postsFor(piece.id).length, 1)
       assert.deepStrictEqual(yield* ledger(owner), [[piece.id, "ads", 30]])
-    }))
+    }), 150_000)
 })
