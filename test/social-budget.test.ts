@@ -57,7 +57,7 @@ const ledger = (owner: Provisioned) =>
   Effect.gen(function*() {
     const { sql } = yield* TestServer
     const rows = yield* sql<{ contentId: string | null; channel: string; amount: string }>`
-      SELECT content_id, channel, amount::text AS amount FROM spend_ledger WHERE customer_id = ${owner.customerId} ORDER BY id`
+      SELECT content_id, channel, amount::text AS amount FROM spend_ledger WHERE customer_id = ${owner.customerId} ORDER BY id`.pipe(Effect.orDie)
     return rows.map((r) => [r.contentId, r.channel, Number(r.amount)])
   })
 
@@ -66,7 +66,7 @@ const queued = (owner: Provisioned) =>
   Effect.gen(function*() {
     const { sql } = yield* TestServer
     const rows = yield* sql<{ contentId: string; status: string }>`
-      SELECT content_id, status FROM publish_jobs WHERE customer_id = ${owner.customerId} ORDER BY created_at`
+      SELECT content_id, status FROM publish_jobs WHERE customer_id = ${owner.customerId} ORDER BY created_at`.pipe(Effect.orDie)
     return rows.map((r) => [r.contentId, r.status])
   })
 
@@ -224,7 +224,7 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       const runId = started.json.runId as string
       const run = () => Effect.map(call("GET", `/api/runs/${owner.customerId}/${runId}`, { headers: h }), (res) => res.json)
       const stateOf = () =>
-        Effect.map(sql<{ status: string; waitingFor: string | null }>`SELECT status, waiting_for FROM workflow_runs WHERE id = ${runId}`, (rows) => rows[0]!)
+        Effect.map(sql<{ status: string; waitingFor: string | null }>`SELECT status, waiting_for FROM workflow_runs WHERE id = ${runId}`.pipe(Effect.orDie), (rows) => rows[0]!)
       yield* eventually(Effect.map(stateOf(), (s) => (s.waitingFor === "approval" ? s : undefined)), 30_000)
       const [piece] = (yield* call("GET", `/api/content/${owner.customerId}`, { headers: h })).json.content as Array<any>
       // No catalog workflow writes ads today; the run's piece is made one (with a spend) as an ad-writing step would.
