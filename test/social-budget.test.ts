@@ -141,6 +141,10 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
         refusal(10, "ads channel", 25, 20)
       )
       assert.strictEqual(yield* contentCount(owner), 1)
+      // An amount no ledger row can hold is refused, not a server error.
+      const huge = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "x", body: "Huge", spend: 1e15 } })
+      assertError(huge, 403, "E_BUDGET_EXCEEDED", "Spending 1000000000000000 is more than any budget can record (at most 99999999999999)")
+      assert.strictEqual(yield* contentCount(owner), 1)
     }))
 
   it.effect("retry of an approved ad never queued: refused past the monthly cap with nothing queued; charged once when it fits, however often retried", () =>
