@@ -236,8 +236,9 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
         body: { url: "http://127.0.0.1:9/hook", events: ["content.published"] }
       })
       assert.strictEqual(hook.status, 200, hook.text)
-      // One instant for all of them, so the publisher claims and records them together.
-      const due = new Date(Date.now() + 2_000).toISOString()
+      // One instant for all of them, so the publisher claims and records them together; far enough ahead
+      // that all 30 are queued before it on a loaded machine (2 s was not).
+      const due = new Date(Date.now() + 8_000).toISOString()
       const queued: Array<{ owner: Provisioned; id: string; body: string }> = []
       for (let i = 0; i < 15; i++) {
         for (const owner of [tracked, plain]) {
