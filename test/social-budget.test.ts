@@ -147,6 +147,25 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       assert.strictEqual(yield* contentCount(owner), 1)
     }))
 
+  it.effect("ads published at once by one customer: exactly those that fit the cap are charged and queued, the rest refused", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      yield* connectX(owner)
+      yield* capAt(owner, { daily: 30 })
+      const replies = yield* Effect.all(
+        Array.from({ length: 6 }, (_, i) =>
+          call("POST", `/api/social/publish/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platform: "x", body: `Ad ${i}`, spend: 10 } })),
+        { concurrency: "unbounded" }
+      )
+      const statuses = replies.map((r) => r.status).sort()
+      assert.deepStrictEqual(statuses, [200, 200, 200, 403, 403, 403], replies.map((r) => r.text).join("\n"))
+      for (const refused of replies.filter((r) => r.status === 403)) assertError(refused, 403, "E_BUDGET_EXCEEDED", refusal(10, "daily", 30, 30))
+      const accepted = replies.filter((r) => r.status === 200).map((r) => r.json.id as string).sort()
+      assert.deepStrictEqual((yield* ledger(owner)).map((row) => [row[0], row[2]]).sort(), accepted.map((id) => [id, 10]))
+      assert.deepStrictEqual((yield* queued(owner)).map((row) => row[0]).sort(), accepted)
+      assert.strictEqual(yield* contentCount(owner), 3)
+    }))
+
   it.effect("retry of an approved ad never queued: refused past the monthly cap with nothing queued; charged once when it fits, however often retried", () =>
     Effect.gen(function*() {
       const fake = yield* Fake
