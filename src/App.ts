@@ -28,10 +28,10 @@ import { RateLimits } from "./platform/RateLimits.ts"
 import { Team } from "./features/team/Team.ts"
 import { WebhookDispatcher } from "./features/webhooks/Dispatcher.ts"
 import { Webhooks } from "./features/webhooks/Webhooks.ts"
-import { PublishQueue } from "./platform/PublishQueue.ts"
 import { Social } from "./features/social/Social.ts"
 import { Links } from "./features/social/Links.ts"
 import { SocialPublisher } from "./features/social/Publisher.ts"
+import { PublishQueueLive } from "./features/social/Queue.ts"
 import { SocialPages } from "./features/social/pages.ts"
 import { SandboxProvider } from "./features/social/providers/sandbox.ts"
 import { AyrshareProvider } from "./features/social/providers/ayrshare.ts"
@@ -65,8 +65,11 @@ const SocialProviderLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
 const DomainServices = Onboarding.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(Social.layer, Links.layer, Analytics.layer, Billing.layer, Scanner.layerLive)),
   Layer.provideMerge(SocialProviderLive),
-  Layer.provideMerge(Layer.mergeAll(Team.layer, Content.layer, Budget.layer, Webhooks.layer)),
-  Layer.provideMerge(Layer.mergeAll(Settings.layer, Cursors.layer, PublishQueue.layer)),
+  Layer.provideMerge(Layer.mergeAll(Team.layer, Content.layer, Webhooks.layer)),
+  // The queue charges ad spend, so it stands on the budget; content queues through it.
+  Layer.provideMerge(PublishQueueLive),
+  Layer.provideMerge(Budget.layer),
+  Layer.provideMerge(Layer.mergeAll(Settings.layer, Cursors.layer)),
   Layer.provideMerge(Customers.layer),
   Layer.provideMerge(Keys.layer),
   Layer.provideMerge(Layer.mergeAll(Health.layer, Events.layer, Idempotency.layer, Outbox.layer)),

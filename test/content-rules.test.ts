@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import fc from "fast-check"
 import { initialStatusForLevel, resolveLevel } from "../src/domain/Autonomy.ts"
-import { exceededCap, type Spent, toMicros, windowStarts } from "../src/domain/Budget.ts"
+import { adSpend, exceededCap, type Spent, toMicros, windowStarts } from "../src/domain/Budget.ts"
 import {
   allowedMoves,
   type ContentAction,
@@ -134,6 +134,18 @@ describe("budget cap arithmetic", () => {
         assert.strictEqual(exceededCap(budget, "model", spent, amount) !== undefined, other)
       }
     ))
+  })
+
+  it("an ad's spend is its metadata.spend when that is an amount above 0; other pieces cost nothing", () => {
+    const ad = (spend: unknown) => adSpend({ type: "ad", metadata: { spend } })
+    assert.strictEqual(ad(12.5), 12.5)
+    assert.strictEqual(ad("12.5"), 12.5)
+    assert.strictEqual(ad(" 7 "), 7)
+    for (const none of [0, -3, "-3", "", "  ", "ten", Number.NaN, Number.POSITIVE_INFINITY, "Infinity", null, true, [5], { amount: 5 }, undefined]) {
+      assert.strictEqual(ad(none), 0, String(none))
+    }
+    assert.strictEqual(adSpend({ type: "ad", metadata: {} }), 0)
+    assert.strictEqual(adSpend({ type: "social", metadata: { spend: 12.5 } }), 0)
   })
 
   it("0.1 + 0.2 fits under a cap of 0.3", () => {

@@ -77,6 +77,34 @@ layer(WithPublisher, { timeout: 60_000, excludeTestServices: true })("social ser
       assert.isTrue(Exit.isFailure(refused))
     }))
 
+  it.effect("autonomy level 5 queues an agent's ad through the same budget: refused past a cap with nothing stored, charged once when it fits", () =>
+    Effect.gen(function*() {
+      const content = yield* Content
+      const settings = yield* Settings
+      const sql = yield* SqlClient.SqlClient
+      const customerId = yield* newCustomer
+      yield* settings.updateAutonomy(customerId, { globalDefault: 5 })
+      yield* settings.updateBudget(customerId, { channels: { ads: 20 } })
+      yield* connect(customerId, "x")
+      const ad = { type: "ad" as const, platform: "x", body: "Agent ad", metadata: { spend: 30 } }
+      const refused = yield* Effect.flip(content.create(customerId, ad, { actor: "agent" }))
+      assert.strictEqual(refused._tag, "BudgetExceeded")
+      assert.strictEqual(refused.error, "Spending 30 would pass the ads channel budget cap of 20 (already spent 0)")
+      const stored = yield* sql<{ n: number }>`SELECT
+          (SELECT count(*) FROM content WHERE customer_id = ${customerId})
+          + (SELECT count(*) FROM publish_jobs WHERE customer_id = ${customerId})
+          + (SELECT count(*) FROM spend_ledger WHERE customer_id = ${customerId}) AS n`.pipe(Effect.orDie)
+      assert.strictEqual(Number(stored[0]!.n), 0)
+
+      yield* settings.updateBudget(customerId, { channels: { ads: 50 } })
+      const piece = yield* content.create(customerId, ad, { actor: "agent" })
+      assert.strictEqual(piece.status, "approved")
+      yield* publishedSoon(customerId, piece.id)
+      const charged = yield* sql<{ contentId: string; amount: string }>`
+        SELECT content_id, amount::text AS amount FROM spend_ledger WHERE customer_id = ${customerId}`.pipe(Effect.orDie)
+      assert.deepStrictEqual(charged.map((r) => [r.contentId, Number(r.amount)]), [[piece.id, 30]])
+    }))
+
   it.effect("trackRevenue records revenue.tracked against a piece, a link or a campaign; analytics sums it", () =>
     Effect.gen(function*() {
       const content = yield* Content

@@ -79,10 +79,10 @@ export class SocialApi extends HttpApiGroup.make("social")
       params: PostParams,
       payload: EmptyObject,
       success: ContentPiece,
-      error: [NotFoundError, InvalidTransition, PlatformNotConnected]
+      error: [NotFoundError, InvalidTransition, PlatformNotConnected, BudgetExceeded]
     }).annotate(RequiredRole, "editor").annotateMerge(OpenApi.annotations({
       summary: "Queue a piece again",
-      description: "Queues an approved, unpublished social piece for publication now (after a final failure, a cancel, or for an approved piece never queued), with a fresh set of 5 tries. 409 when published or not approved. Editor role."
+      description: "Queues an approved, unpublished social piece for publication now (after a final failure, a cancel, or for an approved piece never queued), with a fresh set of 5 tries. 409 when published or not approved. An `ad` piece's `metadata.spend` is charged to the `ads` budget channel the first time the piece is queued, by whichever path (403 `E_BUDGET_EXCEEDED` past a cap, nothing queued); queueing it again charges nothing. Editor role."
     })),
     HttpApiEndpoint.post("cancel", "/api/social/posts/:customerId/:contentId/cancel", {
       params: PostParams,

@@ -57,3 +57,15 @@ export const exceededCap = (
   }
   return undefined
 }
+
+/**
+ * What publishing a piece costs the `ads` channel: an `ad` piece's
+ * `metadata.spend` (a number, or a decimal string, above 0); nothing for any
+ * other piece or a spend that is not an amount.
+ */
+export const adSpend = (piece: { readonly type: string; readonly metadata: Readonly<Record<string, unknown>> }): number => {
+  if (piece.type !== "ad") return 0
+  const raw = piece.metadata["spend"]
+  const amount = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : Number.NaN
+  return Number.isFinite(amount) && amount > 0 ? amount : 0
+}

@@ -1,24 +1,26 @@
-import { Context, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { Context, type Effect } from "effect"
+import type { ContentPiece } from "../domain/Content.ts"
+import type { BudgetExceeded } from "../domain/Errors.ts"
+
+/** What the queue needs of a piece: which post, where, and what it costs. */
+export type QueuedPiece = Pick<ContentPiece, "id" | "type" | "platform" | "metadata">
 
 /**
- * The port through which content hands a piece to the social publisher
- * without depending on it (the publisher depends on content). It writes the
- * queue row in the caller's transaction, like the outbox; the publisher
- * (src/features/social/Publisher.ts) claims it.
+ * The port through which content and the social front door hand a piece to
+ * the publisher without depending on it (the publisher depends on content).
+ * It is the one way onto the queue: every path that publishes goes through
+ * it, so every path pays the same budget. It writes in the caller's
+ * transaction, like the outbox; the publisher (src/features/social/
+ * Publisher.ts) claims the row, and its adapter (src/features/social/
+ * Queue.ts) implements this.
  */
 export class PublishQueue extends Context.Service<PublishQueue, {
-  /** Queues the piece for now when its platform is connected; otherwise does nothing. */
-  readonly enqueueIfConnected: (customerId: string, contentId: string, platform: string) => Effect.Effect<boolean>
-}>()("herald/platform/PublishQueue") {
-  static readonly layer = Layer.effect(PublishQueue, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const enqueueIfConnected = (customerId: string, contentId: string, platform: string) =>
-      sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
-        SELECT ${contentId}, ${customerId}, ${platform}, 'queued', clock_timestamp(), clock_timestamp()
-        WHERE EXISTS (SELECT 1 FROM social_connections WHERE customer_id = ${customerId} AND platform = ${platform})
-        ON CONFLICT (content_id) DO NOTHING
-        RETURNING content_id`.pipe(Effect.map((rows) => rows.length > 0), Effect.orDie, Effect.withSpan("PublishQueue.enqueue"))
-    return PublishQueue.of({ enqueueIfConnected })
-  }))
-}
+  /**
+   * Queues the piece on its platform, due at `due` (now when undefined),
+   * resetting the row an earlier queueing left (fresh tries, no claim), when
+   * that platform is connected; otherwise does nothing and answers false. An
+   * ad's spend is charged to the budget the first time the piece is queued
+   * and never again; past a cap nothing is queued.
+   */
+  readonly enqueue: (customerId: string, piece: QueuedPiece, due?: Date | undefined) => Effect.Effect<boolean, BudgetExceeded>
+}>()("herald/platform/PublishQueue") {}

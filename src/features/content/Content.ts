@@ -14,7 +14,7 @@ import {
   type ReviewAction,
   transition
 } from "../../domain/Content.ts"
-import { InvalidCursor, InvalidTransition, NotFound, ValidationError } from "../../domain/Errors.ts"
+import { type BudgetExceeded, InvalidCursor, InvalidTransition, NotFound, ValidationError } from "../../domain/Errors.ts"
 import type { Actor } from "../../domain/Identity.ts"
 import { isWebhookEventType, type WebhookEventType } from "../../domain/WebhookEvents.ts"
 import { ContentRepo, Position, type PublishedItem, type RowChanges } from "./Repo.ts"
@@ -74,7 +74,8 @@ const notFound = () => new NotFound({ error: "Content not found" })
  * its event and webhook in the same transaction.
  */
 export class Content extends Context.Service<Content, {
-  readonly create: (customerId: string, input: NewContent, options: CreateOptions) => Effect.Effect<ContentPiece>
+  /** Past a budget cap only when autonomy level 5 queues an ad at once (a person's piece is never queued here). */
+  readonly create: (customerId: string, input: NewContent, options: CreateOptions) => Effect.Effect<ContentPiece, BudgetExceeded>
   readonly list: (customerId: string, query: ListQuery) => Effect.Effect<ContentPage, InvalidCursor>
   readonly get: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound>
   readonly update: (
@@ -159,7 +160,7 @@ export class Content extends Context.Service<Content, {
         })
         yield* announce(customerId, "content.created", piece, creator(options))
         // Level 5: approved and published at once when its platform is connected.
-        if (level === 5 && piece.platform !== null) yield* publishQueue.enqueueIfConnected(customerId, piece.id, piece.platform)
+        if (level === 5) yield* publishQueue.enqueue(customerId, piece)
         return piece
       }))
     })

@@ -9,7 +9,8 @@ export const ContentHandlers = leanGroup(Effect.gen(function*() {
   return HttpApiBuilder.group(Api, "content", (handlers) =>
     handlers.handleAll({
       list: ({ params, query }) => content.list(params.customerId, { ...query, limit: query.limit ?? 25 }),
-      create: ({ params, payload }) => content.create(params.customerId, payload, { actor: "person" }),
+      // A person's piece is never queued at creation, so no budget charge can refuse it.
+      create: ({ params, payload }) => Effect.orDie(content.create(params.customerId, payload, { actor: "person" })),
       get: ({ params }) => content.get(params.customerId, params.contentId),
       update: ({ params, payload }) => content.update(params.customerId, params.contentId, payload),
       review: ({ params, payload }) => content.review(params.customerId, params.contentId, payload.action, payload.note),

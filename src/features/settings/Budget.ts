@@ -12,13 +12,25 @@ interface SpentRow {
   readonly channel: string
 }
 
+/** The largest amount a ledger row holds (NUMERIC(20, 6)). */
+const ledgerMaximum = 99_999_999_999_999
+
 /**
  * The spend ledger. `charge` refuses a spend that would pass any cap and
  * otherwise records it; it joins the caller's transaction when there is one,
  * so a refused charge rolls back the work it was paying for.
  */
 export class Budget extends Context.Service<Budget, {
-  readonly charge: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
+  /**
+   * With `contentId`, the spend of that piece is charged once: when the
+   * ledger already holds the piece's charge, nothing is checked or recorded.
+   */
+  readonly charge: (
+    customerId: string,
+    channel: BudgetChannel,
+    amount: number,
+    contentId?: string | undefined
+  ) => Effect.Effect<void, BudgetExceeded>
   /** Whether a spend would fit now, recording and locking nothing (a check before a call that is charged after). */
   readonly check: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
 }>()("herald/features/settings/Budget") {
@@ -53,14 +65,23 @@ export class Budget extends Context.Service<Budget, {
         }
       })
 
-    const charge = Effect.fn("Budget.charge")(function*(customerId: string, channel: BudgetChannel, amount: number) {
+    const charge = Effect.fn("Budget.charge")(function*(customerId: string, channel: BudgetChannel, amount: number, contentId?: string) {
       const now = new Date(yield* Clock.currentTimeMillis)
+      if (amount > ledgerMaximum) {
+        return yield* new BudgetExceeded({ error: `Spending ${amount} is more than any budget can record (at most ${ledgerMaximum})` })
+      }
       return yield* Effect.gen(function*() {
-        // The customer row lock serialises charges, so two cannot both fit under one cap.
-        yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`.pipe(Effect.orDie)
+        // The customer row lock serialises charges, so two cannot both fit under one cap, nor one piece be
+        // charged twice. NO KEY UPDATE: rows inserted for the customer earlier in the caller's transaction
+        // (a new piece, its event) hold key-share locks on it, which FOR UPDATE would deadlock against.
+        yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`.pipe(Effect.orDie)
+        if (contentId !== undefined) {
+          const charged = yield* sql`SELECT 1 FROM spend_ledger WHERE content_id = ${contentId}`.pipe(Effect.orDie)
+          if (charged.length > 0) return
+        }
         yield* fits(customerId, channel, amount, now)
-        yield* sql`INSERT INTO spend_ledger (customer_id, channel, amount, created_at)
-          VALUES (${customerId}, ${channel}, ${amount}, ${now})`.pipe(Effect.orDie)
+        yield* sql`INSERT INTO spend_ledger (customer_id, channel, amount, created_at, content_id)
+          VALUES (${customerId}, ${channel}, ${amount}, ${now}, ${contentId ?? null})`.pipe(Effect.orDie)
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 

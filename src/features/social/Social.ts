@@ -23,8 +23,8 @@ import {
   verifyState
 } from "../../domain/Social.ts"
 import { Events } from "../../platform/Events.ts"
+import { PublishQueue } from "../../platform/PublishQueue.ts"
 import { Content } from "../content/Content.ts"
-import { Budget } from "../settings/Budget.ts"
 import { type ConnectedAccount, SocialProvider } from "./providers/Provider.ts"
 
 export interface PublishInput {
@@ -88,16 +88,19 @@ export class Social extends Context.Service<Social, {
     customerId: string,
     contentId: string,
     scheduledAt?: string | undefined
-  ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | ValidationError | PlatformNotConnected>
+  ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded>
   readonly attempts: (customerId: string, contentId: string) => Effect.Effect<ReadonlyArray<PublishAttempt>, NotFound>
-  readonly retry: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | PlatformNotConnected>
+  readonly retry: (
+    customerId: string,
+    contentId: string
+  ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | PlatformNotConnected | BudgetExceeded>
   readonly cancel: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound | InvalidTransition>
 }>()("herald/features/social/Social") {
   static readonly layer = Layer.effect(Social, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
     const content = yield* Content
-    const budget = yield* Budget
+    const queue = yield* PublishQueue
     const events = yield* Events
     const provider = yield* SocialProvider
     const [secretRow] = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'social_state'`.pipe(Effect.orDie)
@@ -197,13 +200,12 @@ export class Social extends Context.Service<Social, {
     const dueDate = (scheduledAt: string | undefined, _now: number) =>
       scheduledAt === undefined ? undefined : new Date(Date.parse(scheduledAt))
 
-    /** The queue row, in the caller's transaction; a fresh row or a reset of an old one. */
-    const enqueue = (customerId: string, contentId: string, platform: string, due: Date | undefined) =>
-      sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
-        VALUES (${contentId}, ${customerId}, ${platform}, 'queued',
-          ${due === undefined ? sql`clock_timestamp()` : sql`${due}`}, ${due === undefined ? sql`clock_timestamp()` : sql`${due}`})
-        ON CONFLICT (content_id) DO UPDATE SET status = 'queued', due_at = EXCLUDED.due_at,
-          next_attempt_at = EXCLUDED.next_attempt_at, attempts = 0, locked_until = NULL, claim_token = NULL, last_error = NULL`
+    /** Onto the queue (charging an ad's spend the first time); a platform disconnected since the check is refused as unconnected. */
+    const enqueue = (customerId: string, piece: ContentPiece, platform: string, due: Date | undefined) =>
+      Effect.flatMap(
+        queue.enqueue(customerId, piece, due),
+        (queued) => queued ? Effect.void : Effect.fail(notConnected(platform))
+      )
 
     const publish = Effect.fn("Social.publish")(function*(customerId: string, input: PublishInput, options: PublishOptions = {}) {
       const now = Date.now()
@@ -218,7 +220,6 @@ export class Social extends Context.Service<Social, {
       if (due !== undefined && due.getTime() < now) return yield* pastError()
       if (!(yield* isConnected(customerId, input.platform))) return yield* notConnected(input.platform)
       return yield* Effect.gen(function*() {
-        if (input.spend !== undefined && input.spend > 0) yield* budget.charge(customerId, "ads", input.spend)
         const metadata: Record<string, unknown> = { media: input.media ?? [] }
         if (input.spend !== undefined) metadata.spend = input.spend
         const piece = yield* content.create(customerId, {
@@ -227,7 +228,7 @@ export class Social extends Context.Service<Social, {
           body: input.body,
           metadata
         }, { actor: "person", status: "approved", scheduledAt: due, agentId: options.agentId, runId: options.runId })
-        yield* enqueue(customerId, piece.id, input.platform, due)
+        yield* enqueue(customerId, piece, input.platform, due)
         if (due !== undefined && piece.scheduledAt !== null) {
           yield* events.record(customerId, "content.scheduled", {
             contentId: piece.id,
@@ -255,8 +256,10 @@ export class Social extends Context.Service<Social, {
       const platform = piece.platform
       if (!(yield* isConnected(customerId, platform))) return yield* notConnected(platform)
       return yield* Effect.gen(function*() {
+        // Queued (and charged) before the piece is locked: every charge takes the customer's lock before
+        // any piece's, so two schedules of one piece cannot deadlock.
+        yield* enqueue(customerId, piece, platform, due)
         const updated = yield* content.reschedule(customerId, contentId, due ?? null)
-        yield* enqueue(customerId, contentId, platform, due)
         if (due !== undefined) {
           yield* events.record(customerId, "content.scheduled", { contentId, platform, scheduledAt: updated.scheduledAt })
         }

@@ -278,7 +278,10 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
         // Not connected is a missing setting, like a missing url: the piece stays approved, nothing is claimed.
         Effect.catchTag("PlatformNotConnected", (error): Effect.Effect<Record<string, unknown>> =>
           Effect.succeed({ contentId, written: false, queue: "not_connected", reason: error.error })),
-        Effect.mapError((error) => new StepProblem({ message: `could not hand ${contentId} to the publisher: ${error.error}`, budget: false }))
+        // Over a budget cap (an ad's spend) the run suspends and hands the piece off again later.
+        Effect.mapError((error) =>
+          new StepProblem({ message: `could not hand ${contentId} to the publisher: ${error.error}`, budget: error._tag === "BudgetExceeded" })
+        )
       )
 
     /** Hands the run's approved social pieces to the publisher. */
@@ -286,7 +289,7 @@ export class WorkflowSteps extends Context.Service<WorkflowSteps, {
       name: "hand-to-publisher",
       run: (ctx) =>
         Effect.gen(function*() {
-          const approved = (yield* runPieces(ctx)).filter((p) => p.type === "social" && p.status === "approved")
+          const approved = (yield* runPieces(ctx)).filter((p) => (p.type === "social" || p.type === "ad") && p.status === "approved")
           if (approved.length === 0) return yield* skipped("no approved social pieces to publish")
           const at = publishAt(ctx.options)
           const handed: Array<Record<string, unknown>> = []

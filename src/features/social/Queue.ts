@@ -1,0 +1,35 @@
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { adSpend } from "../../domain/Budget.ts"
+import { PublishQueue, type QueuedPiece } from "../../platform/PublishQueue.ts"
+import { Budget } from "../settings/Budget.ts"
+
+/**
+ * The publishing queue's one way in (the PublishQueue port). The charge and
+ * the queue row commit together, and the charge is keyed by the piece: a
+ * refused charge queues nothing, and queueing the piece again (retry,
+ * reschedule, a workflow's hand-off) finds it paid.
+ */
+export const PublishQueueLive = Layer.effect(PublishQueue, Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const budget = yield* Budget
+
+  const enqueue = Effect.fn("PublishQueue.enqueue")(function*(customerId: string, piece: QueuedPiece, due?: Date) {
+    const platform = piece.platform
+    if (platform === null) return false
+    return yield* Effect.gen(function*() {
+      const connected = yield* sql`SELECT 1 FROM social_connections WHERE customer_id = ${customerId} AND platform = ${platform}`
+      if (connected.length === 0) return false
+      const spend = adSpend(piece)
+      if (spend > 0) yield* budget.charge(customerId, "ads", spend, piece.id)
+      const at = due === undefined ? sql`clock_timestamp()` : sql`${due}`
+      yield* sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
+        VALUES (${piece.id}, ${customerId}, ${platform}, 'queued', ${at}, ${at})
+        ON CONFLICT (content_id) DO UPDATE SET status = 'queued', due_at = EXCLUDED.due_at,
+          next_attempt_at = EXCLUDED.next_attempt_at, attempts = 0, locked_until = NULL, claim_token = NULL, last_error = NULL`
+      return true
+    }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+  })
+
+  return PublishQueue.of({ enqueue })
+}))
