@@ -94,6 +94,11 @@ const structuredData = (page: Page): CheckOutcome => {
     "; no identity with name and url, and no article with date and author.", fix)
 }
 
+// A figure starts at the first digit of its run of digits, commas and dots: a
+// later digit would read the same run again to the same verdict (quadratic on
+// a long run). A count with a unit may also start at the digit after the
+// run's first separator when the run is glued to a word ("v2,5 users"), where
+// its first digit is no word start.
 const statisticPattern = /\d(?<!\d[,.]*\d)[\d,.]*\s?%|[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|m|bn|billion))?|\b\d(?:(?<!\d[,.]*\d)|(?<=[^\W\d]\d+[,.]+\d))[\d,.]*\s?(?:million|billion|thousand|users|customers|people|hours|minutes|days|years|kg|km|mb|gb|tb|ms|x)\b|\b(?:19|20)\d{2}\b/gi
 
 const statistics = (page: Page): CheckOutcome => {
