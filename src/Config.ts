@@ -209,7 +209,7 @@ const paymentConfig = Effect.gen(function*() {
     stripeSecretKey,
     stripePriceId,
     stripeApiBase: yield* Config.URL("STRIPE_API_BASE").pipe(
-      Config.map((url) => url.toString().replace(/\/+$/, "")),
+      Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
       Config.option
     ),
     trialSweepIntervalMs: yield* intAtLeast("TRIAL_SWEEP_INTERVAL_MS", 1, 3_600_000)
@@ -259,7 +259,7 @@ const scanAllowedAddresses = Effect.gen(function*() {
 export const appConfig = Effect.gen(function*() {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(3000))
   const baseUrl = yield* Config.URL("BASE_URL").pipe(
-    Config.map((url) => url.toString().replace(/\/+$/, "")),
+    Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
     Config.withDefault(`http://localhost:${port}`)
   )
   return {
@@ -308,7 +308,7 @@ export const appConfig = Effect.gen(function*() {
     ayrshareApiKey: yield* optionalSecret(Config.String("AYRSHARE_API_KEY")),
     ayrsharePrivateKey: yield* optionalSecret(Config.String("AYRSHARE_PRIVATE_KEY")),
     ayrshareBaseUrl: yield* Config.URL("AYRSHARE_BASE_URL").pipe(
-      Config.map((url) => url.toString().replace(/\/+$/, "")),
+      Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
       Config.withDefault("https://api.ayrshare.com")
     ),
     ayrshareDomain: yield* Config.String("AYRSHARE_DOMAIN").pipe(Config.withDefault("herald")),
@@ -327,7 +327,7 @@ export const appConfig = Effect.gen(function*() {
     ...(yield* paymentConfig),
     ...(yield* ga4Pair),
     ga4ApiBase: yield* Config.URL("GA4_API_BASE").pipe(
-      Config.map((url) => url.toString().replace(/\/+$/, "")),
+      Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
       Config.withDefault("https://analyticsdata.googleapis.com")
     ),
     mcpSessionIdleMs: yield* intAtLeast("MCP_SESSION_IDLE_MS", 1000, 600_000),
@@ -350,7 +350,7 @@ export const appConfig = Effect.gen(function*() {
     ),
     llmProvider: yield* Config.Literals(["house", "openai"], "LLM_PROVIDER").pipe(Config.withDefault("house" as const)),
     llmBaseUrl: yield* Config.URL("LLM_BASE_URL").pipe(
-      Config.map((url) => url.toString().replace(/\/+$/, "")),
+      Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
       Config.withDefault("https://api.openai.com/v1")
     ),
     llmApiKey: yield* optionalSecret(Config.String("LLM_API_KEY")),

@@ -74,7 +74,7 @@ layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: tru
       assert.isUndefined((yield* Effect.promise(() => page.context().cookies())).find((c) => c.name === "herald_session"))
 
       // The failed sign-in (401) and the refused fetch (403) are the only console lines: the browser logs failed loads.
-      assert.deepStrictEqual(problems.filter((p) => !/status of (401|403)/.test(p)), [])
+      assert.deepStrictEqual(problems.filter((p) => !/status of (?:401|403)/.test(p)), [])
       assert.deepStrictEqual(phone.problems, [])
     })), { timeout: 60_000 })
 })

@@ -138,6 +138,19 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the 
       assert.strictEqual(stored.result.data.id, pieceId)
     }))
 
+  it.effect("a message of thousands of nested openings is answered at once, its tool given the object after them", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-nested@x.co")
+      const message = "query_ga4 " + "{\"a\":".repeat(600) + "}".repeat(1000) + " {\"metrics\":[\"sessions\"]}"
+      const reply = yield* chat(t, { message })
+      assert.strictEqual(reply.status, 200)
+      const order = names(reply)
+      assert.deepStrictEqual(order.slice(0, 3), ["thread", "tool_call", "tool_result"])
+      assert.strictEqual(order.at(-1), "done")
+      assert.strictEqual(reply.events[1]!.data.name, "query_ga4")
+      assert.deepStrictEqual(reply.events[1]!.data.arguments, { metrics: ["sessions"] })
+    }), 5_000)
+
   it.effect("another customer's id in a tool call is a tool failure, never data", () =>
     Effect.gen(function*() {
       const a = yield* provision("chat-tool-a@x.co")

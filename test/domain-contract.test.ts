@@ -140,6 +140,6 @@ describe("webhook payloads", () => {
     }
     assert.strictEqual(webhookPayloadData["team.invited"], TeamMember)
     assert.isUndefined(webhookPayloadData["workflow.completed"])
-    for (const type of webhookEventTypes) assert.match(webhookEventMeaning[type] ?? "", /^A [a-z ]+ .+\.$/, type)
+    for (const type of webhookEventTypes) assert.match(webhookEventMeaning[type] ?? "", /^A [ a-z][a-z]* .+\.$/, type)
   })
 })

@@ -160,7 +160,7 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("fuzz", (it) =>
               assert.isString(json.error, context)
               assert.isString(json.code, context)
               assert.strictEqual(json.requestId, requestId, context)
-              assert.notMatch(res.body, /\n\s+at |node_modules|\.ts:\d+/, context)
+              assert.notMatch(res.body, /\n[ \t]+at |node_modules|\.ts:\d+/, context)
             }
           }),
           {

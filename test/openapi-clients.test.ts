@@ -140,8 +140,8 @@ describe("OpenAPI document for people and generators", () => {
     const recorded = new Set<string>(webhookEventTypes)
     for (const file of sources(join(import.meta.dirname, "../src"))) {
       const text = readFileSync(file, "utf8")
-      for (const match of text.matchAll(/\.record\(\s*[^,]+,\s*"([^"]+)"/g)) recorded.add(match[1])
-      for (const match of text.matchAll(/\.record\(\s*[^,]+,\s*`([a-z]+)\.\$\{[^}]+\}_updated`/g)) {
+      for (const match of text.matchAll(/\.record\([^,]+,\s*"([^"]+)"/g)) recorded.add(match[1])
+      for (const match of text.matchAll(/\.record\([^,]+,\s*`([a-z]+)\.\$\{[^}]+\}_updated`/g)) {
         recorded.add(`${match[1]}.autonomy_updated`).add(`${match[1]}.budget_updated`)
       }
     }

@@ -1,5 +1,5 @@
 import { platformBodyLimits } from "./Content.ts"
-import { charLength } from "./Text.ts"
+import { charLength, cutLastLineAt } from "./Text.ts"
 
 /**
  * The house writer: marketing copy composed by templates and rules from a
@@ -106,7 +106,7 @@ export const fitWords = (text: string, max: number): string => {
   const chars = Array.from(text).slice(0, max - 1)
   const cut = chars.join("")
   const space = cut.lastIndexOf(" ")
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.-]+$/, "")}…`
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/(?<![\s,;:.-])[\s,;:.-]+$/, "")}…`
 }
 
 const hooks: ReadonlyArray<(b: Resolved) => string> = [
@@ -129,10 +129,10 @@ const titles: ReadonlyArray<(b: Resolved) => string> = [
 const points: ReadonlyArray<(b: Resolved) => string> = [
   (b) => `Start with the outcome ${b.audience} care about, then work back to ${b.topic}.`,
   (b) => `Measure one thing about ${b.topic} every week; drop what does not move it.`,
-  (b) => `Keep it simple: one message, one audience, one next step.`,
+  () => `Keep it simple: one message, one audience, one next step.`,
   (b) => `${b.product === undefined ? "Use tools" : `${b.product} helps`} to take the repetitive part of ${b.topic} off your plate.`,
-  (b) => `Write for people first; search engines and assistants follow clear answers.`,
-  (b) => `Show proof: a number, a customer story or a before-and-after beats a claim.`,
+  () => `Write for people first; search engines and assistants follow clear answers.`,
+  () => `Show proof: a number, a customer story or a before-and-after beats a claim.`,
   (b) => `Consistency wins: a steady rhythm on ${b.topic} compounds over months.`
 ]
 
@@ -266,7 +266,7 @@ export const writeDraft = (brief: Brief): Draft => {
       // Each section's supporting sentence: one of the points no section is about (at least four), another per section.
       const spare = points.map((point) => point(b)).filter((sentence) => !uniquePoints.includes(sentence))
       const sections = uniquePoints.map((p, i) =>
-        `## ${i + 1}. ${fitWords(p.replace(/[.;:].*$/, ""), 80)}\n\n${p} ${pick(spare, b.seed + i)}`
+        `## ${i + 1}. ${fitWords(cutLastLineAt(p, /[.;:]/), 80)}\n\n${p} ${pick(spare, b.seed + i)}`
       )
       body = [
         `# ${title}`,

@@ -21,7 +21,30 @@ export type LlmsParse =
   | { readonly ok: true; readonly file: LlmsTxt }
   | { readonly ok: false; readonly errors: ReadonlyArray<string> }
 
-const linkLine = /^-\s*\[([^\]]+)\]\(([^)\s]+)\)(?::\s*(.*))?$/
+/** `- [name](url)` and what follows: nothing, or `: notes` (checked by `linkNotes`). */
+const linkLine = /^-\s*\[([^\]]+)\]\(([^)\s]+)\)(.*)$/s
+
+/**
+ * The notes after a link: undefined when there are none, null when what
+ * follows is not `:` and one line of notes (line breaks only in the blanks
+ * right after the colon, as `(?::\s*(.*))?$` reads it without backtracking).
+ */
+const linkNotes = (rest: string): string | undefined | null => {
+  if (rest === "") return undefined
+  const notes = rest.slice(1).trimStart()
+  return rest[0] !== ":" || /[\n\r\u2028\u2029]/.test(notes) ? null : notes.trim() || undefined
+}
+
+/**
+ * Whether a line holds a Markdown link `[text](url)` (what `/\[.+?\]\(.+?\)/`
+ * finds): the first `[` of the line, the first `](` after its text, then a `)`.
+ */
+const hasMarkdownLink = (text: string): boolean =>
+  text.split(/[\n\r\u2028\u2029]/).some((line) => {
+    const open = line.indexOf("[")
+    const middle = open < 0 ? -1 : line.indexOf("](", open + 2)
+    return middle >= 0 && line.indexOf(")", middle + 3) >= 0
+  })
 
 /** Parses by the llmstxt.org format's rules; errors name each line that breaks them. */
 export const parseLlmsTxt = (input: string): LlmsParse => {
@@ -54,11 +77,12 @@ export const parseLlmsTxt = (input: string): LlmsParse => {
     }
     if (line.trim() === "") continue
     const link = linkLine.exec(line.trim())
-    if (link === null || sections.length === 0) {
+    const notes = link === null ? null : linkNotes(link[3])
+    if (link === null || notes === null || sections.length === 0) {
       errors.push(`line ${i + 1}: a section holds only \`- [name](url): notes\` items`)
       continue
     }
-    sections[sections.length - 1].links.push({ name: link[1], url: link[2], notes: link[3]?.trim() || undefined })
+    sections[sections.length - 1].links.push({ name: link[1], url: link[2], notes })
   }
   if (errors.length > 0) return { ok: false, errors }
   return { ok: true, file: { title, summary, details: details.join("\n").trim(), sections } }
@@ -66,7 +90,7 @@ export const parseLlmsTxt = (input: string): LlmsParse => {
 
 /** Lighthouse 13's `llms-txt` audit: a `# ` heading, a Markdown link and at least 50 characters. */
 export const lighthouseLlmsRule = (text: string): boolean =>
-  /^#\s+.+/m.test(text) && /\[.+?\]\(.+?\)/.test(text) && text.length >= 50
+  /^#\s+.+/m.test(text) && hasMarkdownLink(text) && text.length >= 50
 
 const oneLine = (text: string) => text.replace(/\s+/g, " ").trim()
 

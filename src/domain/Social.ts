@@ -185,7 +185,7 @@ export const consentToken = (secret: string, state: string, cookie: string) =>
 
 const linkPattern = /\bhttps?:\/\/[^\s<>"'`]+/gi
 /** Punctuation that ends a sentence rather than a URL. */
-const trailing = /[.,;:!?)\]}]+$/
+const trailing = /(?<![.,;:!?)\]}])[.,;:!?)\]}]+$/
 
 /** The `utm_` parameters a tracked target carries (existing ones are kept). */
 export const withUtm = (target: string, platform: string): string => {

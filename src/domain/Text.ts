@@ -34,6 +34,21 @@ export const isStorableJson = (value: unknown): boolean => everyString(value, is
 /** Objects and arrays nest at most `levels` deep (the value itself is level 1). */
 export const isNestedAtMost = (value: unknown, levels: number): boolean => everyString(value, () => true, levels)
 
+/** Where the last line of a text starts: after its last line break (`\n`, `\r`, U+2028 or U+2029, the breaks `.` stops at). */
+export const lastLineStart = (text: string): number =>
+  Math.max(text.lastIndexOf("\n"), text.lastIndexOf("\r"), text.lastIndexOf("\u2028"), text.lastIndexOf("\u2029")) + 1
+
+/**
+ * The text without its tail from the first `mark` on its last line: what
+ * `text.replace(/[marks].*$/, "")` removes, in one pass (that pattern retries
+ * from every mark before a line break, quadratic on hostile text).
+ */
+export const cutLastLineAt = (text: string, mark: RegExp): string => {
+  const start = lastLineStart(text)
+  const at = text.slice(start).search(mark)
+  return at < 0 ? text : text.slice(0, start + at)
+}
+
 /**
  * Length in characters (code points), as the API's text limits and JSON
  * Schema's maxLength count them; `.length` counts UTF-16 units, two per emoji.

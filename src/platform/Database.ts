@@ -32,7 +32,7 @@ export const sqlFileLoader: Migrator.Loader<FileSystem.FileSystem | Path.Path> =
     // The extended protocol takes one statement at a time: a statement ends
     // with `;` at the end of a line, a convention the migration files keep.
     const statements = text.split(/;[ \t]*\r?\n/).map((s) => s.replace(/;\s*$/, "").trim())
-      .filter((s) => s.replace(/--.*$/gm, "").trim().length > 0)
+      .filter((s) => s.replace(/--.*/g, "").trim().length > 0)
     const run = Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       for (const statement of statements) yield* sql.unsafe(statement).raw

@@ -3,6 +3,7 @@ import dns from "node:dns"
 import http from "node:http"
 import https from "node:https"
 import net from "node:net"
+import { cutLastLineAt } from "../domain/Text.ts"
 
 /**
  * Server-side request forgery guard for every outbound fetch (webhook
@@ -29,10 +30,10 @@ const parseIpv4 = (text: string): Uint8Array | undefined => {
 }
 
 const parseIpv6 = (input: string): Uint8Array | undefined => {
-  let text = input.replace(/%.*$/, "")
+  let text = cutLastLineAt(input, /%/)
   if (!net.isIPv6(text)) return undefined
   // A trailing dotted quad (::ffff:1.2.3.4) becomes its two hex groups.
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)
+  const dotted = /(?<!\d)(\d+\.\d+\.\d+\.\d+)$/.exec(text)
   if (dotted !== null) {
     const v4 = parseIpv4(dotted[1])
     if (v4 === undefined) return undefined
@@ -130,7 +131,7 @@ export const blockedReason = (address: string): string | undefined => {
 
 const bareHost = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, "$1")
 
-const isLocalName = (host: string) => /(^|\.)localhost\.?$/i.test(host)
+const isLocalName = (host: string) => /(?:^|\.)localhost\.?$/i.test(host)
 
 /** The refusal names the host, never what it resolved to nor which kind of address that was. */
 const refuse = (host: string) => new OutboundError({ reason: "address", message: `${host} is not a public address` })

@@ -21,7 +21,7 @@ export const layerOf = (path: string): string => {
 }
 
 /** A feature's files that other features must not reach: its SQL, its REST handlers and its tool handlers. */
-const isPrivateToFeature = (path: string) => /(Repo|\/http|\/tools)\.ts$/.test(path) || /\/(repo|http)\//.test(path)
+const isPrivateToFeature = (path: string) => /(?:Repo|\/http|\/tools)\.ts$/.test(path) || /\/(?:repo|http)\//.test(path)
 
 /**
  * Why an import breaks the layering (docs/design/architecture.md, "Layering rules"), or undefined when it

@@ -185,7 +185,7 @@ export const sites = {
     ...goodFiles(origin),
     "/robots.txt": text("User-agent: GPTBot\nUser-agent: ClaudeBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
   }),
-  flawed: (origin) => ({
+  flawed: (_origin) => ({
     "/": html(`<!doctype html><html lang="en"><head><title>Flawed</title>
 <link rel="alternate" hreflang="xx-YY" href="/fr/">
 </head><body><h1>Flawed page</h1>

@@ -2,7 +2,8 @@ import { Effect, Stream } from "effect"
 import { LanguageModel, Prompt, Response, Tool } from "effect/ai"
 import { type Brief, type CopyKind, stableHash, writeDraft } from "../../domain/Copywriting.ts"
 import { platformBodyLimits } from "../../domain/Content.ts"
-import { charLength } from "../../domain/Text.ts"
+import { charLength, lastLineStart } from "../../domain/Text.ts"
+import { firstJsonObject } from "./firstJsonObject.ts"
 
 /** The marker before the JSON brief in a system message (the Writer puts it there). */
 export const briefMarker = "Brief (JSON): "
@@ -34,37 +35,35 @@ const parseBrief = (system: string): Brief | undefined => {
   }
 }
 
+/**
+ * The words after the first "about" that runs on to the end of the text on
+ * one line (what `/\babout\s+(.+)$/i` captures, without retrying the rest of
+ * the line from every "about" before a line break).
+ */
+const aboutTopic = (text: string): string | undefined => {
+  const lastLine = lastLineStart(text)
+  for (const about of text.matchAll(/\babout\s+(?=\S)/gi)) {
+    const start = about.index + about[0].length
+    if (start >= lastLine) return text.slice(start)
+  }
+  return undefined
+}
+
 /** A brief from a free request ("a linkedin post about onboarding"): platform and kind from its words. */
 const briefFromRequest = (text: string): Brief => {
   const lower = text.toLowerCase()
   const platform = Object.keys(platformBodyLimits).find((p) => new RegExp(`\\b${p}\\b`).test(lower))
-  const kind: CopyKind = platform !== undefined || /\b(post|tweet)\b/.test(lower)
+  const kind: CopyKind = platform !== undefined || /\b(?:post|tweet)\b/.test(lower)
     ? "social"
     : /\bemail\b/.test(lower)
     ? "email"
-    : /\b(ad|advert)\b/.test(lower)
+    : /\b(?:ad|advert)\b/.test(lower)
     ? "ad"
     : /\breport\b/.test(lower)
     ? "report"
     : "blog"
-  const about = /\babout\s+(.+)$/i.exec(text.trim())
-  const topic = (about?.[1] ?? text).replace(/[.?!]+$/, "").slice(0, 120)
+  const topic = (aboutTopic(text.trim()) ?? text).replace(/(?<![.?!])[.?!]+$/, "").slice(0, 120)
   return { kind, brandName: "", topic, platform }
-}
-
-/** The first JSON object in a text, if any. */
-const firstJsonObject = (text: string): Record<string, unknown> => {
-  for (let start = text.indexOf("{"); start >= 0; start = text.indexOf("{", start + 1)) {
-    for (let end = text.lastIndexOf("}"); end > start; end = text.lastIndexOf("}", end - 1)) {
-      try {
-        const value: unknown = JSON.parse(text.slice(start, end + 1))
-        if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>
-      } catch {
-        // keep looking
-      }
-    }
-  }
-  return {}
 }
 
 const toolNamed = (tools: ReadonlyArray<Tool.Any>, text: string): Tool.Any | undefined => {

@@ -16,7 +16,7 @@ export const briefPoints = (brief: string | undefined): ReadonlyArray<string> =>
 }
 
 /** Words joined by `_`, so that separate numbers never merge into a new one. */
-const hashtag = (keyword: string) => "#" + keyword.replace(/[^\p{L}\p{N}]+/gu, "_").replace(/^_+|_+$/g, "")
+const hashtag = (keyword: string) => "#" + keyword.replace(/[^\p{L}\p{N}]+/gu, "_").replace(/^_+|(?<!_)_+$/g, "")
 
 /** Cuts `text` to at most `max` characters (code points), at a word boundary when one is near, with an ellipsis. */
 export const fitTo = (text: string, max: number): string => {

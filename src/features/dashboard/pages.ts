@@ -26,7 +26,7 @@ const isReviewAction = Schema.is(ReviewAction)
 /** A money amount from a form field: empty means no cap. */
 const amountField = (form: URLSearchParams, name: string) => {
   const text = (form.get(name) ?? "").trim()
-  return text === "" ? null : /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN
+  return text === "" ? null : /^\d+(?:\.\d+)?$/.test(text) ? Number(text) : Number.NaN
 }
 
 /**

@@ -266,14 +266,13 @@ export const McpRoutes = HttpRouter.use((router) =>
       }).pipe(Effect.catch((error) => HttpServerResponse.isHttpServerResponse(error) ? Effect.succeed(error) : Effect.die(error)))
 
     const newHttpSession = (auth: Authenticated): HttpSession => {
-      let server: Server
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         keepAliveMs: config.mcpKeepAliveMs,
         onsessioninitialized: (id) => addHttp(id, session),
         onsessionclosed: (id) => void dropHttp(id)
       })
-      server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId)
+      const server: Server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId)
       const session: HttpSession = {
         customerId: auth.principal.customerId,
         keyId: auth.principal.keyId,

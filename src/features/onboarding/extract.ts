@@ -25,7 +25,7 @@ const meta = (page: Page, key: string) =>
 /** The shortest part of a title split at its separators: "Acme | Home" -> "Acme". */
 const fromTitle = (title: string | undefined): string | undefined => {
   if (title === undefined) return undefined
-  const parts = title.split(/\s+[|\-–—:·•]\s+|:\s+/).map((p) => p.trim()).filter((p) => p.length > 0)
+  const parts = title.split(/(?<!\s)\s+[|\-–—:·•]\s+|:\s+/).map((p) => p.trim()).filter((p) => p.length > 0)
   return parts.length === 0 ? undefined : parts.reduce((a, b) => (b.length < a.length ? b : a))
 }
 
@@ -76,19 +76,19 @@ const colors = (page: Page): ReadonlyArray<string> => {
 const voice = (text: string): ReadonlyArray<string> => {
   const words = text.toLowerCase().match(/[\p{L}']+/gu) ?? []
   if (words.length < 40) return []
-  const sentences = text.split(/[.!?]+\s/).filter((s) => s.trim().length > 0)
+  const sentences = text.split(/(?<![.!?])[.!?]+\s/).filter((s) => s.trim().length > 0)
   const rate = (pattern: RegExp) => words.filter((w) => pattern.test(w)).length / words.length
   const tones: Array<string> = []
-  if (rate(/^(you|your|you're|yours)$/) > 0.02) tones.push("conversational")
-  if (rate(/^(we|our|us|we're)$/) > 0.015) tones.push("personal")
+  if (rate(/^(?:you|your|you're|yours)$/) > 0.02) tones.push("conversational")
+  if (rate(/^(?:we|our|us|we're)$/) > 0.015) tones.push("personal")
   if ((text.match(/!/g) ?? []).length / sentences.length > 0.15) tones.push("enthusiastic")
-  if (rate(/'(re|s|t|ll|ve|d)$/) > 0.01) tones.push("informal")
+  if (rate(/'(?:re|[std]|ll|ve)$/) > 0.01) tones.push("informal")
   else tones.push("formal")
   if (words.length / Math.max(sentences.length, 1) < 16) tones.push("concise")
   else if (words.length / Math.max(sentences.length, 1) > 26) tones.push("detailed")
-  if (rate(/^(data|api|integration|analytics|platform|automation|workflow|dashboard|metrics|sdk|cloud)s?$/) > 0.01) tones.push("technical")
-  if (rate(/^(best|leading|fastest|trusted|proven|guaranteed|powerful|world-class)$/) > 0.005) tones.push("confident")
-  if (/\d+\s?%|\$\s?\d/.test(text)) tones.push("data-driven")
+  if (rate(/^(?:data|api|integration|analytics|platform|automation|workflow|dashboard|metrics|sdk|cloud)s?$/) > 0.01) tones.push("technical")
+  if (rate(/^(?:best|leading|fastest|trusted|proven|guaranteed|powerful|world-class)$/) > 0.005) tones.push("confident")
+  if (/(?<!\d)\d+\s?%|\$\s?\d/.test(text)) tones.push("data-driven")
   return tones
 }
 
@@ -101,9 +101,9 @@ const audience = (page: Page): ReadonlyArray<string> => {
   }
   const sources = [textOf(page.$("head title").toArray()), textOf(page.$("h1").toArray()), meta(page, "description") ?? ""]
   for (const source of sources) {
-    for (const match of source.matchAll(/\bfor ((?:[\p{L}\p{N}-]+\s?){1,5}?)(?=[.,;:!?)]|\s(?:with|who|that|and|in|to|by|from)\b|$)/giu)) {
+    for (const match of source.matchAll(/\bfor ([\p{L}\p{N}-]+(?:\s[\p{L}\p{N}-]+){0,4})\s?(?=[.,;:!?)]|\s(?:with|who|that|and|in|to|by|from)\b|$)/giu)) {
       const phrase = match[1].trim()
-      if (phrase.length >= 3 && !/^(free|more|less|you|your|the|a|an|all|up|every|each)$/i.test(phrase)) found.add(phrase)
+      if (phrase.length >= 3 && !/^(?:free|more|less|you|your|the|a|an|all|up|every|each)$/i.test(phrase)) found.add(phrase)
     }
   }
   return [...found].slice(0, 5)
@@ -120,7 +120,7 @@ const products = (page: Page): ReadonlyArray<string> => {
     if (offered !== undefined && str(offered.name) !== undefined) names.add(str(offered.name)!)
   }
   for (const scope of page.$("[itemtype]").toArray()) {
-    if (!/schema\.org\/(Product|Service)$/i.test(scope.attribs.itemtype ?? "")) continue
+    if (!/schema\.org\/(?:Product|Service)$/i.test(scope.attribs.itemtype ?? "")) continue
     const name = elementsIn(scope).find((el: Element) => el.attribs.itemprop === "name")
     const text = name === undefined ? undefined : str(name.attribs.content ?? textOf(name))
     if (text !== undefined) names.add(text)
@@ -148,7 +148,7 @@ const socials = (page: Page): Record<string, string> => {
   for (const href of [...sameAs, ...page.anchors.map((a) => a.href)]) {
     const url = URL.parse(href)
     if (url === null || !/^https?:$/.test(url.protocol) || url.pathname.length <= 1) continue
-    if (/share|intent|sharer|\/hashtag\//i.test(url.pathname + url.search)) continue
+    if (/share|intent|\/hashtag\//i.test(url.pathname + url.search)) continue
     const platform = socialHosts.find(([host]) => host.test(url.hostname.toLowerCase()))?.[1]
     if (platform !== undefined && out[platform] === undefined) out[platform] = url.href
   }

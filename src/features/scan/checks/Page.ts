@@ -2,6 +2,7 @@ import { type CheerioAPI, load } from "cheerio"
 import type { AnyNode, Element } from "domhandler"
 import { parseRobots, type RobotsTxt } from "../../../domain/Robots.ts"
 import type { SiteSnapshot } from "../Fetch.ts"
+import { parseLinkHeader } from "./LinkHeader.ts"
 
 const htmlNamespace = "http://www.w3.org/1999/xhtml"
 
@@ -123,24 +124,6 @@ const langOfText = ($: CheerioAPI, element: Element): string | null => {
     if (current.split("-")[0] !== lang.split("-")[0]) return null
   }
   return current ?? closestAttr(element, "lang") ?? null
-}
-
-/** Entries of a `Link:` header (RFC 8288): `<uri>; rel="x"; hreflang="y"`, comma separated. */
-export const parseLinkHeader = (value: string): ReadonlyArray<Record<string, string>> => {
-  const out: Array<Record<string, string>> = []
-  const entry = /\s*<([^>]*)>\s*((?:;\s*[^;,=\s]+\s*(?:=\s*(?:"(?:[^"\\]|\\.)*"|[^;,\s]*))?\s*)*)\s*(?:,|$)/y
-  let match: RegExpExecArray | null
-  while (entry.lastIndex < value.length && (match = entry.exec(value)) !== null) {
-    const params: Record<string, string> = { uri: match[1] }
-    for (const param of match[2].matchAll(/;\s*([^;,=\s]+)\s*(?:=\s*("(?:[^"\\]|\\.)*"|[^;,\s]*))?/g)) {
-      const raw = param[2] ?? ""
-      const key = param[1].toLowerCase()
-      if (!(key in params)) params[key] = raw.startsWith("\"") ? raw.slice(1, -1).replace(/\\(.)/g, "$1") : raw
-    }
-    out.push(params)
-    if (match[0].length === 0) break
-  }
-  return out
 }
 
 const jsonLdObjects = (value: unknown, out: Array<Record<string, unknown>>) => {

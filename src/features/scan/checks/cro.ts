@@ -6,7 +6,7 @@ import { viewportVerdict } from "./seo.ts"
 
 /** CRO: whether a visitor who lands on the page can act and is reassured enough to. */
 
-const actionWords = /\b(get|start|try|buy|book|sign ?up|subscribe|contact|request|download|join|shop|order|schedule|call|demo|register|free|quote|apply|donate|talk|add to cart|checkout|claim|reserve|enrol|enroll)\b/i
+const actionWords = /\b(?:get|start|try|buy|book|sign ?up|subscribe|contact|request|download|join|shop|order|schedule|call|demo|register|free|quote|apply|donate|talk|add to cart|checkout|claim|reserve|enrol|enroll)\b/i
 
 const labelOf = (page: Page, el: Element): string =>
   el.name === "input" ? (el.attribs.value ?? "").trim() : textOf(el) || (el.attribs["aria-label"] ?? "").trim()
@@ -64,9 +64,9 @@ const trustSignals = (page: Page): CheckOutcome => {
     page.$("[class], [id]").toArray().some((el) => pattern.test(`${el.attribs.class ?? ""} ${el.attribs.id ?? ""}`))
   const kinds = [
     ["ratings", page.jsonLd.some((n) => n.aggregateRating !== undefined || n.review !== undefined || n["@type"] === "Review" || n["@type"] === "AggregateRating")],
-    ["testimonials", marker(/testimonial|review|quote/i) || /\btestimonials?\b|\bwhat (our )?customers say\b/.test(text)],
-    ["customer logos", marker(/logos?|clients|customers|partners/i) || /\btrusted by\b|\bas seen (in|on)\b|\bused by\b/.test(text)],
-    ["guarantees and security", /\bguarantee|money[- ]back|refund|secure (checkout|payment)|certified|award|gdpr|soc ?2|iso ?27001|cancel any ?time/.test(text)]
+    ["testimonials", marker(/testimonial|review|quote/i) || /\btestimonials?\b|\bwhat (?:our )?customers say\b/.test(text)],
+    ["customer logos", marker(/logos?|clients|customers|partners/i) || /\btrusted by\b|\bas seen (?:in|on)\b|\bused by\b/.test(text)],
+    ["guarantees and security", /\bguarantee|money[- ]back|refund|secure (?:checkout|payment)|certified|award|gdpr|soc ?2|iso ?27001|cancel any ?time/.test(text)]
   ] as const
   const present = kinds.filter(([, found]) => found).map(([name]) => name)
   const fix = "Show proof near the call to action: ratings with Review markup, named testimonials, customer logos, a guarantee."
@@ -120,7 +120,7 @@ const ctaClarity = (page: Page): CheckOutcome => {
   if (found.length === 0) return undefined
   const result = check("cro.cta-clarity", "cro", "Calls to action are few and specific", 1)
   const labels = [...new Set(found.map((c) => c.label.toLowerCase()))]
-  const generic = labels.filter((l) => /^(submit|send|go|ok|click here)$/.test(l))
+  const generic = labels.filter((l) => /^(?:submit|send|go|ok|click here)$/.test(l))
   const fix = "Keep 1-3 distinct actions and label them with the outcome (\"Get my quote\", not \"Submit\")."
   if (labels.length > 6) return result("fail", `${labels.length} different calls to action compete: ${examples(labels)}.`, fix)
   if (labels.length > 3 || generic.length > 0) {

@@ -1,6 +1,7 @@
 import { load } from "cheerio"
 import { lighthouseLlmsRule, parseLlmsTxt, renderLlmsTxt, type LlmsLink } from "../../../domain/LlmsTxt.ts"
 import type { CheckOutcome } from "../../../domain/Scan.ts"
+import { cutLastLineAt } from "../../../domain/Text.ts"
 import { check, examples, plural } from "./item.ts"
 import { blockingSources } from "./lighthouse.ts"
 import type { Element } from "domhandler"
@@ -93,7 +94,12 @@ const structuredData = (page: Page): CheckOutcome => {
     "; no identity with name and url, and no article with date and author.", fix)
 }
 
-const statisticPattern = /\d[\d,.]*\s?%|[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|m|bn|million|billion))?|\b\d[\d,.]*\s?(?:million|billion|thousand|users|customers|people|hours|minutes|days|years|kg|km|mb|gb|tb|ms|x)\b|\b(?:19|20)\d{2}\b/gi
+// A figure starts at the first digit of its run of digits, commas and dots: a
+// later digit would read the same run again to the same verdict (quadratic on
+// a long run). A count with a unit may also start at the digit after the
+// run's first separator when the run is glued to a word ("v2,5 users"), where
+// its first digit is no word start.
+const statisticPattern = /\d(?<!\d[,.]*\d)[\d,.]*\s?%|[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|m|bn|billion))?|\b\d(?:(?<!\d[,.]*\d)|(?<=[^\W\d]\d+[,.]+\d))[\d,.]*\s?(?:million|billion|thousand|users|customers|people|hours|minutes|days|years|kg|km|mb|gb|tb|ms|x)\b|\b(?:19|20)\d{2}\b/gi
 
 const statistics = (page: Page): CheckOutcome => {
   const result = check("geo.statistics", "geo", "Content cites figures", 2)
@@ -120,7 +126,7 @@ const citations = (page: Page): CheckOutcome => {
     return url !== null && /^https?:$/.test(url.protocol) && url.hostname !== host ? [url.href] : []
   }))
   const cites = inContent(page, "cite").length
-  const sourcesHeading = page.$("h2, h3, h4").toArray().some((h) => /^(sources|references|citations|bibliography)\b/i.test(textOf(h)))
+  const sourcesHeading = page.$("h2, h3, h4").toArray().some((h) => /^(?:sources|references|citations|bibliography)\b/i.test(textOf(h)))
   const count = external.size + cites + (sourcesHeading ? 1 : 0)
   const fix = "Link the studies, data and experts your claims rest on; answer engines favour pages that cite sources."
   return count >= 2
@@ -139,7 +145,7 @@ const quotations = (page: Page): CheckOutcome => {
   if (quotes.length === 0) return result("fail", "No quotations.", fix)
   const attributed = quotes.filter((q) =>
     q.attribs.cite !== undefined || elementsIn(q, attribution).length > 0 ||
-    (q.parent?.type === "tag" && (q.parent as Element).name === "figure" && elementsIn(q.parent, attribution).length > 0) || /(^|\s)[—–-]\s*\p{Lu}/u.test(textOf(q).slice(-80))
+    (q.parent?.type === "tag" && (q.parent as Element).name === "figure" && elementsIn(q.parent, attribution).length > 0) || /(?:^|\s)[—–-]\s*\p{Lu}/u.test(textOf(q).slice(-80))
   )
   return attributed.length > 0
     ? result("pass", `${plural(attributed.length, "attributed quotation")}.`)
@@ -256,7 +262,7 @@ export const proposeLlmsTxt = (page: Page): string => {
   const add = (href: string, name: string) => {
     const url = resolveUrl(href, page.baseUrl)
     if (url === null || new URL(url).origin !== origin) return
-    const key = url.replace(/#.*$/, "")
+    const key = cutLastLineAt(url, /#/)
     if (seen.has(key)) return
     seen.add(key)
     const link = { name: name || new URL(key).pathname, url: key }

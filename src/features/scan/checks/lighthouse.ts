@@ -177,7 +177,7 @@ export const isUncrawlableAnchor = (anchor: Anchor, pageUrl: string): boolean =>
     return anchor.hasListener
   }
   if (anchor.href === "") return true
-  if (/javascript:void(\(|)0(\)|)/.test(rawHref)) return true
+  if (/javascript:void\(?0\)?/.test(rawHref)) return true
   return URL.parse(rawHref, pageUrl) === null
 }
 
