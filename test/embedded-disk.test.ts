@@ -114,7 +114,13 @@ describe.skipIf(!onTmpfs)("a full DATA_DIR", () => {
       const { dir } = yield* tmpfs(112)
       const dataDir = join(dir, "data")
       const server = yield* spawnServer({
-        env: { DATA_DIR: dataDir, DATABASE_URL: undefined, DATA_DIR_RESERVE_MB: "24", ADMIN_SECRET: adminSecret }
+        env: {
+          DATA_DIR: dataDir,
+          DATABASE_URL: undefined,
+          DATA_DIR_RESERVE_MB: "24",
+          ADMIN_SECRET: adminSecret,
+          STATUS_PROBE_INTERVAL_MS: "200"
+        }
       })
       const owner = yield* Effect.promise(() => provisionAt(server))
       const provisionReply = () =>
@@ -124,7 +130,8 @@ describe.skipIf(!onTmpfs)("a full DATA_DIR", () => {
         })
       const ready = () => send(server.url, "GET", "/api/health/ready", { headers: { "x-admin-secret": adminSecret } })
 
-      // The disk fills (another program's file) to below the reserve, still above zero.
+      // The disk fills (another program's file) to 12 MiB free: below the reserve, and too little for the
+      // next 16 MiB write-ahead-log segment, where PGlite used to spin forever.
       const filler = join(dir, "filler")
       mkdirSync(dir, { recursive: true })
       writeFileSync(filler, Buffer.alloc(Math.floor((freeMiB(dir) - 12) * 1024 * 1024)))
@@ -146,6 +153,12 @@ describe.skipIf(!onTmpfs)("a full DATA_DIR", () => {
       assert.strictEqual(degraded.json.status, "degraded")
       const database = degraded.json.components.find((c: { name: string }) => c.name === "database")
       assert.deepInclude(database, { status: "degraded", error: "no space left in DATA_DIR" })
+      // The status page says so too (from its prober's next look).
+      yield* eventually(Effect.promise(async () => {
+        const page = await send(server.url, "GET", "/api/public/status")
+        const component = page.json.components.find((c: { name: string }) => c.name === "database")
+        return page.json.status === "degraded" && component?.status === "degraded" ? true : undefined
+      }))
 
       // Space freed: writes are accepted again without a restart.
       rmSync(filler)
