@@ -14,7 +14,7 @@ import type { Duplex } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { AppConfig, type AppConfigShape } from "../Config.ts"
 import { checkStartupSpace, DataDirFull, diskGuard } from "./DiskGuard.ts"
-import { DurableNodeFS, pgliteStartParams } from "./DurableFs.ts"
+import { DurableNodeFS, pgliteStartParams, syncTree } from "./DurableFs.ts"
 
 const migrationsDir = fileURLToPath(new URL("../../migrations", import.meta.url))
 
@@ -108,6 +108,13 @@ const openPglite = async (dataDir: string | undefined, durable: boolean): Promis
     })
   const fresh = dataDir === undefined || readdirSync(dataDir).length === 0
   if (!fresh) return create()
+  const db = await createFresh(create, dataDir)
+  if (durable && dataDir !== undefined) syncTree(dataDir)
+  return db
+}
+
+/** A fresh database: from the initdb snapshot when there is a sound one, else by initdb (then kept as the snapshot). */
+const createFresh = async (create: (loadDataDir?: Blob) => Promise<PGlite>, dataDir: string | undefined) => {
   const snapshot = readSnapshot()
   if (snapshot !== undefined) {
     try {

@@ -1,6 +1,7 @@
 import { PGlite } from "@electric-sql/pglite"
 import { NodeFS } from "@electric-sql/pglite/nodefs"
-import { fdatasyncSync, fstatSync, fsyncSync } from "node:fs"
+import { closeSync, fdatasyncSync, fstatSync, fsyncSync, openSync, readdirSync } from "node:fs"
+import { join } from "node:path"
 
 interface NodeStream {
   readonly nfd: number
@@ -50,3 +51,28 @@ export const pgliteStartParams = (durable: boolean): Array<string> =>
   durable
     ? [...PGlite.defaultStartParams.filter((param) => param !== "-F"), "-c", "fsync=on", "-c", "wal_sync_method=fsync"]
     : [...PGlite.defaultStartParams]
+
+/**
+ * Syncs every file and directory under `dir`, children first. A fresh
+ * database's files are unpacked from the initdb snapshot by plain writes that
+ * PostgreSQL never syncs (they are not its dirty pages); until they are on the
+ * disk, a power loss could leave a log of acknowledged writes with no base to
+ * replay it on.
+ */
+export const syncTree = (dir: string): void => {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) syncTree(path)
+    else if (entry.isFile()) syncPath(path)
+  }
+  syncPath(dir)
+}
+
+const syncPath = (path: string) => {
+  const fd = openSync(path, "r")
+  try {
+    fsyncSync(fd)
+  } finally {
+    closeSync(fd)
+  }
+}
