@@ -72,7 +72,9 @@ export class Health extends Context.Service<Health, {
      * writes (read-only, a full disk) fails it.
      */
     const writeCheck = sql.withTransaction(Effect.andThen(
-      sql`INSERT INTO status_probes (id, checked_at, ok, status) VALUES (${randomUUID()}, ${new Date()}, true, 'ok')`,
+      Effect.suspend(() =>
+        sql`INSERT INTO status_probes (id, checked_at, ok, status) VALUES (${randomUUID()}, ${new Date()}, true, 'ok')`
+      ),
       Effect.fail(rolledBack)
     )).pipe(Effect.catchIf((error) => error === rolledBack, () => Effect.void))
 
