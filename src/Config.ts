@@ -124,6 +124,23 @@ export interface AppConfigShape {
   readonly workflowBudgetRetrySeconds: number
   /** Engine messages of finished runs older than this are swept. */
   readonly workflowRetentionHours: number
+  /**
+   * The embedded database answers a write before it reached the disk (no
+   * fsync): faster, and an operating-system crash or power loss can lose
+   * writes already acknowledged. Off unless asked for.
+   */
+  readonly pgliteUnsafeNoFsync: boolean
+  /**
+   * Free space (MiB) the embedded database keeps in DATA_DIR: below it writes
+   * are refused (503) until space is freed, so that the next write-ahead-log
+   * segment (16 MiB) always fits.
+   */
+  readonly dataDirReserveMb: number
+  /**
+   * How long a stop (SIGTERM) lets open requests and streams finish before
+   * their connections are closed; idle connections close at once.
+   */
+  readonly shutdownGraceMs: number
 }
 
 const defaultChromium = "/usr/bin/chromium"
@@ -368,6 +385,9 @@ export const appConfig = Effect.gen(function*() {
       .pipe(Config.option),
     workflowRunnerStorage: yield* Config.Literals(["memory", "sql"], "WORKFLOW_RUNNER_STORAGE").pipe(Config.option),
     workflowBudgetRetrySeconds: yield* intAtLeast("WORKFLOW_BUDGET_RETRY_SECONDS", 1, 900),
+    pgliteUnsafeNoFsync: yield* boolean("PGLITE_UNSAFE_NO_FSYNC"),
+    dataDirReserveMb: yield* intAtLeast("DATA_DIR_RESERVE_MB", 0, 64),
+    shutdownGraceMs: yield* intAtLeast("SHUTDOWN_GRACE_MS", 0, 1500),
     workflowRetentionHours: yield* intAtLeast("WORKFLOW_RETENTION_HOURS", 1, 24 * 7)
   } satisfies AppConfigShape
 })

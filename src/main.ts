@@ -2,6 +2,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Config, Data, Effect, Exit, Layer, Runtime } from "effect"
 import { SqlError } from "effect/sql"
 import { AppConfig, appConfig, describeConfigError } from "./Config.ts"
+import { DataDirFull } from "./platform/DiskGuard.ts"
 
 // Settings are checked before the application's modules load (most of start-up
 // on a busy machine): a bad one stops the process at once, with one line.
@@ -65,6 +66,11 @@ Layer.launch(App).pipe(
         Effect.sync(() => process.stderr.write(`Invalid configuration: ${describeConfigError(error)}\n`)),
         Effect.fail(new StartupRefused())
       )
+  ),
+  Effect.catchIf(
+    (error): error is DataDirFull => error instanceof DataDirFull,
+    (error) =>
+      Effect.andThen(Effect.sync(() => process.stderr.write(`${error.message}\n`)), Effect.fail(new StartupRefused()))
   ),
   // The database still unreachable after start-up's wait, or refusing a migration.
   Effect.catchIf(SqlError.isSqlError, (error) =>

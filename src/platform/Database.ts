@@ -13,6 +13,8 @@ import { connect } from "node:net"
 import type { Duplex } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { AppConfig, type AppConfigShape } from "../Config.ts"
+import { checkStartupSpace, DataDirFull, diskGuard } from "./DiskGuard.ts"
+import { DurableNodeFS, pgliteStartParams, syncTree } from "./DurableFs.ts"
 
 const migrationsDir = fileURLToPath(new URL("../../migrations", import.meta.url))
 
@@ -87,44 +89,79 @@ const saveSnapshot = async (db: PGlite) => {
   }
 }
 
+/** How the embedded database keeps its files: synced to the disk before a write is answered, or not. */
+export interface EmbeddedOptions {
+  readonly durable: boolean
+  /** Free space kept in DATA_DIR for the write-ahead log (bytes). */
+  readonly reserveBytes: number
+}
+
+const defaultEmbedded: EmbeddedOptions = { durable: true, reserveBytes: 0 }
+
 /** Opens (or creates) the embedded database, creating a fresh one from the initdb snapshot when there is one. */
-const openPglite = async (dataDir: string | undefined): Promise<PGlite> => {
-  const location = dataDir ?? "memory://"
+const openPglite = async (dataDir: string | undefined, durable: boolean): Promise<PGlite> => {
+  const create = (loadDataDir?: Blob) =>
+    PGlite.create({
+      ...(dataDir === undefined ? { dataDir: "memory://" } : { dataDir, fs: new DurableNodeFS(dataDir) }),
+      startParams: pgliteStartParams(durable && dataDir !== undefined),
+      ...(loadDataDir === undefined ? {} : { loadDataDir })
+    })
   const fresh = dataDir === undefined || readdirSync(dataDir).length === 0
-  if (!fresh) return PGlite.create(location)
+  if (!fresh) return create()
+  const db = await createFresh(create, dataDir)
+  if (durable && dataDir !== undefined) syncTree(dataDir)
+  return db
+}
+
+/** A fresh database: from the initdb snapshot when there is a sound one, else by initdb (then kept as the snapshot). */
+const createFresh = async (create: (loadDataDir?: Blob) => Promise<PGlite>, dataDir: string | undefined) => {
   const snapshot = readSnapshot()
   if (snapshot !== undefined) {
     try {
-      return await PGlite.create(location, { loadDataDir: new Blob([snapshot]) })
+      return await create(new Blob([snapshot]))
     } catch {
       // A damaged snapshot: drop it and whatever it left, and run initdb.
       rmSync(pgliteSnapshotFile, { force: true })
       if (dataDir !== undefined) for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true })
     }
   }
-  const db = await PGlite.create(location)
+  const db = await create()
   await saveSnapshot(db)
   return db
 }
 
 /**
  * Starts an embedded PGlite and serves it on a loopback port, so the same
- * PostgreSQL wire driver and the same migrations run against it.
+ * PostgreSQL wire driver and the same migrations run against it. In DATA_DIR
+ * it refuses to start without the reserve free (PGlite itself would abort
+ * without saying why), and a start that failed on a disk that filled up
+ * meanwhile says so too.
  */
-export const embeddedServer = (dataDir: string | undefined) =>
+export const embeddedServer = (dataDir: string | undefined, options: EmbeddedOptions = defaultEmbedded) =>
   Effect.acquireRelease(
-    Effect.promise(async () => {
-      if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
-      const db = await openPglite(dataDir)
-      const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
-      await server.start()
-      const [, port] = server.getServerConn().split(":")
-      return { db, server, port: Number(port) }
-    }),
-    ({ db, server }) => Effect.promise(async () => {
-      await server.stop().catch(() => undefined)
-      await db.close().catch(() => undefined)
-    })
+    Effect.tryPromise({
+      try: async () => {
+        if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
+        const fresh = dataDir !== undefined && readdirSync(dataDir).length === 0
+        const full = dataDir === undefined ? undefined : checkStartupSpace(dataDir, options.reserveBytes, fresh)
+        if (full !== undefined) throw full
+        try {
+          const db = await openPglite(dataDir, options.durable)
+          const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
+          await server.start()
+          const [, port] = server.getServerConn().split(":")
+          return { db, server, port: Number(port) }
+        } catch (error) {
+          throw (dataDir === undefined ? undefined : checkStartupSpace(dataDir, options.reserveBytes, fresh)) ?? error
+        }
+      },
+      catch: (error) => error
+    }).pipe(Effect.catch((error) => error instanceof DataDirFull ? Effect.fail(error) : Effect.die(error))),
+    ({ db, server }) =>
+      Effect.promise(async () => {
+        await server.stop().catch(() => undefined)
+        await db.close().catch(() => undefined)
+      })
   )
 
 /**
@@ -231,8 +268,15 @@ const pgLayer = Layer.unwrap(Effect.gen(function*() {
   const config = yield* AppConfig
   const target = databaseTarget(config)
   if (target._tag === "postgres") return postgresClient(target.url, config.pgMaxConnections, config.dbResponseTimeoutMs)
-  return Layer.unwrap(Effect.map(embeddedServer(target.dataDir), ({ port }) =>
-    PgClient.layer({
+  const reserveBytes = config.dataDirReserveMb * 1024 * 1024
+  const durable = !config.pgliteUnsafeNoFsync
+  if (!durable && target.dataDir !== undefined) {
+    yield* Effect.logWarning("PGLITE_UNSAFE_NO_FSYNC is set: writes are answered before they reach the disk; " +
+      "an operating-system crash or power loss can lose them")
+  }
+  const guard = target.dataDir === undefined ? Layer.empty : diskGuard(target.dataDir, reserveBytes)
+  return Layer.unwrap(Effect.map(embeddedServer(target.dataDir, { durable, reserveBytes }), ({ port }) =>
+    Layer.provideMerge(guard, PgClient.layer({
       ...clientOptions,
       host: "127.0.0.1",
       port,
@@ -241,7 +285,7 @@ const pgLayer = Layer.unwrap(Effect.gen(function*() {
       database: "postgres",
       // PGlite is one session: two pooled connections would interleave transactions.
       maxConnections: 1
-    })
+    }))
   ))
 }))
 

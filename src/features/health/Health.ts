@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import type { ComponentDetail, ComponentStatus, Incident, PublicStatus } from "../../domain/Health.ts"
+import { WriteRefusal } from "../../platform/DiskGuard.ts"
 import { RateLimitStore } from "../../platform/RateLimits.ts"
 
 interface Probe {
@@ -42,6 +43,9 @@ const timed = <A, E>(effect: Effect.Effect<A, E>) =>
 
 const iso = (date: Date) => date.toISOString()
 
+/** Ends the write check's transaction with a rollback. */
+const rolledBack = Symbol("rolledBack")
+
 /**
  * Readiness checks and the public status history. The prober stores each
  * result in the database; results taken while the database is down are held
@@ -55,17 +59,33 @@ export class Health extends Context.Service<Health, {
   static readonly layer = Layer.effect(Health, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const limits = yield* RateLimitStore
+    const refusal = yield* WriteRefusal
     const pending: Array<Probe> = []
     /** The stored history's last readable counts, for when the database is away. */
     let lastCounts: StoredCounts | undefined
     const incidents = new Map<string, OpenIncident>()
     let last: Option.Option<{ status: ComponentStatus; components: ReadonlyArray<ComponentDetail> }> = Option.none()
 
+    /**
+     * The write path, checked without leaving anything behind: a probe row
+     * inserted and rolled back. A database that answers reads but refuses
+     * writes (read-only, a full disk) fails it.
+     */
+    const writeCheck = sql.withTransaction(Effect.andThen(
+      Effect.suspend(() =>
+        sql`INSERT INTO status_probes (id, checked_at, ok, status) VALUES (${randomUUID()}, ${new Date()}, true, 'ok')`
+      ),
+      Effect.fail(rolledBack)
+    )).pipe(Effect.catchIf((error) => error === rolledBack, () => Effect.void))
+
     const components = Effect.gen(function*() {
-      const db = yield* timed(sql`SELECT 1`)
-      const database: ComponentDetail = db.exit._tag === "Success"
+      const db = yield* timed(Effect.andThen(sql`SELECT 1`, Effect.suspend(() => Effect.exit(writeCheck))))
+      const writes = db.exit._tag === "Success" ? db.exit.value : undefined
+      const database: ComponentDetail = writes === undefined
+        ? { name: "database", status: "down", latencyMs: null, error: "unreachable" }
+        : writes._tag === "Success"
         ? { name: "database", status: "ok", latencyMs: db.latencyMs }
-        : { name: "database", status: "down", latencyMs: null, error: "unreachable" }
+        : { name: "database", status: "degraded", latencyMs: db.latencyMs, error: refusal.current() ?? "writes failing" }
       const store = yield* timed(limits.ping)
       const rateLimits: ComponentDetail = store.exit._tag === "Success"
         ? { name: "rate-limits", status: "ok", latencyMs: store.latencyMs }

@@ -25,7 +25,8 @@ export const HealthHandlers = leanGroup(Effect.gen(function*() {
         const admin = matchesAdminSecret(config.adminSecret, headers["x-admin-secret"])
         const detail = admin ? { components } : {}
         const timestamp = new Date().toISOString()
-        if (components.some((c) => c.name === "database" && c.status !== "ok")) {
+        // A database that answers reads but refuses writes leaves the service up, degraded.
+        if (components.some((c) => c.name === "database" && c.status === "down")) {
           return yield* new NotReady({ service: "herald", status: "degraded", timestamp, ...detail })
         }
         const status = components.every((c) => c.status === "ok") ? "ok" : "degraded"

@@ -84,6 +84,23 @@ const isDatabaseUnreachable = (value: unknown): boolean =>
   isSqlError(value) && value.reason._tag === "ConnectionError"
 
 /**
+ * Why the database refuses every write, when a statement failed for that
+ * reason: it is read-only (SQLSTATE 25006: the embedded database does this
+ * itself while its disk is nearly full) or its disk is full (53100). The
+ * service answers 503 rather than 500: nothing is wrong with the request.
+ */
+const writesRefusedCauses: Record<string, string> = {
+  "25006": "database refuses writes (read-only)",
+  "53100": "no space left on the database's disk"
+}
+
+const writesRefused = (value: unknown): string | undefined => {
+  if (!isSqlError(value)) return undefined
+  const code = (value.reason.cause as { code?: unknown } | undefined)?.code
+  return typeof code === "string" ? writesRefusedCauses[code] : undefined
+}
+
+/**
  * What an outage is put down to, for grouping its log lines: the network
  * error code somewhere down the cause chain (ECONNREFUSED, ETIMEDOUT...),
  * else the reason's message. Never a statement or a parameter.
@@ -113,7 +130,9 @@ export type FailureKind =
 export const causeToResponse = (
   cause: Cause.Cause<unknown>,
   requestId: string,
-  url = ""
+  url = "",
+  /** Why the service itself refuses writes now (a nearly full DATA_DIR), for the log line. */
+  writeRefusal: () => string | undefined = () => undefined
 ): Effect.Effect<readonly [Response, FailureKind]> =>
   Effect.gen(function*() {
     for (const reason of cause.reasons) {
@@ -134,6 +153,11 @@ export const causeToResponse = (
       if (isDatabaseUnreachable(value)) {
         const [code, error] = defaultsFor(503)
         return [errorResponse(503, { error, code, requestId }), { _tag: "Outage", cause: outageCause(value) }] as const
+      }
+      const refused = writesRefused(value)
+      if (refused !== undefined) {
+        const [code, error] = defaultsFor(503)
+        return [errorResponse(503, { error, code, requestId }), { _tag: "Outage", cause: writeRefusal() ?? refused }] as const
       }
       if (HttpServerError.isHttpServerError(value) && value.reason._tag === "RouteNotFound") {
         const [code, error] = defaultsFor(404)

@@ -1,6 +1,6 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { ByteSize, type Cause, Context, Effect, Layer, Option, type Scope } from "effect"
+import { ByteSize, type Cause, Context, Duration, Effect, Layer, Option, type Scope } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { NetAddress } from "effect/net"
 import { SqlClient } from "effect/sql"
@@ -10,6 +10,7 @@ import type { Duplex } from "node:stream"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
 import { statusCodes } from "../../domain/Errors.ts"
 import { databaseTarget } from "../Database.ts"
+import { WriteRefusal } from "../DiskGuard.ts"
 import { compress } from "./Compression.ts"
 import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
 import { causeToResponse, errorResponse, normalizeErrorResponse, transportErrors } from "./ErrorResponses.ts"
@@ -176,8 +177,9 @@ export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; 
   const hidden = Option.isNone(config.adminSecret) ? ["/api/admin/"] : []
   const hops = config.trustProxy === true ? 1 : config.trustProxy === false ? 0 : config.trustProxy
   const outages = outageLog(outageLogIntervalMs)
+  const refusal = yield* WriteRefusal
   const answerFailure = (cause: Cause.Cause<unknown>, requestId: string, request: HttpServerRequest.HttpServerRequest) =>
-    Effect.flatMap(causeToResponse(cause, requestId, request.url), ([response, kind]) =>
+    Effect.flatMap(causeToResponse(cause, requestId, request.url, refusal.current), ([response, kind]) =>
       kind === undefined
         ? Effect.succeed(response)
         : kind._tag === "MalformedJson"
@@ -279,16 +281,43 @@ export class FastLanes extends Context.Service<FastLanes, {
   readonly add: (lane: FastLane) => Effect.Effect<void>
 }>()("herald/platform/http/FastLanes") {}
 
-const makeNodeServer = (lanes: ReadonlyArray<FastLane>) => {
+/**
+ * Node's server, stopping the way a stop (SIGTERM) should: once closing it
+ * accepts no connection, closes the idle keep-alive ones at once, answers the
+ * requests already sent on open ones with `Connection: close` (so under load
+ * the connections end with their current request rather than carrying new
+ * ones), and after `graceMs` closes whatever is still open (long streams:
+ * SSE, chat).
+ */
+const makeNodeServer = (lanes: ReadonlyArray<FastLane>, graceMs: number) => {
   const server = createServer({ ServerResponse: UncheckedResponse }).on("clientError", answerClientError)
+  let closing = false
   // Effect's adapter listens to "request": a request a lane answered is never emitted to it.
   const emit = server.emit.bind(server)
   server.emit = ((event: string, ...args: Array<unknown>) => {
-    if (event === "request" && lanes.length > 0) {
-      for (const lane of lanes) if (lane(args[0] as IncomingMessage, args[1] as ServerResponse)) return true
+    if (event === "request") {
+      const response = args[1] as ServerResponse
+      if (closing) response.shouldKeepAlive = false
+      if (lanes.length > 0) {
+        for (const lane of lanes) if (lane(args[0] as IncomingMessage, response)) return true
+      }
     }
     return emit(event, ...args)
   }) as typeof server.emit
+  const close = server.close.bind(server)
+  server.close = ((callback?: (error?: Error) => void) => {
+    closing = true
+    // Connections busy now go idle once their answer is sent: swept until the server has closed.
+    const sweep = setInterval(() => server.closeIdleConnections(), 25).unref()
+    const cutOff = setTimeout(() => server.closeAllConnections(), graceMs).unref()
+    close((error) => {
+      clearInterval(sweep)
+      clearTimeout(cutOff)
+      callback?.(error)
+    })
+    server.closeIdleConnections()
+    return server
+  }) as typeof server.close
   return server
 }
 
@@ -350,10 +379,11 @@ export const httpServer = <E, R>(routes: Layer.Layer<never, E, R>) =>
     const lanes: Array<FastLane> = []
     return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoute, CoreMiddleware)), listening).pipe(
       Layer.provide(Layer.succeed(FastLanes, FastLanes.of({ add: (lane) => Effect.sync(() => void lanes.push(lane)) }))),
-      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes), {
+      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes, config.shutdownGraceMs), {
         port: config.port,
         host: config.host,
-        gracefulShutdownTimeout: "10 seconds"
+        // The server closes every connection at the grace's end; this only bounds a close that still hangs.
+        gracefulShutdownTimeout: Duration.millis(config.shutdownGraceMs + 500)
       }))
     )
   }))
