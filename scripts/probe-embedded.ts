@@ -153,7 +153,6 @@ const throughput = async (label: string, extra: Record<string, string>) => {
 const killProbe = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "herald-probe-"))
   let acknowledged = 0
-  let lostWrites = 0
   const restarts: Array<number> = []
   try {
     const all: Array<string> = []
@@ -168,7 +167,7 @@ const killProbe = async () => {
       all.push(...run.acknowledged)
       acknowledged += run.acknowledged.length
     }
-    lostWrites = await lost(dataDir, all)
+    const lostWrites = await lost(dataDir, all)
     console.log(
       `kill -9: ${rounds} rounds, ${acknowledged} writes acknowledged, ${lostWrites} lost; ` +
         `restart after kill -9: median ${median(restarts).toFixed(0)} ms (max ${Math.max(0, ...restarts).toFixed(0)} ms)`
