@@ -29,6 +29,7 @@ import { Team } from "./features/team/Team.ts"
 import { WebhookDispatcher } from "./features/webhooks/Dispatcher.ts"
 import { Webhooks } from "./features/webhooks/Webhooks.ts"
 import { PublishQueue } from "./platform/PublishQueue.ts"
+import { PagePool } from "./platform/PagePool.ts"
 import { Social } from "./features/social/Social.ts"
 import { Links } from "./features/social/Links.ts"
 import { SocialPublisher } from "./features/social/Publisher.ts"
@@ -70,7 +71,7 @@ const DomainServices = Onboarding.layer.pipe(
   Layer.provideMerge(Customers.layer),
   Layer.provideMerge(Keys.layer),
   Layer.provideMerge(Layer.mergeAll(Health.layer, Events.layer, Idempotency.layer, Outbox.layer)),
-  Layer.provideMerge(Layer.mergeAll(DatabaseLive, RateLimits.layer))
+  Layer.provideMerge(Layer.mergeAll(DatabaseLive, RateLimits.layer, PagePool.layer))
 )
 
 /**
