@@ -359,7 +359,7 @@ export const appConfig = Effect.gen(function*() {
       Config.map(Option.filter((path) => path.length > 0)),
       Config.map(Option.getOrElse(() => existsSync(defaultChromium) ? defaultChromium : undefined))
     ),
-    scanWorkers: yield* intAtLeast("SCAN_WORKERS", 1, 2),
+    scanWorkers: yield* intAtLeast("SCAN_WORKERS", 1, 4),
     scanWorkerMemoryMb: yield* intAtLeast("SCAN_WORKER_MEMORY_MB", 64, 256),
     scanJobTimeoutMs: yield* intAtLeast("SCAN_JOB_TIMEOUT_MS", 1000, 20_000),
     scanMaxConcurrent: yield* intAtLeast("SCAN_MAX_CONCURRENT", 1, 4),

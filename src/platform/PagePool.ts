@@ -51,10 +51,16 @@ interface Pending {
 
 interface Slot {
   readonly worker: ChildProcess
+  /** False until the worker has loaded its modules: a job's clock starts when a ready worker takes it. */
+  ready: boolean
   current: Pending | undefined
+  idleTimer?: ReturnType<typeof setTimeout>
 }
 
 const entry = new URL("./pageWorker.ts", import.meta.url)
+
+/** A worker with nothing to do for this long exits, giving its memory back; the next job starts another. */
+const idleMs = 60_000
 
 /** A worker's end as a person reads it: V8 aborts (SIGABRT, exit 134) when the heap limit is reached. */
 const describeExit = (code: number | null, signal: NodeJS.Signals | null): string =>
@@ -62,15 +68,25 @@ const describeExit = (code: number | null, signal: NodeJS.Signals | null): strin
     ? "processing the page ran out of memory"
     : `the worker processing the page stopped (${signal ?? `exit code ${code}`})`
 
+type Outcome = Parameters<Pending["settle"]>[0]
+
 export const makePool = (limits: PoolLimits) => Effect.gen(function*() {
   const slots = new Set<Slot>()
   const queue: Array<Pending> = []
+  // Modules jobs have named so far: a new worker loads them before it says it is ready.
+  const modules = new Set<string>()
   let nextId = 0
   let closed = false
+
+  const finish = (pending: Pending, outcome: Outcome) => {
+    if (pending.timer !== undefined) clearTimeout(pending.timer)
+    pending.settle(outcome)
+  }
 
   /** Ends a slot's worker; the job it held (if any) fails with `reason`. */
   const retire = (slot: Slot, reason: string) => {
     if (!slots.delete(slot)) return
+    if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer)
     const pending = slot.current
     slot.current = undefined
     slot.worker.kill("SIGKILL")
@@ -78,52 +94,59 @@ export const makePool = (limits: PoolLimits) => Effect.gen(function*() {
     dispatch()
   }
 
-  const finish = (pending: Pending, outcome: Parameters<Pending["settle"]>[0]) => {
-    if (pending.timer !== undefined) clearTimeout(pending.timer)
-    pending.settle(outcome)
+  const idle = (slot: Slot) => {
+    slot.current = undefined
+    slot.idleTimer = setTimeout(() => retire(slot, "idle"), idleMs)
+    slot.idleTimer.unref()
   }
 
-  const spawn = (): Slot => {
-    const worker = fork(entry, [], {
+  const spawn = () => {
+    const worker = fork(entry, [...modules], {
       execArgv: [`--max-old-space-size=${limits.memoryMb}`, "--max-semi-space-size=16", "--stack-size=4000"],
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"]
     })
-    const slot: Slot = { worker, current: undefined }
+    const slot: Slot = { worker, ready: false, current: undefined }
     // An idle worker does not keep the process alive.
     worker.unref()
     worker.channel?.unref()
-    worker.on("message", (message: { id: number; ok: boolean; value?: unknown; reason?: string }) => {
+    worker.on("message", (message: { id?: number; ready?: true; ok?: boolean; value?: unknown; reason?: string }) => {
+      if (message.ready === true) {
+        slot.ready = true
+        idle(slot)
+        return dispatch()
+      }
       const pending = slot.current
       if (pending === undefined || pending.id !== message.id) return
-      slot.current = undefined
-      finish(pending, message.ok ? { ok: true, value: message.value } : { ok: false, reason: message.reason ?? "processing the page failed" })
+      idle(slot)
+      finish(pending, message.ok === true ? { ok: true, value: message.value } : { ok: false, reason: message.reason ?? "processing the page failed" })
       dispatch()
     })
     worker.on("error", (error) => retire(slot, `the worker processing the page failed (${error.message})`))
     worker.on("exit", (code, signal) => retire(slot, describeExit(code, signal)))
     slots.add(slot)
-    return slot
   }
 
   const dispatch = () => {
-    while (!closed && queue.length > 0) {
-      let slot = [...slots].find((s) => s.current === undefined)
-      if (slot === undefined) {
-        if (slots.size >= limits.workers) return
-        slot = spawn()
-      }
+    if (closed) return
+    for (const slot of slots) {
+      if (queue.length === 0) return
+      if (!slot.ready || slot.current !== undefined) continue
+      if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer)
       const pending = queue.shift()!
       slot.current = pending
-      const held = slot
       pending.timer = setTimeout(
-        () => retire(held, `processing the page took longer than ${Math.round(limits.timeoutMs / 1000)} s`),
+        () => retire(slot, `processing the page took longer than ${Math.round(limits.timeoutMs / 1000)} s`),
         limits.timeoutMs
       )
       slot.worker.send({ id: pending.id, module: pending.job.module, name: pending.job.name, input: pending.job.input }, (error) => {
-        if (error !== null) retire(held, `the worker processing the page could not be reached (${error.message})`)
+        if (error !== null) retire(slot, `the worker processing the page could not be reached (${error.message})`)
       })
     }
+    // Workers still starting will take the jobs waiting; start more for the rest and one spare, so that
+    // the next job rarely waits for a worker to load (seconds on a busy machine).
+    const free = [...slots].filter((slot) => !slot.ready || slot.current === undefined).length
+    for (let missing = queue.length + 1 - free; missing > 0 && slots.size < limits.workers; missing--) spawn()
   }
 
   const run = <A>(job: PageJob): Effect.Effect<A, JobFailed> =>
@@ -134,6 +157,7 @@ export const makePool = (limits: PoolLimits) => Effect.gen(function*() {
         job,
         settle: (outcome) => resume(outcome.ok ? Effect.succeed(outcome.value as A) : Effect.fail(new JobFailed({ reason: outcome.reason })))
       }
+      modules.add(job.module)
       queue.push(pending)
       dispatch()
       // An abandoned job frees its place: out of the queue, or its worker ended (its work is no one's).
@@ -151,11 +175,10 @@ export const makePool = (limits: PoolLimits) => Effect.gen(function*() {
     })
 
   yield* Effect.addFinalizer(() =>
-    Effect.promise(() => {
+    Effect.sync(() => {
       closed = true
       for (const pending of queue.splice(0)) finish(pending, { ok: false, reason: "the service is shutting down" })
       for (const slot of [...slots]) retire(slot, "the service is shutting down")
-      return Promise.resolve()
     })
   )
 

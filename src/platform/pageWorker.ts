@@ -1,9 +1,10 @@
 /**
- * A page pool worker (a child process): runs one job at a time, a function
- * exported by the module the job names, and answers its value or the reason
- * it threw. Anything a job leaves behind that fails later (a rejected promise
- * nobody awaited, an exception in a callback) ends this worker, which the
- * pool reports as that job's failure: the service itself never sees it.
+ * A page pool worker (a child process): loads the job modules it is started
+ * with, says it is ready, then runs one job at a time, a function exported by
+ * the module the job names, and answers its value or the reason it threw.
+ * Anything a job leaves behind that fails later (a rejected promise nobody
+ * awaited, an exception in a callback) ends this worker, which the pool
+ * reports as that job's failure: the service itself never sees it.
  */
 interface Request {
   readonly id: number
@@ -31,3 +32,7 @@ process.on("message", (request: Request) => {
 
 // The service going away (its end of the channel closed) ends the worker too.
 process.on("disconnect", () => process.exit(0))
+
+// A module that fails to load fails the first job naming it, with its reason.
+await Promise.allSettled(process.argv.slice(2).map((module) => import(module)))
+answer({ ready: true })
