@@ -65,8 +65,16 @@ const lockdown = `(() => {
   try { Object.defineProperty(window, "open", { value: () => null, configurable: false, writable: false }) } catch {}
 })()`
 
-/** Chromium's own WebRTC switches: no UDP but through a proxy, and there is none. */
-const webrtcOff = ["--force-webrtc-ip-handling-policy=disable_non_proxied_udp", "--webrtc-ip-handling-policy=disable_non_proxied_udp"]
+/**
+ * Chromium's own WebRTC switches (no UDP but through a proxy, and there is
+ * none), and a heap limit per renderer: a page that allocates without end
+ * crashes its own tab early instead of taking gigabytes first.
+ */
+const hostileFlags = [
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--js-flags=--max-old-space-size=512"
+]
 
 interface Capture {
   readonly page: Page
@@ -87,7 +95,7 @@ const make = Effect.gen(function*() {
       launching = import("playwright-core").then(({ chromium }) => chromium.launch({
         executablePath: path!,
         args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", ...webrtcOff]
+          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", ...hostileFlags]
       }))
       const current = launching
       current.then((b) => b.on("disconnected", () => {
