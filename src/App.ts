@@ -30,6 +30,7 @@ import { WebhookDispatcher } from "./features/webhooks/Dispatcher.ts"
 import { Webhooks } from "./features/webhooks/Webhooks.ts"
 import { PublishQueue } from "./platform/PublishQueue.ts"
 import { PagePool } from "./platform/PagePool.ts"
+import { ProcessPolicy } from "./platform/ProcessPolicy.ts"
 import { Social } from "./features/social/Social.ts"
 import { Links } from "./features/social/Links.ts"
 import { SocialPublisher } from "./features/social/Publisher.ts"
@@ -110,6 +111,7 @@ export const AppWithoutConfig = httpServer(Layer.mergeAll(ApiRoutes, DiscoveryRo
   Layer.provide(Idempotency.sweeper),
   Layer.provide(Billing.trialSweeper),
   Layer.provideMerge(Services),
-  Layer.provideMerge(LoggingLive)
+  Layer.provideMerge(LoggingLive),
+  Layer.provideMerge(ProcessPolicy)
 )
 

@@ -364,7 +364,7 @@ export const appConfig = Effect.gen(function*() {
     scanJobTimeoutMs: yield* intAtLeast("SCAN_JOB_TIMEOUT_MS", 1000, 20_000),
     scanMaxConcurrent: yield* intAtLeast("SCAN_MAX_CONCURRENT", 1, 4),
     scanQueueMax: yield* intAtLeast("SCAN_QUEUE_MAX", 0, 16),
-    scanScreenshotMaxBytes: yield* intAtLeast("SCAN_SCREENSHOT_MAX_BYTES", 0, 16 * 1024 * 1024),
+    scanScreenshotMaxBytes: yield* intAtLeast("SCAN_SCREENSHOT_MAX_BYTES", 0, 8 * 1024 * 1024),
     llmProvider: yield* Config.Literals(["house", "openai"], "LLM_PROVIDER").pipe(Config.withDefault("house" as const)),
     llmBaseUrl: yield* Config.URL("LLM_BASE_URL").pipe(
       Config.map((url) => url.toString().replace(/\/+$/, "")),

@@ -52,8 +52,12 @@ const maxNavigationHops = 5
 /** The page HTML the browser is given at most, as the scan's own fetch. */
 const pageMaxBytes = 5 * 1024 * 1024
 
-/** One subresource at most (the rest of the page's budget, if smaller). */
-const resourceMaxBytes = 5 * 1024 * 1024
+/**
+ * One subresource at most (the rest of the page's budget, if smaller): the
+ * body is handed to Chromium base64-encoded in one message, encoded on this
+ * process's loop, so a large one would hold every other request up.
+ */
+const resourceMaxBytes = 2 * 1024 * 1024
 
 const ignore = () => undefined
 
