@@ -65,7 +65,7 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
           ADMIN_SECRET: adminSecret,
           ALLOW_PRIVATE_TARGETS: "true",
           CHROMIUM_PATH: "/usr/bin/chromium",
-          SCAN_JOB_TIMEOUT_MS: "8000",
+          SCAN_JOB_TIMEOUT_MS: "5000",
           SCAN_WORKERS: "4",
           SCAN_MAX_CONCURRENT: "16",
           SCAN_QUEUE_MAX: "40",
@@ -141,7 +141,7 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
       const failedWith = (name: string) => scanned.find((s) => s.name === name)!.res.json.error as string
       assert.match(failedWith("huge"), /larger than 5 MiB/)
       assert.match(failedWith("redirect"), /Too many redirects/)
-      assert.match(failedWith("drip"), /longer than 8 s|did not answer within/)
+      assert.match(failedWith("drip"), /longer than 5 s|did not answer within/)
     }),
   { timeout: 180_000 }
 )

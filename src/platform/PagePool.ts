@@ -18,6 +18,8 @@ export interface PageJob {
 
 export interface PoolLimits {
   readonly workers: number
+  /** Jobs that may wait for a worker; one more fails at once. */
+  readonly maxQueue: number
   readonly memoryMb: number
   readonly timeoutMs: number
 }
@@ -31,14 +33,21 @@ export interface PoolLimits {
  * with it (a fresh one replaces it on demand) and fails with a reason a
  * person can read. The request loop only passes messages: a page that makes
  * a parser loop for minutes costs one worker for `timeoutMs`, never the
- * service. Jobs beyond the pool's size wait their turn in order.
+ * service. Jobs beyond the pool's size wait their turn in order, up to
+ * `maxQueue`; past that a job fails at once.
  */
 export class PagePool extends Context.Service<PagePool, {
   readonly run: <A>(job: PageJob) => Effect.Effect<A, JobFailed>
 }>()("herald/platform/PagePool") {
   static readonly layer = Layer.effect(PagePool, Effect.gen(function*() {
     const config = yield* AppConfig
-    return yield* makePool({ workers: config.scanWorkers, memoryMb: config.scanWorkerMemoryMb, timeoutMs: config.scanJobTimeoutMs })
+    return yield* makePool({
+      workers: config.scanWorkers,
+      // Room for every scan the global bound admits, and as many brand extractions again.
+      maxQueue: 2 * (config.scanMaxConcurrent + config.scanQueueMax),
+      memoryMb: config.scanWorkerMemoryMb,
+      timeoutMs: config.scanJobTimeoutMs
+    })
   }))
 }
 
@@ -152,6 +161,9 @@ export const makePool = (limits: PoolLimits) => Effect.gen(function*() {
   const run = <A>(job: PageJob): Effect.Effect<A, JobFailed> =>
     Effect.callback<A, JobFailed>((resume) => {
       if (closed) return resume(Effect.fail(new JobFailed({ reason: "the service is shutting down" })))
+      if (queue.length >= limits.maxQueue) {
+        return resume(Effect.fail(new JobFailed({ reason: "too many pages are waiting to be processed; try again shortly" })))
+      }
       const pending: Pending = {
         id: nextId++,
         job,

@@ -33,6 +33,10 @@ process.on("message", (request: Request) => {
 // The service going away (its end of the channel closed) ends the worker too.
 process.on("disconnect", () => process.exit(0))
 
-// A module that fails to load fails the first job naming it, with its reason.
-await Promise.allSettled(process.argv.slice(2).map((module) => import(module)))
+// A module that fails to load fails the first job naming it, with its reason. A module may export
+// `warm`, run once here so that the first job does not pay for a cold process.
+await Promise.allSettled(process.argv.slice(2).map(async (module) => {
+  const loaded: Record<string, unknown> = await import(module)
+  if (typeof loaded.warm === "function") await loaded.warm()
+}))
 answer({ ready: true })
