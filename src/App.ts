@@ -28,6 +28,8 @@ import { RateLimits } from "./platform/RateLimits.ts"
 import { Team } from "./features/team/Team.ts"
 import { WebhookDispatcher } from "./features/webhooks/Dispatcher.ts"
 import { Webhooks } from "./features/webhooks/Webhooks.ts"
+import { PagePool } from "./platform/PagePool.ts"
+import { ProcessPolicy } from "./platform/ProcessPolicy.ts"
 import { Social } from "./features/social/Social.ts"
 import { Links } from "./features/social/Links.ts"
 import { SocialPublisher } from "./features/social/Publisher.ts"
@@ -73,7 +75,7 @@ const DomainServices = Onboarding.layer.pipe(
   Layer.provideMerge(Customers.layer),
   Layer.provideMerge(Keys.layer),
   Layer.provideMerge(Layer.mergeAll(Health.layer, Events.layer, Idempotency.layer, Outbox.layer)),
-  Layer.provideMerge(Layer.mergeAll(DatabaseLive, RateLimits.layer))
+  Layer.provideMerge(Layer.mergeAll(DatabaseLive, RateLimits.layer, PagePool.layer))
 )
 
 /**
@@ -112,6 +114,7 @@ export const AppWithoutConfig = httpServer(Layer.mergeAll(ApiRoutes, DiscoveryRo
   Layer.provide(Idempotency.sweeper),
   Layer.provide(Billing.trialSweeper),
   Layer.provideMerge(Services),
-  Layer.provideMerge(LoggingLive)
+  Layer.provideMerge(LoggingLive),
+  Layer.provideMerge(ProcessPolicy)
 )
 

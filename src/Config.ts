@@ -99,6 +99,18 @@ export interface AppConfigShape {
    * when it exists; scans run without screenshots when the file is missing.
    */
   readonly chromiumPath: string | undefined
+  /** Worker processes that fetch, parse and check third-party pages (scans, brand extraction). */
+  readonly scanWorkers: number
+  /** Heap limit of each page worker, in MiB: a page that blows it up fails its own job. */
+  readonly scanWorkerMemoryMb: number
+  /** Wall-clock limit of one page job (fetch, parse, checks) in a worker. */
+  readonly scanJobTimeoutMs: number
+  /** Scans running at once across all customers (beside the 2 per customer). */
+  readonly scanMaxConcurrent: number
+  /** Scans that may wait for a place; one more is refused 503 with Retry-After. */
+  readonly scanQueueMax: number
+  /** Bytes the screenshot browser may fetch for one page's subresources, all of them together. */
+  readonly scanScreenshotMaxBytes: number
   /** Which language model writes: the local deterministic `house` writer or an OpenAI-compatible server. */
   readonly llmProvider: "house" | "openai"
   readonly llmBaseUrl: string
@@ -365,6 +377,12 @@ export const appConfig = Effect.gen(function*() {
       Config.map(Option.filter((path) => path.length > 0)),
       Config.map(Option.getOrElse(() => existsSync(defaultChromium) ? defaultChromium : undefined))
     ),
+    scanWorkers: yield* intAtLeast("SCAN_WORKERS", 1, 4),
+    scanWorkerMemoryMb: yield* intAtLeast("SCAN_WORKER_MEMORY_MB", 64, 256),
+    scanJobTimeoutMs: yield* intAtLeast("SCAN_JOB_TIMEOUT_MS", 1000, 20_000),
+    scanMaxConcurrent: yield* intAtLeast("SCAN_MAX_CONCURRENT", 1, 4),
+    scanQueueMax: yield* intAtLeast("SCAN_QUEUE_MAX", 0, 16),
+    scanScreenshotMaxBytes: yield* intAtLeast("SCAN_SCREENSHOT_MAX_BYTES", 0, 8 * 1024 * 1024),
     llmProvider: yield* Config.Literals(["house", "openai"], "LLM_PROVIDER").pipe(Config.withDefault("house" as const)),
     llmBaseUrl: yield* Config.URL("LLM_BASE_URL").pipe(
       Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
+import { Unavailable } from "../domain/Errors.ts"
 import { ScanRequest, ScanResult } from "../domain/Scan.ts"
 import { PathId } from "../domain/Text.ts"
 import { Authentication } from "./Security.ts"
@@ -25,7 +26,8 @@ export class ScanApi extends HttpApiGroup.make("scan")
     HttpApiEndpoint.post("scan", "/api/scan/:customerId", {
       params: CustomerIdParam,
       payload: ScanRequest,
-      success: ScanResult
+      success: ScanResult,
+      error: Unavailable
     }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Scan a page",
       description: "Runs inline (typically well under 15 s) and answers the stored ScanResult, scores at top level. " +
@@ -34,7 +36,10 @@ export class ScanApi extends HttpApiGroup.make("scan")
         "A page that is unreachable, refused (private address), too large, too slow or not HTML answers 200 with " +
         "`status: failed` and `error`; a url that is not http(s) is 400 E_VALIDATION. With Chromium on the server a " +
         "full-page screenshot is taken once the page has answered and `screenshotUrl` points at it, else it is null. At most 2 scans " +
-        "run at once per customer; more wait their turn. Emits `scan.completed`. " + checks
+        "run at once per customer; more wait their turn. Across customers the server runs a bounded number of scans at once " +
+        "(SCAN_MAX_CONCURRENT) and lets a bounded number wait (SCAN_QUEUE_MAX); past that the scan is refused 503 " +
+        "E_UNAVAILABLE with `Retry-After`. The page is fetched and checked in an isolated worker with a time limit: a " +
+        "page that hangs or exhausts it is a `failed` scan with its reason. Emits `scan.completed`. " + checks
     })),
     HttpApiEndpoint.get("list", "/api/scan/:customerId", {
       params: CustomerIdParam,

@@ -5,11 +5,9 @@ import { FetchFailed } from "../../domain/Errors.ts"
 import type { CustomerStatus } from "../../domain/Identity.ts"
 import type { BrandProfile } from "../../domain/Onboarding.ts"
 import { Events } from "../../platform/Events.ts"
-import { safeFetch } from "../../platform/OutboundGuard.ts"
-import { toPage } from "../scan/checks/Page.ts"
+import { PagePool } from "../../platform/PagePool.ts"
 import { Social } from "../social/Social.ts"
-import { decodeBody, describeFailure, type SiteFile } from "../scan/Fetch.ts"
-import { extractProfile } from "./extract.ts"
+import { type ExtractOutcome, extractJob } from "./jobs.ts"
 
 export interface Started {
   readonly status: "onboarding_started"
@@ -23,12 +21,11 @@ export interface Confirmed {
   readonly profile: Record<string, unknown>
 }
 
-const noFile: SiteFile = { url: "", status: null, content: null, error: undefined }
-
 /**
  * Brand onboarding: start it, read a brand profile from the customer's site
- * (through the outbound guard; a page that cannot be fetched is FetchFailed,
- * never an invented profile), confirm it (stored; the customer moves from
+ * (in a page pool worker, through the outbound guard; a page that cannot be
+ * fetched, or whose reading fails or overruns, is FetchFailed, never an
+ * invented profile), confirm it (stored; the customer moves from
  * onboarding to active). `profile` is what the agent writes from; the MCP
  * tool analyze_brand_url calls `extract`.
  */
@@ -43,6 +40,7 @@ export class Onboarding extends Context.Service<Onboarding, {
     const events = yield* Events
     const config = yield* AppConfig
     const social = yield* Social
+    const pool = yield* PagePool
 
     const start = Effect.fn("Onboarding.start")(function*(customerId: string) {
       yield* events.record(customerId, "onboarding.started", {})
@@ -58,37 +56,12 @@ export class Onboarding extends Context.Service<Onboarding, {
     })
 
     const extract = Effect.fn("Onboarding.extract")(function*(url: string) {
-      const response = yield* safeFetch(url, {
-        allowPrivateTargets: config.allowPrivateTargets,
-        allowAddresses: config.scanAllowedAddresses,
-        headers: { "user-agent": "Mozilla/5.0 (compatible; HeraldScanner/1.0)", accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" }
-      }).pipe(Effect.mapError((error) => new FetchFailed({ error: `The page could not be fetched: ${describeFailure(error)}` })))
-      const headers: Record<string, string> = {}
-      for (const [name, value] of Object.entries(response.headers)) {
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-      }
-      if (response.status >= 400) {
-        return yield* new FetchFailed({ error: `The page could not be fetched: it answered HTTP ${response.status}` })
-      }
-      const type = (headers["content-type"] ?? "text/html").split(";")[0].trim().toLowerCase()
-      if (type !== "text/html" && type !== "application/xhtml+xml") {
-        return yield* new FetchFailed({ error: `The page could not be fetched: not HTML (Content-Type: ${type})` })
-      }
-      const page = toPage({
-        requestedUrl: url,
-        url: response.url,
-        status: response.status,
-        headers,
-        html: decodeBody(response.body, headers["content-type"]),
-        bytes: response.body.length,
-        elapsedMs: 0,
-        robots: noFile,
-        llms: noFile,
-        llmsFull: noFile,
-        sitemap: noFile,
-        fetchedAt: new Date()
-      })
-      return extractProfile(page)
+      const outcome = yield* pool.run<ExtractOutcome>({
+        ...extractJob,
+        input: { url, options: { allowPrivateTargets: config.allowPrivateTargets, allowAddresses: config.scanAllowedAddresses } }
+      }).pipe(Effect.catchTag("JobFailed", (failed) => Effect.succeed<ExtractOutcome>({ ok: false, reason: failed.reason })))
+      if (!outcome.ok) return yield* new FetchFailed({ error: `The page could not be fetched: ${outcome.reason}` })
+      return outcome.profile
     })
 
     const confirm = Effect.fn("Onboarding.confirm")(function*(customerId: string, profile: Record<string, unknown>) {

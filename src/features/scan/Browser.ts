@@ -1,7 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
 import type { IncomingHttpHeaders } from "node:http"
-import type { Browser, BrowserContext, Route } from "playwright-core"
+import type { Browser, BrowserContext, Page, Route } from "playwright-core"
 import { AppConfig } from "../../Config.ts"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
 
@@ -15,7 +15,13 @@ const maxHeight = 8_000
  * Chromium makes no request of its own: every http(s) request the page makes
  * is made by `safeFetch` (the outbound rules, checked on every redirect hop
  * and again at connect time) and its answer handed to the browser; data and
- * blob URLs only besides; service workers and WebSockets are refused.
+ * blob URLs only besides; service workers and WebSockets are refused, and
+ * WebRTC is off (launch flags, and the page's RTCPeerConnection removed), so
+ * no packet leaves the browser but through that route. All subresources of
+ * one page together get `scanScreenshotMaxBytes`; past it they are refused.
+ * The page is hostile until shown otherwise: popups are closed, downloads
+ * cancelled, dialogs dismissed, and every callback handed to playwright
+ * catches its own failures (a throwing callback would end the process).
  * Without Chromium `screenshot` answers undefined and scans go on without one.
  */
 export class ScanBrowser extends Context.Service<ScanBrowser, {
@@ -43,6 +49,44 @@ const fulfilledHeaders = (headers: IncomingHttpHeaders): Record<string, string> 
 /** Redirects of the page itself the browser is sent through, as safeFetch allows. */
 const maxNavigationHops = 5
 
+/** The page HTML the browser is given at most, as the scan's own fetch. */
+const pageMaxBytes = 5 * 1024 * 1024
+
+/**
+ * One subresource at most (the rest of the page's budget, if smaller): the
+ * body is handed to Chromium base64-encoded in one message, encoded on this
+ * process's loop, so a large one would hold every other request up.
+ */
+const resourceMaxBytes = 2 * 1024 * 1024
+
+const ignore = () => undefined
+
+/** Whatever a hostile page reaches for to leave the route: peer connections and new windows. */
+const lockdown = `(() => {
+  for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "RTCIceCandidate", "RTCSessionDescription"]) {
+    try { Object.defineProperty(window, name, { value: undefined, configurable: false, writable: false }) } catch {}
+  }
+  try { Object.defineProperty(window, "open", { value: () => null, configurable: false, writable: false }) } catch {}
+})()`
+
+/**
+ * Chromium's own WebRTC switches (no UDP but through a proxy, and there is
+ * none), and a heap limit per renderer: a page that allocates without end
+ * crashes its own tab early instead of taking gigabytes first.
+ */
+const hostileFlags = [
+  "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+  "--js-flags=--max-old-space-size=512"
+]
+
+interface Capture {
+  readonly page: Page
+  redirectedTo: string | undefined
+  /** Bytes the page's subresources may still take. */
+  budget: number
+}
+
 const make = Effect.gen(function*() {
   const config = yield* AppConfig
   const path = config.chromiumPath
@@ -55,7 +99,7 @@ const make = Effect.gen(function*() {
       launching = import("playwright-core").then(({ chromium }) => chromium.launch({
         executablePath: path!,
         args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", ...hostileFlags]
       }))
       const current = launching
       current.then((b) => b.on("disconnected", () => {
@@ -78,37 +122,73 @@ const make = Effect.gen(function*() {
    * (a continued or fulfilled 3xx alike), so requests are made here:
    * subresources through safeFetch's own redirect handling; the page's
    * navigation one hop at a time, each hop a new navigation through this route.
+   * A request of any other page (a popup the page managed to open) is refused.
    */
-  const guard = (state: { redirectedTo: string | undefined }) => (route: Route) => {
+  const handle = async (state: Capture, route: Route) => {
     const request = route.request()
     const url = request.url()
     if (url.startsWith("data:") || url.startsWith("blob:")) return route.continue()
-    const navigation = request.isNavigationRequest() && request.frame().parentFrame() === null
+    const frame = request.frame()
+    if (frame.page() !== state.page) return route.abort("blockedbyclient")
+    const navigation = request.isNavigationRequest() && frame.parentFrame() === null
+    const allowance = navigation ? pageMaxBytes : Math.min(resourceMaxBytes, state.budget)
+    if (allowance <= 0) return route.abort("blockedbyclient")
+    if (!navigation) state.budget -= allowance
     const headers: Record<string, string> = {}
     for (const [name, value] of Object.entries(request.headers())) if (forwarded.includes(name)) headers[name] = value
     const body = request.postData() ?? undefined
-    return Effect.runPromise(safeFetch(url, {
-      allowPrivateTargets: config.allowPrivateTargets,
-      allowAddresses: config.scanAllowedAddresses,
-      method: request.method(),
-      headers,
-      ...(body === undefined ? {} : { body }),
-      maxRedirects: navigation ? 0 : 5
-    })).then((response) => {
+    let used = 0
+    try {
+      const response = await Effect.runPromise(safeFetch(url, {
+        allowPrivateTargets: config.allowPrivateTargets,
+        allowAddresses: config.scanAllowedAddresses,
+        method: request.method(),
+        headers,
+        ...(body === undefined ? {} : { body }),
+        maxRedirects: navigation ? 0 : 5,
+        maxBytes: allowance
+      })).catch(() => undefined)
+      if (response === undefined) return await route.abort("blockedbyclient")
+      used = response.body.length
       const location = response.headers.location
       if (navigation && response.status >= 300 && response.status < 400 && location !== undefined) {
         state.redirectedTo = new URL(location, url).href
-        return route.abort("aborted")
+        return await route.abort("aborted")
       }
-      return route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body })
-    }, () => route.abort("blockedbyclient")).catch(() => undefined)
+      return await route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body })
+    } finally {
+      if (!navigation) state.budget += allowance - used
+    }
+  }
+
+  /** The route's callback: nothing it meets (a closed page, a frame gone, a bad URL) escapes it. */
+  const guard = (state: Capture) => (route: Route) =>
+    handle(state, route).catch(() => route.abort("blockedbyclient").catch(ignore))
+
+  /** A popup, dialog or download the page starts goes nowhere; none of these callbacks can throw. */
+  const contain = (context: BrowserContext, page: Page) => {
+    context.on("page", (other) => {
+      if (other !== page) other.close().catch(ignore)
+    })
+    page.on("dialog", (dialog) => {
+      dialog.dismiss().catch(ignore)
+    })
+    page.on("download", (download) => {
+      download.cancel().catch(ignore)
+    })
+    page.on("pageerror", ignore)
+    page.on("crash", ignore)
   }
 
   const capture = async (context: BrowserContext, url: string): Promise<Uint8Array> => {
-    const state = { redirectedTo: undefined as string | undefined }
-    await context.route("**/*", guard(state))
-    await context.routeWebSocket(() => true, (ws) => ws.close())
+    await context.addInitScript(lockdown)
+    await context.routeWebSocket(() => true, (ws) => {
+      ws.close().catch(ignore)
+    })
     const page = await context.newPage()
+    const state: Capture = { page, redirectedTo: undefined, budget: config.scanScreenshotMaxBytes }
+    contain(context, page)
+    await context.route("**/*", guard(state))
     for (let target = url, hop = 0;; hop++) {
       state.redirectedTo = undefined
       try {
@@ -133,11 +213,12 @@ const make = Effect.gen(function*() {
       : Effect.acquireUseRelease(
         Effect.tryPromise(() =>
           browser().then((b) =>
-            b.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block", javaScriptEnabled: true })
+            b.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block", javaScriptEnabled: true, acceptDownloads: false })
           )
         ),
         (context) => Effect.tryPromise(() => capture(context, url)),
-        (context) => Effect.promise(() => context.close().catch(() => undefined))
+        // A renderer stuck in a script may not answer the close: the scan does not wait for it past 5 s.
+        (context) => Effect.promise(() => context.close().catch(ignore)).pipe(Effect.timeoutOption("5 seconds"))
       ).pipe(
         Effect.timeout("12 seconds"),
         Effect.map((png): Uint8Array | undefined => png),

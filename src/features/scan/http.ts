@@ -8,7 +8,7 @@ export const ScanHandlers = leanGroup(Effect.gen(function*() {
   const scanner = yield* Scanner
   return HttpApiBuilder.group(Api, "scan", (handlers) =>
     handlers.handleAll({
-      scan: ({ params, payload }) => scanner.scan(params.customerId, payload.url),
+      scan: ({ params, payload }) => scanner.scanOrRefuse(params.customerId, payload.url),
       list: ({ params }) => Effect.map(scanner.list(params.customerId), (scans) => ({ scans })),
       get: ({ params }) => scanner.get(params.customerId, params.scanId),
       screenshot: ({ params }) => scanner.screenshot(params.customerId, params.scanId)

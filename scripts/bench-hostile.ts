@@ -1,0 +1,174 @@
+/**
+ * Health under hostile pages: the service (`node src/main.ts`, embedded
+ * database, Chromium screenshots) is probed on /api/health every 50 ms, first
+ * idle for IDLE_SECONDS, then while it scans and auto-extracts every page of
+ * the hostile corpus (test/support/hostile-sites.ts) ROUNDS times over, with
+ * a normal scan beside them. Prints health p50/p99 for both phases and their
+ * ratio, the service's baseline and peak RSS, and the page workers' peak RSS.
+ *   npm run bench:hostile [ROUNDS=2] [IDLE_SECONDS=10]
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+import { serveHostileCorpus } from "../test/support/hostile-sites.ts"
+import { serveSite, sites } from "../test/support/scan-sites.ts"
+
+const rounds = Number(process.argv[2] ?? 2)
+const idleSeconds = Number(process.argv[3] ?? 10)
+const root = fileURLToPath(new URL("..", import.meta.url))
+const adminSecret = "bench-admin-secret"
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+const rssOf = (pid: number) => {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) * 1024
+  } catch {
+    return 0
+  }
+}
+
+/** The service's page pool workers: its children running the worker module. */
+const workerPids = (parent: number) =>
+  readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => {
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8")
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      return ppid === parent && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("pageWorker.ts") ? [Number(name)] : []
+    } catch {
+      return []
+    }
+  })
+
+const quantile = (values: ReadonlyArray<number>, q: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
+}
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
+
+const start = async (): Promise<{ url: string; child: ChildProcess }> => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const env: Record<string, string> = { ...process.env as Record<string, string> }
+  delete env.BASE_URL
+  Object.assign(env, {
+    PORT: String(port), HOST: "127.0.0.1", BASE_URL: url, LOG_LEVEL: "error", DATABASE_URL: "pglite://memory",
+    ADMIN_SECRET: adminSecret, ALLOW_PRIVATE_TARGETS: "true", CHROMIUM_PATH: "/usr/bin/chromium",
+    RATE_LIMIT_REST_PER_MIN: "100000", RATE_LIMIT_ADMIN_PER_MIN: "100000", SCAN_QUEUE_MAX: "100"
+  })
+  const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] })
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+    try {
+      if ((await fetch(`${url}/api/health`)).status === 200) return { url, child }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  child.kill("SIGKILL")
+  throw new Error("the service did not start")
+}
+
+const { url, child } = await start()
+const post = async (path: string, key: string, body: unknown) => {
+  const res = await fetch(`${url}${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  })
+  return { status: res.status, json: await res.json() as Record<string, unknown> }
+}
+const customer = async () => {
+  const res = await fetch(`${url}/api/admin/provision`, {
+    method: "POST",
+    headers: { "x-admin-secret": adminSecret, "content-type": "application/json" },
+    body: JSON.stringify({ email: `bench-${crypto.randomUUID()}@example.com` })
+  })
+  return await res.json() as { customerId: string; apiKey: string }
+}
+
+/** Health latencies (ms) every 50 ms until `stop` resolves; failures counted. */
+const probe = async (until: Promise<unknown>) => {
+  let done = false
+  void until.finally(() => (done = true))
+  const latencies: Array<number> = []
+  let failures = 0
+  while (!done) {
+    const started = performance.now()
+    try {
+      const res = await fetch(`${url}/api/health`)
+      await res.arrayBuffer()
+      if (res.status !== 200) failures++
+    } catch {
+      failures++
+    }
+    const took = performance.now() - started
+    latencies.push(took)
+    await new Promise((r) => setTimeout(r, Math.max(0, 50 - took)))
+  }
+  return { latencies, failures }
+}
+
+const corpus = await serveHostileCorpus()
+const good = await serveSite(sites.wellMarkedUp)
+try {
+  const warm = await customer()
+  await post(`/api/scan/${warm.customerId}`, warm.apiKey, { url: `${good.origin}/` })
+  const baselineRss = rssOf(child.pid!)
+
+  const idle = await probe(new Promise((r) => setTimeout(r, idleSeconds * 1000)))
+
+  let peakRss = baselineRss
+  let peakWorkers = 0
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssOf(child.pid!))
+    peakWorkers = Math.max(peakWorkers, workerPids(child.pid!).reduce((sum, pid) => sum + rssOf(pid), 0))
+  }, 100)
+  const outcomes: Array<string> = []
+  const started = performance.now()
+  const work = (async () => {
+    for (let round = 0; round < rounds; round++) {
+      await Promise.all([
+        ...Object.entries(corpus.pages).map(async ([name, page]) => {
+          const owner = await customer()
+          const res = await post(`/api/scan/${owner.customerId}`, owner.apiKey, { url: page })
+          outcomes.push(`scan ${name}: ${res.status} ${String(res.json.status)}${res.json.error === undefined || res.json.error === null ? "" : ` (${String(res.json.error)})`}`)
+        }),
+        ...["redos", "huge", "drip", "redirect", "images"].map(async (name) => {
+          const owner = await customer()
+          const res = await post(`/api/onboard/${owner.customerId}/auto-extract`, owner.apiKey, { url: corpus.pages[name] })
+          outcomes.push(`auto-extract ${name}: ${res.status}${res.status === 200 ? "" : ` (${String(res.json.error)})`}`)
+        }),
+        (async () => {
+          const owner = await customer()
+          const res = await post(`/api/scan/${owner.customerId}`, owner.apiKey, { url: `${good.origin}/` })
+          outcomes.push(`normal scan: ${res.status} ${String(res.json.status)}`)
+        })()
+      ])
+    }
+  })()
+  const hostile = await probe(work)
+  await work
+  clearInterval(sampler)
+  const seconds = (performance.now() - started) / 1000
+
+  for (const line of [...new Set(outcomes)].sort()) console.log(`  ${line}`)
+  console.log(`service alive afterwards: ${child.exitCode === null && child.signalCode === null}`)
+  console.log(`WebRTC datagrams that reached the loopback STUN port: ${corpus.udpPackets()}`)
+  const p50 = (xs: Array<number>) => quantile(xs, 0.5)
+  const p99 = (xs: Array<number>) => quantile(xs, 0.99)
+  console.log(`health idle:    p50 ${p50(idle.latencies).toFixed(1)} ms, p99 ${p99(idle.latencies).toFixed(1)} ms (${idle.latencies.length} probes, ${idle.failures} failed)`)
+  console.log(`health hostile: p50 ${p50(hostile.latencies).toFixed(1)} ms, p99 ${p99(hostile.latencies).toFixed(1)} ms (${hostile.latencies.length} probes over ${seconds.toFixed(0)} s, ${hostile.failures} failed)`)
+  console.log(`ratio hostile/idle: p50 x${(p50(hostile.latencies) / p50(idle.latencies)).toFixed(2)}, p99 x${(p99(hostile.latencies) / p99(idle.latencies)).toFixed(2)}`)
+  console.log(`service RSS: ${mb(baselineRss)} before, ${mb(peakRss)} peak (+${mb(peakRss - baselineRss)}); page workers together peak ${mb(peakWorkers)}`)
+} finally {
+  child.kill("SIGTERM")
+  await Promise.all([corpus.close(), good.close()])
+}
