@@ -1,7 +1,8 @@
-import { afterAll, assert, describe, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, freePort, TestServer, testApp } from "./support/harness.ts"
-import { type Served, serveSite, type Site, sites } from "./support/scan-sites.ts"
+import { sites } from "./support/scan-sites.ts"
+import { servedSites } from "./support/served-sites.ts"
 
 const provision = Effect.gen(function*() {
   const res = yield* call("POST", "/api/admin/provision", {
@@ -16,13 +17,7 @@ const provision = Effect.gen(function*() {
   return { customerId, api }
 })
 
-const served: Array<Served> = []
-afterAll(() => Promise.all(served.map((s) => s.close())))
-const site = (s: Site) => Effect.promise(async () => {
-  const one = await serveSite(s)
-  served.push(one)
-  return one
-})
+const site = servedSites()
 
 const live = { timeout: 60_000, excludeTestServices: true }
 

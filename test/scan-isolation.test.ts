@@ -1,18 +1,13 @@
-import { afterAll, assert, layer } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { readdirSync, readFileSync } from "node:fs"
 import { call, testApp } from "./support/harness.ts"
 import { eventually } from "./support/eventually.ts"
 import { bearer, provision } from "./support/processes.ts"
-import { type Served, serveSite, type Site, sites } from "./support/scan-sites.ts"
+import { type Site, sites } from "./support/scan-sites.ts"
+import { servedSites } from "./support/served-sites.ts"
 
-const served: Array<Served> = []
-afterAll(() => Promise.all(served.map((s) => s.close())))
-const site = (s: Site) => Effect.promise(async () => {
-  const one = await serveSite(s)
-  served.push(one)
-  return one
-})
+const site = servedSites()
 
 const slowPage = (delayMs: number): Site => () => ({
   "/": { headers: { "content-type": "text/html" }, body: "<html><head><title>Slow</title></head><body><h1>Slow</h1></body></html>", delayMs }

@@ -1,9 +1,10 @@
-import { afterAll, assert, describe, layer } from "@effect/vitest"
+import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { parseLlmsTxt } from "../src/domain/LlmsTxt.ts"
 import { freePort } from "./support/harness.ts"
 import { call, testApp } from "./support/harness.ts"
-import { type Served, serveSite, type Site, sites } from "./support/scan-sites.ts"
+import { sites } from "./support/scan-sites.ts"
+import { servedSites } from "./support/served-sites.ts"
 
 const admin = { "x-admin-secret": "test-admin-secret" }
 
@@ -20,13 +21,7 @@ const provision = Effect.gen(function*() {
   return { customerId, apiKey, auth, api }
 })
 
-const served: Array<Served> = []
-afterAll(() => Promise.all(served.map((s) => s.close())))
-const site = (s: Site) => Effect.promise(async () => {
-  const one = await serveSite(s)
-  served.push(one)
-  return one
-})
+const site = servedSites()
 
 const statuses = (checklist: ReadonlyArray<{ id: string; status: string }>) =>
   Object.fromEntries(checklist.map((item) => [item.id, item.status]))
@@ -261,11 +256,7 @@ describe("scan", () => {
     it.effect("a public page redirecting to a private address is a failed scan and a failed extraction; the private host is never asked", () =>
       Effect.gen(function*() {
         const { api } = yield* provision
-        const hidden = yield* Effect.promise(async () => {
-          const one = await serveSite(sites.wellMarkedUp, "127.0.0.2")
-          served.push(one)
-          return one
-        })
+        const hidden = yield* site(sites.wellMarkedUp, "127.0.0.2")
         const open = yield* site(sites.wellMarkedUp)
         const fine = yield* api("POST", "/api/scan/{c}", { url: `${open.origin}/` })
         assert.strictEqual(fine.json.status, "done", fine.text)
