@@ -52,7 +52,7 @@ const assertScanEnded = (name: string, res: Reply) => {
 }
 
 it.live.skipIf(!existsSync("/usr/bin/chromium"))(
-  "hostile pages through scans, auto-extract, screenshots and the MCP scan tools: the service stays up, responsive and lean",
+  "hostile pages through scans, auto-extract, screenshots, the MCP scan tools and a workflow, a hostile chat message beside them: the service stays up, responsive and lean",
   () =>
     Effect.gen(function*() {
       const corpus = yield* Effect.acquireRelease(Effect.promise(serveHostileCorpus), (c) => Effect.promise(c.close))
@@ -103,10 +103,39 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
             client.callTool({ name: tool, arguments: { customerId: owner.customerId, url: corpus.pages[name] } }, undefined, { timeout: 120_000 })
           ).pipe(Effect.map((result: any) => ({ tool, result }))), { concurrency: "unbounded" })
       }))
+      // A workflow whose scan step meets a hostile page: the run ends (or waits for people) with its reason.
+      const workflow = Effect.gen(function*() {
+        const owner = yield* customer()
+        const started = yield* api(owner, "/api/workflows/{c}/monthly-seo-audit/run", { input: { url: corpus.pages["popup"] } })
+        assert.strictEqual(started.status, 200, started.text)
+        for (let i = 0; i < 600; i++) {
+          const run = yield* Effect.promise(() =>
+            send(server.url, "GET", `/api/runs/${owner.customerId}/${started.json.runId}`, { headers: bearer(owner.apiKey) })
+          )
+          if (["succeeded", "failed", "suspended"].includes(run.json.status)) return run.json
+          yield* Effect.sleep("200 millis")
+        }
+        return yield* Effect.die(new Error("the workflow run never ended"))
+      })
+      // A chat message built to make a careless JSON scan take minutes, beside the pages.
+      const chat = Effect.gen(function*() {
+        const owner = yield* customer()
+        const message = `query_ga4 ${'{"a":'.repeat(600)}${"}".repeat(1000)}`
+        return yield* Effect.promise(async () => {
+          const res = await fetch(`${server.url}/api/chat/${owner.customerId}`, {
+            method: "POST",
+            headers: { ...bearer(owner.apiKey), "content-type": "application/json" },
+            body: JSON.stringify({ message })
+          })
+          return { status: res.status, text: await res.text() }
+        })
+      })
       const normal = Effect.flatMap(customer(), (owner) =>
         Effect.andThen(Effect.sleep("2 seconds"), api(owner, "/api/scan/{c}", { url: `${good.origin}/` })))
 
-      const [scanned, extracted, called, beside] = yield* Effect.all([scans, extracts, tools, normal], { concurrency: "unbounded" })
+      const [scanned, extracted, called, beside, run, chatted] = yield* Effect.all([scans, extracts, tools, normal, workflow, chat], {
+        concurrency: "unbounded"
+      })
       const { health, peakRss } = yield* Effect.promise(watcher.stop)
 
       assert.isTrue(alive(server), `the service exited:\n${server.output().slice(-4000)}`)
@@ -128,6 +157,9 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
         if (result.isError === true) assert.match(result.structuredContent.code, /^E_[A-Z_]+$/, `${tool}: ${text}`)
         else assert.include(["done", "failed"], result.structuredContent.status, `${tool}: ${text}`)
       }
+      if (run.status === "failed") assert.isAbove(String(run.error ?? "").length, 0, "a failed run says why")
+      assert.strictEqual(chatted.status, 200, chatted.text)
+      assert.include(chatted.text, "event: done", chatted.text.slice(0, 2000))
       assertScanEnded("the normal scan", beside)
       assert.strictEqual(beside.json.status, "done")
       assert.isAbove(beside.json.seoScore, 0)

@@ -217,7 +217,7 @@ describe("scan", () => {
       Effect.gen(function*() {
         const one = yield* provision
         const two = yield* provision
-        const slowSite = yield* site(() => ({ "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 700 } }))
+        const slowSite = yield* site(() => ({ "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 1500 } }))
         const url = `${slowSite.origin}/`
         const results = yield* Effect.all([
           one.api("POST", "/api/scan/{c}", { url }),
@@ -227,7 +227,8 @@ describe("scan", () => {
         ], { concurrency: "unbounded" })
         assert.deepStrictEqual(results.map((r) => r.json.status), ["done", "done", "done", "done"])
         assert.strictEqual(slowSite.maxInFlight.get("/"), 2)
-        const other = yield* site(() => ({ "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 700 } }))
+        // Long enough that the three overlap even when a page worker has to start for the third.
+        const other = yield* site(() => ({ "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 3000 } }))
         yield* Effect.all([
           one.api("POST", "/api/scan/{c}", { url: `${other.origin}/` }),
           one.api("POST", "/api/scan/{c}", { url: `${other.origin}/` }),
