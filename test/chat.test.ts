@@ -2,11 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
-
-interface Tenant {
-  readonly id: string
-  readonly h: Record<string, string>
-}
+import { type Tenant, tenant } from "./support/processes.ts"
 
 interface SseEvent {
   readonly event: string
@@ -21,12 +17,7 @@ interface ChatReply {
   readonly json: any
 }
 
-const provision = (email: string) =>
-  Effect.gen(function*() {
-    const res = yield* call("POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email } })
-    assert.strictEqual(res.status, 200)
-    return { id: res.json.customerId as string, h: { authorization: `Bearer ${res.json.apiKey}` } } satisfies Tenant
-  })
+const provision = (email: string) => tenant({ email })
 
 /** Parses SSE frames; comment lines are skipped, every `data:` must be JSON (JSON.parse throws otherwise). */
 const parseEvents = (raw: string): Array<SseEvent> =>

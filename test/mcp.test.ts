@@ -1,23 +1,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
-import { adminSecret, assertError, awaitFreshWindow, bearer, invite, randomIp, uniqueEmail } from "./support/processes.ts"
+import { assertError, awaitFreshWindow, bearer, invite, randomIp, tenant } from "./support/processes.ts"
 import { httpClient, sseClient } from "./support/mcp-clients.ts"
 
-interface Tenant {
-  readonly id: string
-  readonly key: string
-}
-
-const provision = (status?: string) =>
-  Effect.gen(function*() {
-    const res = yield* call("POST", "/api/admin/provision", {
-      headers: { "x-admin-secret": adminSecret, "x-forwarded-for": randomIp() },
-      body: status === undefined ? { email: uniqueEmail("mcp") } : { email: uniqueEmail("mcp"), status }
-    })
-    assert.strictEqual(res.status, 200, res.text)
-    return { id: res.json.customerId as string, key: res.json.apiKey as string } satisfies Tenant
-  })
+const provision = (status?: "onboarding" | "active" | "suspended" | "cancelled") => tenant(status === undefined ? {} : { status })
 
 
 /** Opens a raw SSE stream and reads up to the endpoint event: the session's message path and a way to hang up. */

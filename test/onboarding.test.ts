@@ -1,21 +1,11 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, freePort, TestServer, testApp } from "./support/harness.ts"
+import { freePort, TestServer, testApp } from "./support/harness.ts"
 import { sites } from "./support/scan-sites.ts"
 import { servedSites } from "./support/served-sites.ts"
+import { customerApi } from "./support/processes.ts"
 
-const provision = Effect.gen(function*() {
-  const res = yield* call("POST", "/api/admin/provision", {
-    headers: { "x-admin-secret": "test-admin-secret", "x-forwarded-for": `10.8.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}` },
-    body: { email: `owner-${crypto.randomUUID()}@example.com` }
-  })
-  assert.strictEqual(res.status, 200)
-  const { customerId, apiKey } = res.json as { customerId: string; apiKey: string }
-  const auth = { authorization: `Bearer ${apiKey}` }
-  const api = (method: string, path: string, body?: unknown) =>
-    call(method, path.replace("{c}", customerId), { headers: auth, ...(body === undefined ? {} : { body }) })
-  return { customerId, api }
-})
+const provision = customerApi
 
 const site = servedSites()
 

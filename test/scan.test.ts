@@ -5,21 +5,10 @@ import { freePort } from "./support/harness.ts"
 import { call, testApp } from "./support/harness.ts"
 import { sites } from "./support/scan-sites.ts"
 import { servedSites } from "./support/served-sites.ts"
+import { customerApi } from "./support/processes.ts"
 
-const admin = { "x-admin-secret": "test-admin-secret" }
 
-const provision = Effect.gen(function*() {
-  const res = yield* call("POST", "/api/admin/provision", {
-    headers: { ...admin, "x-forwarded-for": `10.7.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}` },
-    body: { email: `owner-${crypto.randomUUID()}@example.com` }
-  })
-  assert.strictEqual(res.status, 200)
-  const { customerId, apiKey } = res.json as { customerId: string; apiKey: string }
-  const auth = { authorization: `Bearer ${apiKey}` }
-  const api = (method: string, path: string, body?: unknown) =>
-    call(method, path.replace("{c}", customerId), { headers: auth, ...(body === undefined ? {} : { body }) })
-  return { customerId, apiKey, auth, api }
-})
+const provision = customerApi
 
 const site = servedSites()
 

@@ -2,23 +2,14 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, testApp } from "./support/harness.ts"
 import { startReceiver, waitFor } from "./support/webhook-receiver.ts"
+import { customerApi } from "./support/processes.ts"
 
-const admin = { "x-admin-secret": "test-admin-secret" }
 
 // Admin provisioning is limited per client IP; each customer comes from its own address.
-const provision = Effect.gen(function*() {
-  const res = yield* call("POST", "/api/admin/provision", {
-    headers: { ...admin, "x-forwarded-for": `10.9.${Math.floor(Math.random() * 255)}.${Math.floor(Math.random() * 255)}` },
-    body: { email: `owner-${crypto.randomUUID()}@example.com` }
-  })
-  assert.strictEqual(res.status, 200)
-  const { customerId, apiKey } = res.json as { customerId: string; apiKey: string }
-  const auth = { authorization: `Bearer ${apiKey}` }
-  const api = (method: string, path: string, body?: unknown) =>
-    call(method, path.replace("{c}", customerId), { headers: auth, ...(body === undefined ? {} : { body }) })
-  const invite = api("POST", "/api/team/{c}/members", { email: `m-${crypto.randomUUID()}@example.com`, role: "viewer" })
-  return { customerId, api, invite }
-})
+const provision = Effect.map(customerApi, (customer) => ({
+  ...customer,
+  invite: customer.api("POST", "/api/team/{c}/members", { email: `m-${crypto.randomUUID()}@example.com`, role: "viewer" })
+}))
 
 const attempts = <R>(api: (m: string, p: string) => Effect.Effect<{ json: any }, never, R>, hookId: string) =>
   Effect.map(api("GET", `/api/hooks/{c}/${hookId}/deliveries`), (r) => r.json.deliveries as Array<any>)

@@ -242,6 +242,18 @@ export interface Tenant {
 export const tenant = (input: ProvisionInput = {}) =>
   Effect.map(provision(input), (p): Tenant => ({ id: p.customerId, key: p.apiKey, h: bearer(p.apiKey) }))
 
+/**
+ * A provisioned customer with `api(method, path, body?)`: `{c}` in the path is
+ * its id, and the request carries its owner key.
+ */
+export const customerApi = Effect.gen(function*() {
+  const { customerId, apiKey } = yield* provision()
+  const auth = bearer(apiKey)
+  const api = (method: string, path: string, body?: unknown) =>
+    call(method, path.replace("{c}", customerId), { headers: auth, ...(body === undefined ? {} : { body }) })
+  return { customerId, apiKey, auth, api }
+})
+
 export interface Member {
   readonly memberId: string
   readonly email: string
