@@ -7,25 +7,14 @@
  * ratio, the service's baseline and peak RSS, and the page workers' peak RSS.
  *   npm run bench:hostile [ROUNDS=2] [IDLE_SECONDS=10]
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { readdirSync, readFileSync } from "node:fs"
-import { createServer } from "node:net"
-import { fileURLToPath } from "node:url"
 import { serveHostileCorpus } from "../test/support/hostile-sites.ts"
 import { serveSite, sites } from "../test/support/scan-sites.ts"
+import { startService } from "./support/service-process.ts"
 
 const rounds = Number(process.argv[2] ?? 2)
 const idleSeconds = Number(process.argv[3] ?? 10)
-const root = fileURLToPath(new URL("..", import.meta.url))
 const adminSecret = "bench-admin-secret"
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 const rssOf = (pid: number) => {
   try {
@@ -53,28 +42,12 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
 }
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 
-const start = async (): Promise<{ url: string; child: ChildProcess }> => {
-  const port = await freePort()
-  const url = `http://127.0.0.1:${port}`
-  const env: Record<string, string> = { ...process.env as Record<string, string> }
-  delete env.BASE_URL
-  Object.assign(env, {
-    PORT: String(port), HOST: "127.0.0.1", BASE_URL: url, LOG_LEVEL: "error", DATABASE_URL: "pglite://memory",
+const start = () =>
+  startService({
+    LOG_LEVEL: "error", DATABASE_URL: "pglite://memory",
     ADMIN_SECRET: adminSecret, ALLOW_PRIVATE_TARGETS: "true", CHROMIUM_PATH: "/usr/bin/chromium",
     RATE_LIMIT_REST_PER_MIN: "100000", RATE_LIMIT_ADMIN_PER_MIN: "100000", SCAN_QUEUE_MAX: "100"
   })
-  const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] })
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
-    try {
-      if ((await fetch(`${url}/api/health`)).status === 200) return { url, child }
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  child.kill("SIGKILL")
-  throw new Error("the service did not start")
-}
 
 const { url, child } = await start()
 const post = async (path: string, key: string, body: unknown) => {

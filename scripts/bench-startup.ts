@@ -9,31 +9,18 @@
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { pgliteSnapshotFile } from "../src/platform/Database.ts"
+import { freePort, root, serviceEnv } from "./support/service-process.ts"
 
 const runs = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5)
 const cold = process.argv.includes("--cold")
-const root = fileURLToPath(new URL("..", import.meta.url))
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
 
 /** Milliseconds from spawn to the listening line (the server answering health is then checked). */
 const startOnce = async (dataDir: string): Promise<number> => {
   const port = await freePort()
-  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "info" }
-  delete env.DATABASE_URL
-  delete env.REDIS_URL
-  delete env.BASE_URL
+  const env = serviceEnv(port, { DATA_DIR: dataDir, LOG_LEVEL: "info" })
   const started = performance.now()
   const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
   let output = ""

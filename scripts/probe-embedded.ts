@@ -15,13 +15,11 @@
  *   npm run probe:embedded [-- ROUNDS=5 LOAD_MS=2000]
  */
 import { PGlite } from "@electric-sql/pglite"
-import { type ChildProcess, spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { startService } from "./support/service-process.ts"
 
 const arg = (name: string, fallback: number) => {
   const found = process.argv.find((a) => a.startsWith(`${name}=`))
@@ -30,30 +28,11 @@ const arg = (name: string, fallback: number) => {
 const rounds = arg("ROUNDS", 5)
 const loadMs = arg("LOAD_MS", 2000)
 const writers = 4
-const root = fileURLToPath(new URL("..", import.meta.url))
 const secret = "probe-admin-secret"
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-interface Server {
-  readonly url: string
-  readonly child: ChildProcess
-  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
-  readonly startMs: number
-}
-
-const start = async (dataDir: string, extra: Record<string, string> = {}): Promise<Server> => {
-  const port = await freePort()
-  const env: Record<string, string | undefined> = {
-    ...process.env,
-    PORT: String(port),
-    HOST: "127.0.0.1",
+/** The service on `dataDir` (embedded database), with admin provisioning open to the probe's writers. */
+const start = (dataDir: string, extra: Record<string, string> = {}) =>
+  startService({
     DATA_DIR: dataDir,
     LOG_LEVEL: "error",
     ADMIN_SECRET: secret,
@@ -61,28 +40,7 @@ const start = async (dataDir: string, extra: Record<string, string> = {}): Promi
     TRUST_PROXY: "1",
     RATE_LIMIT_ADMIN_PER_MIN: "1000000",
     ...extra
-  }
-  delete env.DATABASE_URL
-  delete env.REDIS_URL
-  delete env.BASE_URL
-  const began = performance.now()
-  const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] })
-  let stderr = ""
-  child.stderr?.on("data", (chunk) => (stderr += String(chunk)))
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })))
-  const url = `http://127.0.0.1:${port}`
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited at start:\n${stderr}`)
-    try {
-      if ((await fetch(`${url}/api/health`)).status === 200) break
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 25))
-  }
-  return { url, child, exited, startMs: performance.now() - began }
-}
+  })
 
 interface Load {
   readonly acknowledged: Array<string>

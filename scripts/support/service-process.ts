@@ -1,0 +1,68 @@
+/**
+ * The service as a child process (`node src/main.ts`), for the scripts that
+ * measure it from outside: start-up, durability and hostile-page probes.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+
+export const root = fileURLToPath(new URL("../..", import.meta.url))
+
+/** A loopback port nothing listens on now. */
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
+
+/**
+ * This process's environment for a service on 127.0.0.1:`port`, less the
+ * database, Redis and base-URL settings the caller's shell may carry (the
+ * service then runs on the embedded database unless `settings` names one).
+ */
+export const serviceEnv = (port: number, settings: Record<string, string> = {}): Record<string, string | undefined> => {
+  const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), HOST: "127.0.0.1" }
+  delete env.DATABASE_URL
+  delete env.REDIS_URL
+  delete env.BASE_URL
+  return { ...env, ...settings }
+}
+
+export interface StartedService {
+  readonly url: string
+  readonly child: ChildProcess
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>
+  /** Milliseconds from spawn to the first 200 of GET /api/health. */
+  readonly startMs: number
+}
+
+/**
+ * Spawns the service with `settings` and waits until `/api/health` answers
+ * 200; its standard error is kept to say why when it exits or does not
+ * answer within `timeoutMs`.
+ */
+export const startService = async (settings: Record<string, string>, timeoutMs = 60_000): Promise<StartedService> => {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const began = performance.now()
+  const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
+  let stderr = ""
+  child.stderr?.on("data", (chunk) => (stderr += String(chunk)))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })))
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
+    if (child.exitCode !== null) throw new Error(`the service exited at start:\n${stderr}`)
+    try {
+      if ((await fetch(`${url}/api/health`)).status === 200) return { url, child, exited, startMs: performance.now() - began }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  child.kill("SIGKILL")
+  throw new Error(`the service did not answer within ${timeoutMs} ms:\n${stderr}`)
+}
