@@ -189,6 +189,9 @@ const trustProxySetting = Config.schema(
 
 const boolean = (name: string) => Config.Boolean(name).pipe(Config.withDefault(false))
 
+/** A configured base address as the service joins paths to it: its trailing slashes dropped. */
+const withoutTrailingSlash = (url: URL): string => url.toString().replace(/(?<!\/)\/+$/, "")
+
 /** A whole number of at least `minimum` (a pool of 0 connections or a 0 ms poll would never work). */
 const intAtLeast = (name: string, minimum: number, defaultValue: number) =>
   Config.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(minimum)), name).pipe(Config.withDefault(defaultValue))
@@ -238,7 +241,7 @@ const paymentConfig = Effect.gen(function*() {
     stripeSecretKey,
     stripePriceId,
     stripeApiBase: yield* Config.URL("STRIPE_API_BASE").pipe(
-      Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
+      Config.map(withoutTrailingSlash),
       Config.option
     ),
     trialSweepIntervalMs: yield* intAtLeast("TRIAL_SWEEP_INTERVAL_MS", 1, 3_600_000)
@@ -288,7 +291,7 @@ const scanAllowedAddresses = Effect.gen(function*() {
 export const appConfig = Effect.gen(function*() {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(3000))
   const baseUrl = yield* Config.URL("BASE_URL").pipe(
-    Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
+    Config.map(withoutTrailingSlash),
     Config.withDefault(`http://localhost:${port}`)
   )
   return {
@@ -337,7 +340,7 @@ export const appConfig = Effect.gen(function*() {
     ayrshareApiKey: yield* optionalSecret(Config.String("AYRSHARE_API_KEY")),
     ayrsharePrivateKey: yield* optionalSecret(Config.String("AYRSHARE_PRIVATE_KEY")),
     ayrshareBaseUrl: yield* Config.URL("AYRSHARE_BASE_URL").pipe(
-      Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
+      Config.map(withoutTrailingSlash),
       Config.withDefault("https://api.ayrshare.com")
     ),
     ayrshareDomain: yield* Config.String("AYRSHARE_DOMAIN").pipe(Config.withDefault("herald")),
@@ -356,7 +359,7 @@ export const appConfig = Effect.gen(function*() {
     ...(yield* paymentConfig),
     ...(yield* ga4Pair),
     ga4ApiBase: yield* Config.URL("GA4_API_BASE").pipe(
-      Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
+      Config.map(withoutTrailingSlash),
       Config.withDefault("https://analyticsdata.googleapis.com")
     ),
     mcpSessionIdleMs: yield* intAtLeast("MCP_SESSION_IDLE_MS", 1000, 600_000),
@@ -385,7 +388,7 @@ export const appConfig = Effect.gen(function*() {
     scanScreenshotMaxBytes: yield* intAtLeast("SCAN_SCREENSHOT_MAX_BYTES", 0, 8 * 1024 * 1024),
     llmProvider: yield* Config.Literals(["house", "openai"], "LLM_PROVIDER").pipe(Config.withDefault("house" as const)),
     llmBaseUrl: yield* Config.URL("LLM_BASE_URL").pipe(
-      Config.map((url) => url.toString().replace(/(?<!\/)\/+$/, "")),
+      Config.map(withoutTrailingSlash),
       Config.withDefault("https://api.openai.com/v1")
     ),
     llmApiKey: yield* optionalSecret(Config.String("LLM_API_KEY")),

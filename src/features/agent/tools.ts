@@ -43,8 +43,12 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
     const onboarding = yield* Onboarding
     const settings = yield* Settings
     const readers = yield* makeRunner(readOnlyTools)
-    const offered = (via: ToolCallContext["via"]) =>
-      toolkitOf(readers, via, (definition) => definition.annotations.readOnlyHint && definition.name !== "ask_cmo")
+    // The toolkit depends only on the surface calling: built once for each, not per question.
+    const offered = (via: ToolCallContext["via"]) => {
+      const { toolkit, layer } = toolkitOf(readers, via, (definition) => definition.annotations.readOnlyHint && definition.name !== "ask_cmo")
+      return Effect.map(Effect.provide(toolkit, layer), (withHandler) => ({ tools: Object.keys(toolkit.tools), withHandler }))
+    }
+    const byVia = { mcp: yield* offered("mcp"), chat: yield* offered("chat") }
     return (input, context) =>
       Effect.gen(function*() {
         const customer = yield* customers.get(input.customerId)
@@ -57,8 +61,7 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
           topic: Array.from(input.question.trim()).slice(0, 200).join(""),
           facts
         }
-        const { toolkit, layer } = offered(context.via)
-        const tools = Object.keys(toolkit.tools)
+        const { tools, withHandler } = byVia[context.via]
         const system = [
           `You are the chief marketing officer of ${brief.brandName}. Answer the question with concrete, prioritised advice in plain language.`,
           tools.length > 0
@@ -70,7 +73,6 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
           `Settings: ${facts.join(" ")}`,
           briefLine(brief)
         ].join("\n")
-        const withHandler = yield* Effect.provide(toolkit, layer)
         // The toolkit's general types leave its handlers' requirement open: it is CurrentPrincipal alone, provided here.
         const turn: AgentTurn = yield* (agentTurn({
           customerId: input.customerId,

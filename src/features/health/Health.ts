@@ -43,9 +43,6 @@ const timed = <A, E>(effect: Effect.Effect<A, E>) =>
 
 const iso = (date: Date) => date.toISOString()
 
-/** Ends the write check's transaction with a rollback. */
-const rolledBack = Symbol("rolledBack")
-
 /**
  * Readiness checks and the public status history. The prober stores each
  * result in the database; results taken while the database is down are held
@@ -66,26 +63,16 @@ export class Health extends Context.Service<Health, {
     const incidents = new Map<string, OpenIncident>()
     let last: Option.Option<{ status: ComponentStatus; components: ReadonlyArray<ComponentDetail> }> = Option.none()
 
-    /**
-     * The write path, checked without leaving anything behind: a probe row
-     * inserted and rolled back. A database that answers reads but refuses
-     * writes (read-only, a full disk) fails it.
-     */
-    const writeCheck = sql.withTransaction(Effect.andThen(
-      Effect.suspend(() =>
-        sql`INSERT INTO status_probes (id, checked_at, ok, status) VALUES (${randomUUID()}, ${new Date()}, true, 'ok')`
-      ),
-      Effect.fail(rolledBack)
-    )).pipe(Effect.catchIf((error) => error === rolledBack, () => Effect.void))
-
     const components = Effect.gen(function*() {
-      const db = yield* timed(Effect.andThen(sql`SELECT 1`, Effect.suspend(() => Effect.exit(writeCheck))))
-      const writes = db.exit._tag === "Success" ? db.exit.value : undefined
-      const database: ComponentDetail = writes === undefined
+      // One round trip: the database answers, and says whether its transactions may write (a full disk in
+      // the embedded mode makes it read-only; a standby or an operator's setting does too).
+      const db = yield* timed(sql<{ ro: string }>`SELECT current_setting('transaction_read_only') AS ro`)
+      const refused = db.exit._tag === "Success" && (db.exit.value[0]?.ro === "on" || refusal.current() !== undefined)
+      const database: ComponentDetail = db.exit._tag !== "Success"
         ? { name: "database", status: "down", latencyMs: null, error: "unreachable" }
-        : writes._tag === "Success"
-        ? { name: "database", status: "ok", latencyMs: db.latencyMs }
-        : { name: "database", status: "degraded", latencyMs: db.latencyMs, error: refusal.current() ?? "writes failing" }
+        : refused
+        ? { name: "database", status: "degraded", latencyMs: db.latencyMs, error: refusal.current() ?? "writes refused (read-only)" }
+        : { name: "database", status: "ok", latencyMs: db.latencyMs }
       const store = yield* timed(limits.ping)
       const rateLimits: ComponentDetail = store.exit._tag === "Success"
         ? { name: "rate-limits", status: "ok", latencyMs: store.latencyMs }

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import type { BrandProfile } from "../../domain/Onboarding.ts"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
 import { toPage } from "../scan/checks/Page.ts"
-import { decodeBody, describeFailure, type FetchOptions, type SiteFile } from "../scan/Fetch.ts"
+import { decodeBody, describeFailure, type FetchOptions, headerRecord, pageRequestHeaders, type SiteFile } from "../scan/Fetch.ts"
 import { extractProfile } from "./extract.ts"
 
 /**
@@ -27,12 +27,9 @@ export const extractBrand = (input: { readonly url: string; readonly options: Fe
     const response = yield* safeFetch(url, {
       allowPrivateTargets: options.allowPrivateTargets,
       allowAddresses: options.allowAddresses ?? [],
-      headers: { "user-agent": "Mozilla/5.0 (compatible; HeraldScanner/1.0)", accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" }
+      headers: pageRequestHeaders
     })
-    const headers: Record<string, string> = {}
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value
-    }
+    const headers = headerRecord(response)
     if (response.status >= 400) return failed(`it answered HTTP ${response.status}`)
     const type = (headers["content-type"] ?? "text/html").split(";")[0].trim().toLowerCase()
     if (type !== "text/html" && type !== "application/xhtml+xml") return failed(`not HTML (Content-Type: ${type})`)

@@ -131,34 +131,30 @@ const make = Effect.gen(function*() {
     const frame = request.frame()
     if (frame.page() !== state.page) return route.abort("blockedbyclient")
     const navigation = request.isNavigationRequest() && frame.parentFrame() === null
+    // Each subresource may take what the page's budget has left (2 MiB at most); it is charged what it
+    // used. Reserving the cap up front would refuse a fifth concurrent file of a few kilobytes.
     const allowance = navigation ? pageMaxBytes : Math.min(resourceMaxBytes, state.budget)
     if (allowance <= 0) return route.abort("blockedbyclient")
-    if (!navigation) state.budget -= allowance
     const headers: Record<string, string> = {}
     for (const [name, value] of Object.entries(request.headers())) if (forwarded.includes(name)) headers[name] = value
     const body = request.postData() ?? undefined
-    let used = 0
-    try {
-      const response = await Effect.runPromise(safeFetch(url, {
-        allowPrivateTargets: config.allowPrivateTargets,
-        allowAddresses: config.scanAllowedAddresses,
-        method: request.method(),
-        headers,
-        ...(body === undefined ? {} : { body }),
-        maxRedirects: navigation ? 0 : 5,
-        maxBytes: allowance
-      })).catch(() => undefined)
-      if (response === undefined) return await route.abort("blockedbyclient")
-      used = response.body.length
-      const location = response.headers.location
-      if (navigation && response.status >= 300 && response.status < 400 && location !== undefined) {
-        state.redirectedTo = new URL(location, url).href
-        return await route.abort("aborted")
-      }
-      return await route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body })
-    } finally {
-      if (!navigation) state.budget += allowance - used
+    const response = await Effect.runPromise(safeFetch(url, {
+      allowPrivateTargets: config.allowPrivateTargets,
+      allowAddresses: config.scanAllowedAddresses,
+      method: request.method(),
+      headers,
+      ...(body === undefined ? {} : { body }),
+      maxRedirects: navigation ? 0 : 5,
+      maxBytes: allowance
+    })).catch(() => undefined)
+    if (response === undefined) return await route.abort("blockedbyclient")
+    if (!navigation) state.budget -= response.body.length
+    const location = response.headers.location
+    if (navigation && response.status >= 300 && response.status < 400 && location !== undefined) {
+      state.redirectedTo = new URL(location, url).href
+      return await route.abort("aborted")
     }
+    return await route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body })
   }
 
   /** The route's callback: nothing it meets (a closed page, a frame gone, a bad URL) escapes it. */

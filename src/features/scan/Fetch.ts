@@ -44,7 +44,11 @@ export interface FetchOptions {
 
 const userAgent = "Mozilla/5.0 (compatible; HeraldScanner/1.0)"
 
-const headerRecord = (response: SafeResponse): Record<string, string> => {
+/** The headers every page request sends: who asks, and that HTML is wanted. */
+export const pageRequestHeaders = { "user-agent": userAgent, accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" } as const
+
+/** A response's headers as one lower-case name to one value (repeated ones joined). */
+export const headerRecord = (response: SafeResponse): Record<string, string> => {
   const out: Record<string, string> = {}
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value
@@ -171,7 +175,7 @@ export const fetchSite = (requestedUrl: string, options: FetchOptions): Effect.E
       safeFetch(requestedUrl, {
         allowPrivateTargets: options.allowPrivateTargets,
     allowAddresses: options.allowAddresses ?? [],
-        headers: { "user-agent": userAgent, accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" },
+        headers: pageRequestHeaders,
         timeoutMs: options.timeoutMs ?? 10_000,
         maxBytes: options.maxBytes ?? 5 * 1024 * 1024
       }).pipe(

@@ -315,7 +315,6 @@ const makeNodeServer = (lanes: ReadonlyArray<FastLane>, graceMs: number) => {
       clearTimeout(cutOff)
       callback?.(error)
     })
-    server.closeIdleConnections()
     return server
   }) as typeof server.close
   return server

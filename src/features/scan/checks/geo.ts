@@ -1,7 +1,6 @@
 import { load } from "cheerio"
 import { lighthouseLlmsRule, parseLlmsTxt, renderLlmsTxt, type LlmsLink } from "../../../domain/LlmsTxt.ts"
 import type { CheckOutcome } from "../../../domain/Scan.ts"
-import { cutLastLineAt } from "../../../domain/Text.ts"
 import { check, examples, plural } from "./item.ts"
 import { blockingSources } from "./lighthouse.ts"
 import type { Element } from "domhandler"
@@ -262,7 +261,7 @@ export const proposeLlmsTxt = (page: Page): string => {
   const add = (href: string, name: string) => {
     const url = resolveUrl(href, page.baseUrl)
     if (url === null || new URL(url).origin !== origin) return
-    const key = cutLastLineAt(url, /#/)
+    const key = url.split("#", 1)[0]
     if (seen.has(key)) return
     seen.add(key)
     const link = { name: name || new URL(key).pathname, url: key }
