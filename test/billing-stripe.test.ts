@@ -121,6 +121,26 @@ layer(testApp({
       assertError(third, 409, "E_CONFLICT")
     }))
 
+  it.effect("a refused sign-up whose subscription cannot be ended yet is answered 503 and acted on when the provider sends it again", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const first = yield* checkout("stripe-retry@example.com")
+      const second = yield* checkout("stripe-retry@example.com")
+      const firstDone = stripe.complete(first.session.id)
+      const secondDone = stripe.complete(second.session.id)
+      assert.strictEqual((yield* postEvent(event("checkout.session.completed", { ...firstDone }))).status, 200)
+      const refused = event("checkout.session.completed", { ...secondDone })
+      stripe.down = true
+      const unavailable = yield* postEvent(refused).pipe(Effect.ensuring(Effect.sync(() => (stripe.down = false))))
+      assertError(unavailable, 503, "E_UNAVAILABLE")
+      assert.isFalse(stripe.cancelled.has(secondDone.subscription!))
+      // The provider's retry of the same event ends the subscription; still one customer for the address.
+      assert.strictEqual((yield* postEvent(refused)).status, 200)
+      assert.isTrue(stripe.cancelled.has(secondDone.subscription!), "the refused sign-up's subscription is cancelled at Stripe")
+      const holders = yield* sql<{ id: string }>`SELECT id FROM customers WHERE lower(email) = 'stripe-retry@example.com'`
+      assert.strictEqual(holders.length, 1)
+    }))
+
   it.effect("the browser may arrive before the webhook of a refused sign-up: 409, and no customer", () =>
     Effect.gen(function*() {
       const { sql } = yield* TestServer

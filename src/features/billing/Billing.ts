@@ -12,7 +12,7 @@ import {
   signalOf,
   trialEndsAt
 } from "../../domain/Billing.ts"
-import { CheckoutIncomplete, Conflict, KeyAlreadyRetrieved, NotFound, type Unavailable } from "../../domain/Errors.ts"
+import { CheckoutIncomplete, Conflict, KeyAlreadyRetrieved, NotFound, Unavailable } from "../../domain/Errors.ts"
 import { openReplay, sealReplay } from "../../domain/ReplaySeal.ts"
 import { safeEqual } from "../../domain/Secrets.ts"
 import { isStorableText } from "../../domain/Text.ts"
@@ -71,7 +71,7 @@ export class Billing extends Context.Service<Billing, {
     NotFound | CheckoutIncomplete | KeyAlreadyRetrieved | Conflict | Unavailable
   >
   /** Acts on a verified payment event; the same event id twice acts once. */
-  readonly handleEvent: (event: PaymentEvent) => Effect.Effect<void>
+  readonly handleEvent: (event: PaymentEvent) => Effect.Effect<void, Unavailable>
   /** The token the hosted page's form carries, bound to its session (HMAC under a server secret). */
   readonly formToken: (checkoutId: string) => string
   readonly checkFormToken: (checkoutId: string, token: string | undefined) => boolean
@@ -270,11 +270,18 @@ export class Billing extends Context.Service<Billing, {
         Effect.annotateLogs({ checkoutId: refused.checkoutId })
       )
       if (refused.subscription !== undefined) {
+        // Until the refused sign-up's subscription is ended it would bill a person with no account: when
+        // the provider cannot be reached the event is forgotten and answered 503, so the provider sends
+        // it again (the cancel is idempotent at the provider).
         yield* provider.cancelSubscription(refused.subscription).pipe(
-          Effect.catchTag("Unavailable", () =>
-            Effect.logError("could not end the subscription of a refused checkout; end it at the provider").pipe(
-              Effect.annotateLogs({ checkoutId: refused.checkoutId, subscription: refused.subscription })
-            ))
+          Effect.tapError(() =>
+            Effect.andThen(
+              sql`DELETE FROM payment_events WHERE event_id = ${event.id}`.pipe(Effect.orDie),
+              Effect.logWarning("could not end the subscription of a refused checkout yet; the event will be retried").pipe(
+                Effect.annotateLogs({ checkoutId: refused.checkoutId, subscription: refused.subscription })
+              )
+            )),
+          Effect.mapError(() => new Unavailable({}))
         )
       }
     })

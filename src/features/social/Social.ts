@@ -254,9 +254,9 @@ export class Social extends Context.Service<Social, {
         })
       }
       const platform = piece.platform
-      if (!(yield* isConnected(customerId, platform))) return yield* notConnected(platform)
       return yield* Effect.gen(function*() {
-        // Queued (and charged) before the piece is locked: every charge takes the customer's lock before
+        // The queue entry checks the connection itself (an unconnected platform is refused before
+        // anything is written). Queued (and charged) before the piece is locked: every charge takes the customer's lock before
         // any piece's, so two schedules of one piece cannot deadlock.
         yield* enqueue(customerId, piece, platform, due)
         const updated = yield* content.reschedule(customerId, contentId, due ?? null)
