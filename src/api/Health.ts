@@ -15,7 +15,7 @@ export class HealthApi extends HttpApiGroup.make("health")
     }).annotateMerge(OpenApi.annotations({
       summary: "Readiness",
       description:
-        "200 while the database answers, 503 when it does not. Per-component status and latency are included only with a correct X-Admin-Secret header. A request carrying X-Admin-Secret (right or wrong) counts against the admin limit, 10 per minute per IP (429 beyond); probes without it are never limited."
+        "200 while the database answers, 503 when it does not. A database that answers but refuses writes (read-only, or the embedded database out of disk space) makes the status `degraded` (still 200). Per-component status and latency are included only with a correct X-Admin-Secret header. A request carrying X-Admin-Secret (right or wrong) counts against the admin limit, 10 per minute per IP (429 beyond); probes without it are never limited."
     })),
     HttpApiEndpoint.get("status", "/api/public/status", { success: PublicStatus }).annotateMerge(
       OpenApi.annotations({
