@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Schema } from "effect"
-import { SqlClient } from "effect/sql"
 import { createHmac, timingSafeEqual } from "node:crypto"
 import { InvalidCursor } from "../domain/Errors.ts"
+import { serverSecret } from "./ServerSecrets.ts"
 
 /**
  * Opaque, tamper-evident list cursors: base64url JSON of the position, a dot,
@@ -20,10 +20,7 @@ export class Cursors extends Context.Service<Cursors, {
   ) => Effect.Effect<A, InvalidCursor>
 }>()("herald/platform/Cursors") {
   static readonly layer = Layer.effect(Cursors, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'cursor'`.pipe(Effect.orDie)
-    if (rows.length === 0) return yield* Effect.die("the cursor secret is missing; run the migrations")
-    const key = Buffer.from(rows[0].value, "utf8")
+    const key = Buffer.from(yield* serverSecret("cursor"), "utf8")
 
     const sign = (payload: string) => createHmac("sha256", key).update(payload).digest()
 

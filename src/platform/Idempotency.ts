@@ -5,6 +5,7 @@ import { IdempotencyKey } from "../api/Shared.ts"
 import { Conflict, ValidationError } from "../domain/Errors.ts"
 import { canonicalBody, openReplay, sealReplay } from "../domain/ReplaySeal.ts"
 import { sha256Hex } from "../domain/Secrets.ts"
+import { serverSecret } from "./ServerSecrets.ts"
 
 const windowHours = 24
 const isValidKey = Schema.is(IdempotencyKey)
@@ -38,10 +39,7 @@ export class Idempotency extends Context.Service<Idempotency, {
 }>()("herald/platform/Idempotency") {
   static readonly layer = Layer.effect(Idempotency, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const secrets = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'idempotency'`
-      .pipe(Effect.orDie)
-    if (secrets.length === 0) return yield* Effect.die("the idempotency secret is missing; run the migrations")
-    const serverSecret = secrets[0].value
+    const secret = yield* serverSecret("idempotency")
 
     const replay = (stored: { requestHash: string; status: number | null; contentType: string | null; body: string | null },
       hash: string, key: string, scope: string) =>
@@ -51,7 +49,7 @@ export class Idempotency extends Context.Service<Idempotency, {
         }
         const text = stored.status === null || stored.body === null
           ? undefined
-          : openReplay(stored.body, key, serverSecret, scope)
+          : openReplay(stored.body, key, secret, scope)
         if (stored.status === null || text === undefined) {
           return yield* new Conflict({ error: "A request with this Idempotency-Key is still in progress" })
         }
@@ -108,7 +106,7 @@ export class Idempotency extends Context.Service<Idempotency, {
         }
         yield* sql`UPDATE idempotency_keys SET status = ${response.status},
           content_type = ${response.body._tag === "Uint8Array" ? response.body.contentType : null},
-          body = ${sealReplay(text, key, serverSecret, scope)}
+          body = ${sealReplay(text, key, secret, scope)}
           WHERE scope = ${scope} AND key_hash = ${keyHash}`.pipe(Effect.orDie)
         return response
       })

@@ -18,6 +18,7 @@ import { safeEqual } from "../../domain/Secrets.ts"
 import { isStorableText } from "../../domain/Text.ts"
 import { Customers } from "../customers/Customers.ts"
 import { PaymentProvider } from "./Provider.ts"
+import { serverSecret } from "../../platform/ServerSecrets.ts"
 
 export interface SessionResult {
   readonly customerId: string
@@ -84,9 +85,7 @@ export class Billing extends Context.Service<Billing, {
     const sql = yield* SqlClient.SqlClient
     const customers = yield* Customers
     const provider = yield* PaymentProvider
-    const secrets = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'checkout'`.pipe(Effect.orDie)
-    if (secrets.length === 0) return yield* Effect.die("the checkout secret is missing; run the migrations")
-    const serverSecret = secrets[0].value
+    const secret = yield* serverSecret("checkout")
 
     const inTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
       effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
@@ -152,7 +151,7 @@ export class Billing extends Context.Service<Billing, {
           actor: { type: "system", id: null }
         }).pipe(Effect.mapError(addressTaken))
         yield* recordProviderIds(row.customerId, ids)
-        const sealed = sealReplay(apiKey, row.id, serverSecret, sealScope)
+        const sealed = sealReplay(apiKey, row.id, secret, sealScope)
         yield* sql`UPDATE checkout_sessions SET status = 'completed', completed_at = ${now}, sealed_key = ${sealed}
           WHERE id = ${row.id}`
         return { ...row, status: "completed" as const }
@@ -184,7 +183,7 @@ export class Billing extends Context.Service<Billing, {
         const row = yield* findRow(first.id, true)
         if (row === undefined) return yield* new NotFound({ error: "Checkout session not found" })
         if (row.status !== "completed") return yield* new CheckoutIncomplete()
-        const apiKey = row.sealedKey === null ? undefined : openReplay(row.sealedKey, row.id, serverSecret, sealScope)
+        const apiKey = row.sealedKey === null ? undefined : openReplay(row.sealedKey, row.id, secret, sealScope)
         if (apiKey === undefined) return yield* new KeyAlreadyRetrieved()
         yield* sql`UPDATE checkout_sessions SET sealed_key = NULL, key_retrieved_at = now() WHERE id = ${row.id}`
         return {
@@ -313,7 +312,7 @@ export class Billing extends Context.Service<Billing, {
     }))
 
     const formToken = (checkoutId: string) =>
-      createHmac("sha256", serverSecret).update(`checkout form ${checkoutId}`).digest("base64url")
+      createHmac("sha256", secret).update(`checkout form ${checkoutId}`).digest("base64url")
     const checkFormToken = (checkoutId: string, token: string | undefined) =>
       token !== undefined && safeEqual(formToken(checkoutId), token)
 

@@ -6,6 +6,7 @@ import { AppConfig } from "../../Config.ts"
 import { AccountInactive, InvalidApiKey } from "../../domain/Errors.ts"
 import { safeEqual, sha256Hex } from "../../domain/Secrets.ts"
 import { Keys } from "../../platform/Keys.ts"
+import { serverSecret } from "../../platform/ServerSecrets.ts"
 
 export const cookieName = "herald_session"
 const lifetimeSeconds = 12 * 3600
@@ -47,9 +48,7 @@ export class DashboardAuth extends Context.Service<DashboardAuth, {
     const sql = yield* SqlClient.SqlClient
     const keys = yield* Keys
     const config = yield* AppConfig
-    const secrets = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'dashboard'`.pipe(Effect.orDie)
-    if (secrets.length === 0) return yield* Effect.die("the dashboard secret is missing; run the migrations")
-    const secret = secrets[0].value
+    const secret = yield* serverSecret("dashboard")
     const secure = config.baseUrl.startsWith("https:")
     const attributes = `Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`
 

@@ -26,6 +26,7 @@ import { Events } from "../../platform/Events.ts"
 import { PublishQueue } from "../../platform/PublishQueue.ts"
 import { Content } from "../content/Content.ts"
 import { type ConnectedAccount, SocialProvider } from "./providers/Provider.ts"
+import { serverSecret } from "../../platform/ServerSecrets.ts"
 
 export interface PublishInput {
   readonly platform: SocialPlatform
@@ -103,8 +104,7 @@ export class Social extends Context.Service<Social, {
     const queue = yield* PublishQueue
     const events = yield* Events
     const provider = yield* SocialProvider
-    const [secretRow] = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'social_state'`.pipe(Effect.orDie)
-    const stateSecret = secretRow.value
+    const stateSecret = yield* serverSecret("social_state")
 
     const connections = Effect.fnUntraced(function*(customerId: string) {
       const rows = yield* sql<ConnectionRow>`

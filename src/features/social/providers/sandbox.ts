@@ -6,6 +6,7 @@ import { InvalidState } from "../../../domain/Errors.ts"
 import { safeEqual } from "../../../domain/Secrets.ts"
 import type { SocialPlatform } from "../../../domain/Social.ts"
 import { type ConnectedAccount, type OutgoingPost, ProviderError, SocialProvider } from "./Provider.ts"
+import { serverSecret } from "../../../platform/ServerSecrets.ts"
 
 const unavailable = (error: unknown) =>
   new ProviderError({ transient: true, cause: "provider_unavailable", message: `sandbox store failed: ${String(error)}` })
@@ -27,9 +28,7 @@ export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const permalink = (contentId: string) => `${config.baseUrl}/p/${encodeURIComponent(contentId)}`
-  const secrets = yield* sql<{ value: string }>`SELECT value FROM server_secrets WHERE name = 'social_state'`.pipe(Effect.orDie)
-  if (secrets.length === 0) return yield* Effect.die("the social state secret is missing; run the migrations")
-  const stateSecret = secrets[0].value
+  const stateSecret = yield* serverSecret("social_state")
 
   const connectLink = (_customerId: string, _platform: SocialPlatform, callbackUrl: string) => {
     const state = new URL(callbackUrl).searchParams.get("state") ?? ""
