@@ -31,6 +31,10 @@ export class Keys extends Context.Service<Keys, {
    * `idempotencyKey`: accepted only to replay that rotation's reply.
    */
   readonly revokedByRotation: (key: string, idempotencyKey: string) => Effect.Effect<Option.Option<Principal>>
+  /** Revokes the customer's live owner keys, remembering the rotation's idempotency key (in the caller's transaction). */
+  readonly revokeOwnerKeys: (customerId: string, idempotencyKey: string | undefined) => Effect.Effect<void>
+  /** Revokes a team member's live keys (in the caller's transaction). */
+  readonly revokeMemberKeys: (memberId: string) => Effect.Effect<void>
 }>()("herald/platform/Keys") {
   static readonly layer = Layer.effect(Keys, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -88,6 +92,14 @@ export class Keys extends Context.Service<Keys, {
       return { principal: { keyId: row.id, customerId: row.customerId, memberId: row.memberId, role: row.role }, status: row.status }
     })
 
-    return Keys.of({ authenticate, byId, issue, revokedByRotation })
+    const revokeOwnerKeys = (customerId: string, idempotencyKey: string | undefined) =>
+      sql`UPDATE api_keys SET revoked_at = now(),
+          rotation_key_hash = ${idempotencyKey === undefined ? null : sha256Hex(idempotencyKey)}
+        WHERE customer_id = ${customerId} AND member_id IS NULL AND revoked_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+
+    const revokeMemberKeys = (memberId: string) =>
+      sql`UPDATE api_keys SET revoked_at = now() WHERE member_id = ${memberId} AND revoked_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+
+    return Keys.of({ authenticate, byId, issue, revokedByRotation, revokeOwnerKeys, revokeMemberKeys })
   }))
 }

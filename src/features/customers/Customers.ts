@@ -4,7 +4,6 @@ import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { Conflict, NotFound } from "../../domain/Errors.ts"
 import type { Actor, Customer, CustomerStatus, Role } from "../../domain/Identity.ts"
-import { sha256Hex } from "../../domain/Secrets.ts"
 import { Keys } from "../../platform/Keys.ts"
 import { Events } from "../../platform/Events.ts"
 
@@ -146,9 +145,7 @@ export class Customers extends Context.Service<Customers, {
         // The row lock serialises concurrent rotations of one customer.
         const found = yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
         if (found.length === 0) return undefined
-        yield* sql`UPDATE api_keys SET revoked_at = now(),
-            rotation_key_hash = ${options.idempotencyKey === undefined ? null : sha256Hex(options.idempotencyKey)}
-          WHERE customer_id = ${customerId} AND member_id IS NULL AND revoked_at IS NULL`
+        yield* keys.revokeOwnerKeys(customerId, options.idempotencyKey)
         const apiKey = yield* issueKey(customerId, "owner", null)
         yield* events.record(customerId, "key.rotated", {}, options.actor)
         return { apiKey, mcpEndpoint: mcpEndpointFor(apiKey) }

@@ -5,6 +5,7 @@ import { Conflict, NotFound } from "../../domain/Errors.ts"
 import type { MemberRole, TeamMember } from "../../domain/Identity.ts"
 import { Customers } from "../customers/Customers.ts"
 import { Events } from "../../platform/Events.ts"
+import { Keys } from "../../platform/Keys.ts"
 import { Outbox } from "../../platform/Outbox.ts"
 
 interface MemberRow {
@@ -32,6 +33,7 @@ export class Team extends Context.Service<Team, {
     const sql = yield* SqlClient.SqlClient
     const customers = yield* Customers
     const events = yield* Events
+    const keys = yield* Keys
     const outbox = yield* Outbox
 
     const invite = Effect.fn("Team.invite")(function*(customerId: string, email: string, role: MemberRole) {
@@ -64,7 +66,7 @@ export class Team extends Context.Service<Team, {
         const rows = yield* sql`UPDATE team_members SET revoked_at = now()
           WHERE id = ${memberId} AND customer_id = ${customerId} AND revoked_at IS NULL RETURNING id`
         if (rows.length === 0) return false
-        yield* sql`UPDATE api_keys SET revoked_at = now() WHERE member_id = ${memberId} AND revoked_at IS NULL`
+        yield* keys.revokeMemberKeys(memberId)
         yield* events.record(customerId, "team.removed", { memberId })
         return true
       }).pipe(sql.withTransaction, Effect.orDie)
