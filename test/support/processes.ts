@@ -87,7 +87,7 @@ export const startServer = async (options: SpawnOptions = {}): Promise<ServerPro
     await exited(child)
     clearTimeout(timer)
   }
-  const deadline = Date.now() + (options.readyTimeoutMs ?? 30_000)
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000)
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`)
