@@ -28,6 +28,8 @@ export class ScanRepo extends Context.Service<ScanRepo, {
   readonly start: (id: string, customerId: string, url: string) => Effect.Effect<void>
   readonly finish: (id: string, analysis: Analysis, screenshot: Uint8Array | undefined) => Effect.Effect<void>
   readonly fail: (id: string, error: string) => Effect.Effect<void>
+  /** Takes back a scan that never ran (the service had no room for it). */
+  readonly discard: (id: string) => Effect.Effect<void>
   readonly get: (customerId: string, scanId: string, screenshotUrl: (id: string) => string) => Effect.Effect<ScanResult | undefined>
   readonly list: (customerId: string, limit: number, screenshotUrl: (id: string) => string) => Effect.Effect<ReadonlyArray<ScanResult>>
   readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array | undefined>
@@ -68,6 +70,8 @@ export class ScanRepo extends Context.Service<ScanRepo, {
       sql`UPDATE scans SET status = 'failed', error = ${error}, completed_at = now() WHERE id = ${id}`.pipe(
         Effect.asVoid, Effect.orDie)
 
+    const discard = (id: string) => sql`DELETE FROM scans WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+
     const get = (customerId: string, scanId: string, screenshotUrl: (id: string) => string) =>
       sql<ScanRow>`SELECT ${columns(sql)} FROM scans WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
         Effect.map((rows) => rows.length === 0 ? undefined : toResult(screenshotUrl)(rows[0])),
@@ -88,6 +92,6 @@ export class ScanRepo extends Context.Service<ScanRepo, {
         Effect.orDie
       )
 
-    return ScanRepo.of({ start, finish, fail, get, list, screenshot })
+    return ScanRepo.of({ start, finish, fail, discard, get, list, screenshot })
   }))
 }
