@@ -31,6 +31,8 @@ export interface PoolLimits {
   readonly maxQueue: number
   readonly memoryMb: number
   readonly timeoutMs: number
+  /** The worker module: the pool's own, unless a test starts another. */
+  readonly entry?: URL
 }
 
 /**
@@ -202,7 +204,7 @@ export const makePool = (limits: PoolLimits) => Effect.gen(function*() {
   const spawn = () => {
     let worker: ChildProcess
     try {
-      worker = fork(entry, [...modules], {
+      worker = fork(limits.entry ?? entry, [...modules], {
         execArgv: [`--max-old-space-size=${limits.memoryMb}`, "--max-semi-space-size=16", "--stack-size=4000"],
         serialization: "advanced",
         stdio: ["ignore", "inherit", "inherit", "ipc"]
@@ -239,9 +241,10 @@ export const makePool = (limits: PoolLimits) => Effect.gen(function*() {
       }
       // A job that threw may have left anything behind (timers, sockets, patched globals): its worker is
       // not given another job.
+      // (Retired before the job is settled: its caller may ask for another job at once.)
       slot.current = undefined
-      finish(pending, { ok: false, reason: message.reason })
       retire(slot, "recycled after a failed job")
+      finish(pending, { ok: false, reason: message.reason })
     })
     worker.on("error", (error) => retire(slot, `the worker processing the page failed (${error.message})`))
     worker.on("exit", (code, signal) => retire(slot, describeExit(code, signal)))
