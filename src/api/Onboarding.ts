@@ -37,9 +37,13 @@ export class OnboardingApi extends HttpApiGroup.make("onboarding")
       params: CustomerIdParam,
       payload: ConfirmedProfile,
       success: ProfileConfirmed
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Confirm the brand profile",
-      description: "Stores the profile (replacing an earlier one) as what the agent writes from; `brandName` becomes " +
+      description: "Stores the profile (replacing an earlier one) as what the agent writes from. The body is the " +
+        "extracted profile's shape, edited: `brandName` (required, 1-200 characters), `description` (at most 2000), " +
+        "`logoUrl` and `sourceUrl` (absolute http(s) URLs), `colors` (`#rrggbb`, at most 20), `voice`, `audience`, " +
+        "`products` (at most 50 strings of 1-200 characters each), `socials` (platform name to http(s) URL, at most " +
+        "20); any other property, or a wrong type, is 400 E_VALIDATION naming it (`body.logoUrl`). `brandName` becomes " +
         "the customer's brand name. A customer in `onboarding` becomes `active` (events `customer.status_changed` " +
         "and `onboarding.completed`). Answers the customer id, its status, brand name and the stored profile."
     }))

@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../Config.ts"
 import { FetchFailed, type Unavailable } from "../../domain/Errors.ts"
 import type { CustomerStatus } from "../../domain/Identity.ts"
-import type { BrandProfile } from "../../domain/Onboarding.ts"
+import type { BrandProfile, ConfirmedProfile } from "../../domain/Onboarding.ts"
 import { Events } from "../../platform/Events.ts"
 import { busyAsUnavailable, PageAdmission, PagePool } from "../../platform/PagePool.ts"
 import { Social } from "../social/Social.ts"
@@ -18,7 +18,7 @@ export interface Confirmed {
   readonly customerId: string
   readonly status: CustomerStatus
   readonly brandName: string | null
-  readonly profile: Record<string, unknown>
+  readonly profile: ConfirmedProfile
 }
 
 /**
@@ -32,7 +32,7 @@ export interface Confirmed {
 export class Onboarding extends Context.Service<Onboarding, {
   readonly start: (customerId: string) => Effect.Effect<Started>
   readonly extract: (url: string) => Effect.Effect<BrandProfile, FetchFailed | Unavailable>
-  readonly confirm: (customerId: string, profile: Record<string, unknown>) => Effect.Effect<Confirmed>
+  readonly confirm: (customerId: string, profile: ConfirmedProfile) => Effect.Effect<Confirmed>
   readonly profile: (customerId: string) => Effect.Effect<Record<string, unknown> | undefined>
 }>()("herald/features/onboarding/Onboarding") {
   static readonly layer = Layer.effect(Onboarding, Effect.gen(function*() {
@@ -66,15 +66,15 @@ export class Onboarding extends Context.Service<Onboarding, {
       return outcome.profile
     })
 
-    const confirm = Effect.fn("Onboarding.confirm")(function*(customerId: string, profile: Record<string, unknown>) {
-      const name = typeof profile.brandName === "string" ? profile.brandName.trim() : undefined
+    const confirm = Effect.fn("Onboarding.confirm")(function*(customerId: string, profile: ConfirmedProfile) {
+      const name = profile.brandName.trim()
       return yield* Effect.gen(function*() {
         const [current] = yield* sql<{ status: CustomerStatus; brandName: string | null }>`
           SELECT status, brand_name FROM customers WHERE id = ${customerId} FOR UPDATE`
         yield* sql`INSERT INTO brand_profiles (customer_id, profile) VALUES (${customerId}, ${JSON.stringify(profile)}::jsonb)
           ON CONFLICT (customer_id) DO UPDATE SET profile = EXCLUDED.profile, updated_at = now()`
         const status: CustomerStatus = current.status === "onboarding" ? "active" : current.status
-        const brandName = name ?? current.brandName
+        const brandName = name
         yield* sql`UPDATE customers SET status = ${status}, brand_name = ${brandName} WHERE id = ${customerId}`
         if (current.status === "onboarding") {
           yield* events.record(customerId, "customer.status_changed", { from: "onboarding", to: "active", reason: "profile_confirmed" })
