@@ -2,8 +2,9 @@ import { Context, Effect, Layer, Schedule, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
-import { NotFound, Unavailable } from "../../domain/Errors.ts"
-import type { ScanResult } from "../../domain/Scan.ts"
+import { type InvalidCursor, NotFound, type Unavailable } from "../../domain/Errors.ts"
+import type { ScanList, ScanResult } from "../../domain/Scan.ts"
+import { CreatedPosition, Cursors } from "../../platform/Cursor.ts"
 import { Events } from "../../platform/Events.ts"
 import { busyAsUnavailable, PageAdmission, PagePool, type PoolBusy } from "../../platform/PagePool.ts"
 import { ScanBrowser } from "./Browser.ts"
@@ -13,8 +14,8 @@ import { ScanRepo } from "./Repo.ts"
 /** Scans running at once for one customer; more wait their turn. */
 export const scansPerCustomer = 2
 
-/** How many scans `list` shows, newest first. */
-export const listLimit = 100
+/** Scans a list page shows when the caller does not say. */
+export const defaultListLimit = 25
 
 const notFound = new NotFound({ error: "Scan not found" })
 
@@ -39,7 +40,8 @@ export class Scanner extends Context.Service<Scanner, {
   /** Scans `url`, or refuses (Unavailable, Retry-After) when the running and waiting places or the pool are full. */
   readonly scanOrRefuse: (customerId: string, url: string) => Effect.Effect<ScanResult, Unavailable>
   readonly get: (customerId: string, scanId: string) => Effect.Effect<ScanResult, NotFound>
-  readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<ScanResult>>
+  /** Newest first, as summaries; `nextCursor` continues the list (null on its last page). */
+  readonly list: (customerId: string, query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) => Effect.Effect<ScanList, InvalidCursor>
   readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array, NotFound>
 }>()("herald/features/scan/Scanner") {
   static readonly layer = Layer.effect(Scanner, Effect.gen(function*() {
@@ -49,6 +51,7 @@ export class Scanner extends Context.Service<Scanner, {
     const browser = yield* ScanBrowser
     const pool = yield* PagePool
     const admission = yield* PageAdmission
+    const cursors = yield* Cursors
     const config = yield* AppConfig
     const screenshotUrl = (customerId: string) => (scanId: string) =>
       `${config.baseUrl}/api/scan/${customerId}/${scanId}/screenshot.png`
@@ -126,7 +129,14 @@ export class Scanner extends Context.Service<Scanner, {
       return found
     })
 
-    const list = (customerId: string) => repo.list(customerId, listLimit, screenshotUrl(customerId))
+    const list = Effect.fnUntraced(function*(customerId: string, query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) {
+      const after = query.cursor === undefined ? undefined : yield* cursors.decode("scans", customerId, CreatedPosition, query.cursor)
+      const page = yield* repo.list(customerId, query.limit ?? defaultListLimit, after)
+      return {
+        scans: page.scans,
+        nextCursor: page.more && page.last !== undefined ? cursors.encode("scans", customerId, page.last) : null
+      }
+    })
 
     const screenshot = Effect.fnUntraced(function*(customerId: string, scanId: string) {
       const png = yield* repo.screenshot(customerId, scanId)
