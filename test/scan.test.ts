@@ -38,7 +38,7 @@ const bare: Record<string, string> = {
   "geo.structured-data": "fail", "geo.statistics": "fail", "geo.citations": "fail", "geo.quotations": "fail",
   "geo.headings": "fail", "geo.answerable-structure": "fail", "geo.freshness": "fail", "geo.author": "fail",
   "geo.llms-txt": "warn", "cro.cta-above-fold": "fail", "cro.trust-signals": "fail", "cro.contact": "fail",
-  "cro.mobile": "fail", "cro.page-weight": "pass", "cro.response-time": "pass", "cro.https": "fail"
+  "cro.page-weight": "pass", "cro.response-time": "pass", "cro.https": "fail"
 }
 
 const expected: Record<string, { path?: string; checks: Record<string, string> }> = {

@@ -15,7 +15,9 @@ const checks =
   "`canonical`) and pass or fail as Lighthouse scores them; a check Lighthouse finds not applicable is left out. " +
   "Other checks are `seo.*`, `geo.*` (AI crawler access per user agent, llms.txt, structured data, answerable " +
   "structure, freshness, author, server-rendered text) and `cro.*` (call to action above the fold, forms, trust " +
-  "signals, contact paths, mobile viewport, page weight). Each score is round(100·Σ weight·credit / Σ weight) over " +
+  "signals, contact paths, zoom on phones, page weight). A missing viewport is one finding, `seo.viewport` " +
+  "(`cro.mobile` is then left out). `geo.freshness` reads the dates a reader sees (written dates, `<time>`) and " +
+  "structured data (`datePublished`, `dateModified`, article times), never the `Last-Modified` header. Each score is round(100·Σ weight·credit / Σ weight) over " +
   "its category's items, credit pass 1, warn 0.5, fail 0; `geoScore` is capped at 40 when search or AI crawlers are " +
   "blocked; `citabilityGrade` is A >= 90, B >= 75, C >= 60, D >= 40, else F of `geoScore`; `lighthouseSeoScore` " +
   "is Lighthouse's SEO category score as reproduced."
