@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PageUrl } from "./Scan.ts"
-import { HttpUrl, isMaxChars, storableText } from "./Text.ts"
+import { charLength, HttpUrl, isMaxChars, storableText } from "./Text.ts"
 
 export const AutoExtractRequest = Schema.Struct({
   url: PageUrl.annotate({ description: "The brand's site: an absolute http(s) URL, at most 2048 characters" })
@@ -36,8 +36,13 @@ const listOf = <S extends Schema.Top>(item: S, max: number) =>
 
 const words = (description: string) => listOf(profileText(200), 50).annotate({ description: `${description}; at most 50, each 1 to 200 characters` })
 
+const colourPattern = /^#[0-9a-fA-F]{6}$/
+
 const Colour = Schema.String.check(
-  Schema.isPattern(/^#[0-9a-fA-F]{6}$/, { message: "must be a colour as #rrggbb" })
+  Schema.makeFilter((text: string) => colourPattern.test(text), {
+    message: "must be a colour as #rrggbb",
+    toJsonSchema: () => ({ pattern: colourPattern.source })
+  })
 ).annotate({ description: "A colour as #rrggbb" })
 
 /**
@@ -55,7 +60,11 @@ export const ConfirmedProfile = Schema.Struct({
   audience: Schema.optionalKey(words("Who the brand is for")),
   products: Schema.optionalKey(words("What the brand sells")),
   socials: Schema.optionalKey(
-    Schema.Record(profileText(40), HttpUrl).check(Schema.isMaxProperties(20, { message: "must have at most 20 keys" })).annotate({
+    Schema.Record(Schema.String, HttpUrl).check(
+      Schema.isMaxProperties(20, { message: "must have at most 20 keys" }),
+      Schema.makeFilter((socials: Record<string, string>) =>
+        Object.keys(socials).every((name) => name.trim().length > 0 && charLength(name) <= 40) || "platform names must be 1 to 40 characters")
+    ).annotate({
       description: "Platform name (1 to 40 characters) to profile URL (absolute http(s)); at most 20"
     })
   ),
