@@ -6,6 +6,8 @@
  * a normal scan beside them. Prints health p50/p99 for both phases and their
  * ratio, the service's baseline and peak RSS, and the page workers' peak RSS.
  *   npm run bench:hostile [ROUNDS=2] [IDLE_SECONDS=10]
+ * With PROFILE_DIR set, the service writes a CPU profile (--cpu-prof) there
+ * when it stops: where its event loop spent the run.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { serveHostileCorpus } from "../test/support/hostile-sites.ts"
@@ -42,12 +44,14 @@ const quantile = (values: ReadonlyArray<number>, q: number) => {
 }
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 
+const profileDir = process.env.PROFILE_DIR
+
 const start = () =>
   startService({
     LOG_LEVEL: "error", DATABASE_URL: "pglite://memory",
     ADMIN_SECRET: adminSecret, ALLOW_PRIVATE_TARGETS: "true", CHROMIUM_PATH: "/usr/bin/chromium",
     RATE_LIMIT_REST_PER_MIN: "100000", RATE_LIMIT_ADMIN_PER_MIN: "100000", SCAN_QUEUE_MAX: "100"
-  })
+  }, 60_000, profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`])
 
 const { url, child } = await start()
 const post = async (path: string, key: string, body: unknown) => {

@@ -28,7 +28,7 @@ import { RateLimits } from "./platform/RateLimits.ts"
 import { Team } from "./features/team/Team.ts"
 import { WebhookDispatcher } from "./features/webhooks/Dispatcher.ts"
 import { Webhooks } from "./features/webhooks/Webhooks.ts"
-import { PagePool } from "./platform/PagePool.ts"
+import { PageAdmission, PagePool } from "./platform/PagePool.ts"
 import { ProcessPolicy } from "./platform/ProcessPolicy.ts"
 import { Social } from "./features/social/Social.ts"
 import { Links } from "./features/social/Links.ts"
@@ -75,7 +75,7 @@ const DomainServices = Onboarding.layer.pipe(
   Layer.provideMerge(Customers.layer),
   Layer.provideMerge(Keys.layer),
   Layer.provideMerge(Layer.mergeAll(Health.layer, Events.layer, Idempotency.layer, Outbox.layer)),
-  Layer.provideMerge(Layer.mergeAll(DatabaseLive, RateLimits.layer, PagePool.layer))
+  Layer.provideMerge(Layer.mergeAll(DatabaseLive, RateLimits.layer, PagePool.layer, PageAdmission.layer))
 )
 
 /**

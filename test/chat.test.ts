@@ -193,7 +193,7 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
     Effect.gen(function*() {
       const model = yield* ModelServer
       const t = yield* provision("chat-history@x.co")
-      yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Crumb Bakery", voice: "warm" } })
+      yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Crumb Bakery", voice: ["warm"] } })
       model.script({ kind: "text", chunks: ["Sourdough ", "every morning."], usage: { prompt: 10, completion: 5 } })
       const first = yield* chat(t, { message: "Give me a slogan" })
       assert.deepStrictEqual(first.events.filter((e) => e.event === "delta").map((e) => e.data.text), ["Sourdough ", "every morning."])

@@ -311,10 +311,7 @@ const definitions: Record<string, unknown> = {
     additionalProperties: true,
     description: "What the page says about the brand; null or empty where it says nothing (never invented)"
   },
-  ConfirmedProfile: {
-    type: "object",
-    maxProperties: 100
-  },
+  ConfirmedProfile: {type: "object", properties: {brandName: {type: "string", minLength: 1, maxLength: 200}, description: {anyOf: [{type: "string", minLength: 1, maxLength: 2000}, {type: "null"}]}, logoUrl: {anyOf: [{type: "string", maxLength: 2048, format: "uri", description: "The logo: an absolute http(s) URL"}, {type: "null"}]}, colors: {type: "array", items: {type: "string", pattern: "^#[0-9a-fA-F]{6}$", description: "A colour as #rrggbb"}, maxItems: 20, description: "Brand colours as #rrggbb, most used first; at most 20"}, voice: {type: "array", items: {type: "string", minLength: 1, maxLength: 200}, maxItems: 50, description: "Tone words the brand writes in; at most 50, each 1 to 200 characters"}, audience: {type: "array", items: {type: "string", minLength: 1, maxLength: 200}, maxItems: 50, description: "Who the brand is for; at most 50, each 1 to 200 characters"}, products: {type: "array", items: {type: "string", minLength: 1, maxLength: 200}, maxItems: 50, description: "What the brand sells; at most 50, each 1 to 200 characters"}, socials: {type: "object", additionalProperties: {type: "string", maxLength: 2048, format: "uri"}, maxProperties: 20}, sourceUrl: {anyOf: [{type: "string", maxLength: 2048, format: "uri", description: "The page the profile was read from"}, {type: "null"}]}}, required: ["brandName"], additionalProperties: true, description: "The brand profile as confirmed: `brandName` required, the other fields of the extracted profile optional, each typed; any other property is refused"},
   OnboardingStarted: {
     type: "object",
     properties: {
@@ -324,17 +321,8 @@ const definitions: Record<string, unknown> = {
     required: ["status"],
     additionalProperties: true
   },
-  ProfileConfirmed: {
-    type: "object",
-    properties: {
-      customerId: {type: "string"},
-      status: {type: "string", enum: ["onboarding", "active", "suspended", "cancelled"]},
-      brandName: {anyOf: [{type: "string"}, {type: "null"}]},
-      profile: {type: "object"}
-    },
-    required: ["customerId", "status", "brandName", "profile"],
-    additionalProperties: true
-  },
+  ProfileConfirmed: {type: "object", properties: {customerId: {type: "string"}, status: {type: "string", enum: ["onboarding", "active", "suspended", "cancelled"]}, brandName: {anyOf: [{type: "string"}, {type: "null"}]}, profile: {$ref: "#/$defs/ConfirmedProfile"}}, required: ["customerId", "status", "brandName", "profile"], additionalProperties: true},
+
   ChecklistItem: {
     type: "object",
     properties: {
@@ -378,7 +366,9 @@ const definitions: Record<string, unknown> = {
     },
     required: ["scanId", "status", "url", "seoScore", "geoScore", "croScore", "lighthouseSeoScore", "citabilityGrade", "checklist", "llmsTxt", "screenshotUrl", "error", "createdAt", "completedAt"],
     additionalProperties: true
-  },
+  },  ScanSummary: {type: "object", properties: {scanId: {type: "string"}, url: {type: "string", format: "uri"}, status: {type: "string", enum: ["running", "done", "failed"]}, seoScore: {anyOf: [{type: "integer", minimum: 0, maximum: 100}, {type: "null"}]}, geoScore: {anyOf: [{type: "integer", minimum: 0, maximum: 100}, {type: "null"}]}, croScore: {anyOf: [{type: "integer", minimum: 0, maximum: 100}, {type: "null"}]}, citabilityGrade: {anyOf: [{type: "string", enum: ["A", "B", "C", "D", "F"]}, {type: "null"}]}, counts: {type: "object", properties: {pass: {type: "integer", minimum: 0, maximum: 9007199254740991}, warn: {type: "integer", minimum: 0, maximum: 9007199254740991}, fail: {type: "integer", minimum: 0, maximum: 9007199254740991}}, required: ["pass", "warn", "fail"], additionalProperties: true, description: "Checklist items by status (all 0 until the scan is done)"}, error: {anyOf: [{type: "string"}, {type: "null"}], description: "Why a `failed` scan failed"}, createdAt: {type: "string", format: "date-time"}, completedAt: {anyOf: [{type: "string", format: "date-time"}, {type: "null"}]}}, required: ["scanId", "url", "status", "seoScore", "geoScore", "croScore", "citabilityGrade", "counts", "error", "createdAt", "completedAt"], additionalProperties: true},
+  ScanList: {type: "object", properties: {scans: {type: "array", items: {$ref: "#/$defs/ScanSummary"}}, nextCursor: {anyOf: [{type: "string"}, {type: "null"}], description: "Pass as `cursor` for the next page; null on the last page"}}, required: ["scans", "nextCursor"], additionalProperties: true},
+
   Autonomy: {
     type: "object",
     properties: {
@@ -738,6 +728,8 @@ const topLevel: Record<string, unknown> = {
   "Scan.PageUrl": {type: "string", maxLength: 2048, format: "uri"},
   "Scan.ScanRequest": {$ref: "#/$defs/ScanRequest"},
   "Scan.ScanResult": {$ref: "#/$defs/ScanResult"},
+  "Scan.ScanSummary": {$ref: "#/$defs/ScanSummary"},
+  "Scan.ScanList": {$ref: "#/$defs/ScanList"},
   "Settings.Amount": {type: "number", minimum: 0},
   "Settings.Autonomy": {$ref: "#/$defs/Autonomy"},
   "Settings.AutonomyLevel": {type: "integer", minimum: 1, maximum: 5, description: "1 draft, 2-3 awaits approval, 4 approved and queued, 5 approved and published at once"},

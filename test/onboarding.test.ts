@@ -98,7 +98,11 @@ describe("onboarding", () => {
         const { api, customerId } = yield* provision
         const before = yield* api("GET", "/api/customer/{c}")
         assert.strictEqual(before.json.status, "onboarding")
-        const profile = { brandName: "Northwind Coffee", voice: ["warm"], colors: ["#7a3e1d"], notes: { tagline: "Fresh" } }
+        const profile = {
+          brandName: "Northwind Coffee", description: "Small-batch roasts.", logoUrl: "https://northwind.example/logo.png",
+          colors: ["#7a3e1d", "#FFFFFF"], voice: ["warm"], audience: ["home baristas"], products: ["Espresso beans"],
+          socials: { instagram: "https://instagram.com/northwind" }, sourceUrl: "https://northwind.example/"
+        }
         const res = yield* api("POST", "/api/onboard/{c}/confirm-profile", profile)
         assert.strictEqual(res.status, 200)
         assert.deepStrictEqual(res.json, { customerId, status: "active", brandName: "Northwind Coffee", profile })
@@ -106,22 +110,52 @@ describe("onboarding", () => {
         assert.strictEqual(after.status, "active")
         assert.strictEqual(after.brandName, "Northwind Coffee")
         const { sql } = yield* TestServer
-        const rows = yield* sql<{ profile: unknown }>`SELECT profile FROM brand_profiles WHERE customer_id = ${customerId}`
-        const stored = typeof rows[0].profile === "string" ? JSON.parse(rows[0].profile) : rows[0].profile
-        assert.deepStrictEqual(stored, profile)
+        const storedProfile = Effect.gen(function*() {
+          const rows = yield* sql<{ profile: unknown }>`SELECT profile FROM brand_profiles WHERE customer_id = ${customerId}`
+          return typeof rows[0].profile === "string" ? JSON.parse(rows[0].profile) : rows[0].profile
+        })
+        assert.deepStrictEqual(yield* storedProfile, profile)
 
-        const again = yield* api("POST", "/api/onboard/{c}/confirm-profile", { voice: ["bold"] })
-        assert.deepStrictEqual(again.json, { customerId, status: "active", brandName: "Northwind Coffee", profile: { voice: ["bold"] } })
+        // Each field is typed; the error names it; nothing is stored.
+        const refused: ReadonlyArray<readonly [unknown, string]> = [
+          [{}, "body.brandName"],
+          [{ voice: ["bold"] }, "body.brandName"],
+          [{ brandName: "" }, "body.brandName"],
+          [{ brandName: "   " }, "body.brandName"],
+          [{ brandName: 42 }, "body.brandName"],
+          [{ brandName: "b".repeat(201) }, "body.brandName"],
+          [{ brandName: "N", colors: "red" }, "body.colors"],
+          [{ brandName: "N", colors: ["red"] }, "body.colors.0"],
+          [{ brandName: "N", colors: ["#12345"] }, "body.colors.0"],
+          [{ brandName: "N", logoUrl: "javascript:alert(1)" }, "body.logoUrl"],
+          [{ brandName: "N", sourceUrl: "ftp://northwind.example/" }, "body.sourceUrl"],
+          [{ brandName: "N", socials: { x: "javascript:alert(1)" } }, "body.socials.x"],
+          [{ brandName: "N", voice: "warm" }, "body.voice"],
+          [{ brandName: "N", products: Array.from({ length: 51 }, (_, i) => `p${i}`) }, "body.products"],
+          [{ brandName: "N", notes: { tagline: "Fresh" } }, "body.notes"]
+        ]
+        for (const [body, field] of refused) {
+          const bad = yield* api("POST", "/api/onboard/{c}/confirm-profile", body)
+          assert.strictEqual(bad.status, 400, JSON.stringify(body))
+          assert.strictEqual(bad.json.code, "E_VALIDATION")
+          assert.include(bad.json.error, field, JSON.stringify(body))
+        }
+        for (const body of [[1, 2], "text"]) {
+          assert.strictEqual((yield* api("POST", "/api/onboard/{c}/confirm-profile", body)).status, 400, JSON.stringify(body))
+        }
+        assert.deepStrictEqual(yield* storedProfile, profile, "a refused body leaves the stored profile as it was")
+
+        // A new confirmation replaces the profile; left-out fields are gone, the brand name is the new one.
+        const again = yield* api("POST", "/api/onboard/{c}/confirm-profile", { brandName: "Northwind Roasters", voice: ["bold"] })
+        assert.deepStrictEqual(again.json, {
+          customerId, status: "active", brandName: "Northwind Roasters", profile: { brandName: "Northwind Roasters", voice: ["bold"] }
+        })
         const events = (yield* api("GET", "/api/events/{c}")).json.events
         const changes = events.filter((e: any) => e.type === "customer.status_changed" && e.data.to === "active")
         assert.strictEqual(changes.length, 1)
         assert.deepInclude(changes[0].data, { from: "onboarding", to: "active" })
         assert.strictEqual(events.filter((e: any) => e.type === "onboarding.completed").length, 1)
 
-        for (const body of [{ brandName: "" }, { brandName: 42 }, [1, 2], "text"]) {
-          const bad = yield* api("POST", "/api/onboard/{c}/confirm-profile", body)
-          assert.strictEqual(bad.status, 400, JSON.stringify(body))
-        }
       }))
   })
 

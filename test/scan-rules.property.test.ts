@@ -6,6 +6,7 @@ import robotsParserModule from "robots-parser"
 import { lighthouseLlmsRule, parseLlmsTxt, renderLlmsTxt } from "../src/domain/LlmsTxt.ts"
 import { isAllowed, parseRobots, validateRobots } from "../src/domain/Robots.ts"
 import { type ChecklistItem, type CheckOutcome, scoreChecklist } from "../src/domain/Scan.ts"
+import { datesInText } from "../src/features/scan/checks/geo.ts"
 import { analyse } from "../src/features/scan/checks/index.ts"
 
 // A CommonJS module whose typings declare an ES default export.
@@ -172,5 +173,66 @@ describe("checks on hostile pages", () => {
         }
         assert.isTrue(parseLlmsTxt(result.llmsTxt).ok, result.llmsTxt)
       }), { numRuns: 300 })
+  })
+})
+
+describe("one finding per defect; dates a reader sees", () => {
+  const fetchedAt = new Date("2026-06-01T00:00:00Z")
+  const noFile = { url: "https://site.example/f", status: 404, content: null, error: undefined }
+  const checks = (body: string, headers: Record<string, string> = {}, head = "<meta name=\"viewport\" content=\"width=device-width\">") => {
+    const html = `<html lang="en"><head><title>T</title>${head}</head><body>${body}</body></html>`
+    const result = analyse({
+      requestedUrl: "https://site.example/", url: "https://site.example/", status: 200, headers: { "content-type": "text/html", ...headers },
+      html, bytes: html.length, elapsedMs: 10, robots: noFile, llms: noFile, llmsFull: noFile, sitemap: noFile, fetchedAt
+    })
+    return Object.fromEntries(result.checklist.map((item) => [item.id, item]))
+  }
+
+  it("a missing viewport fails seo.viewport only; disabled zoom warns cro.mobile only", () => {
+    const missing = checks("<p>x</p>", {}, "")
+    assert.strictEqual(missing["seo.viewport"].status, "fail")
+    assert.notProperty(missing, "cro.mobile")
+    const noZoom = checks("<p>x</p>", {}, "<meta name=\"viewport\" content=\"width=device-width, user-scalable=no\">")
+    assert.strictEqual(noZoom["seo.viewport"].status, "pass")
+    assert.strictEqual(noZoom["cro.mobile"].status, "warn")
+    const fine = checks("<p>x</p>")
+    assert.strictEqual(fine["seo.viewport"].status, "pass")
+    assert.strictEqual(fine["cro.mobile"].status, "pass")
+  })
+
+  it("geo.freshness ignores Last-Modified and reads visible dates, <time> and structured data", () => {
+    const recent = "Mon, 25 May 2026 10:00:00 GMT"
+    assert.strictEqual(checks("<p>No date here.</p>", { "last-modified": recent })["geo.freshness"].status, "fail")
+    assert.strictEqual(checks("<p>x</p>", {}, "<meta name=\"last-modified\" content=\"2026-05-25\">")["geo.freshness"].status, "fail")
+    const visible = [
+      "<p>Updated 12 March 2026</p>", "<p>Posted on March 12th, 2026.</p>", "<p>Last reviewed: 2026-03-12</p>",
+      "<time>Mar. 12, 2026</time>", "<time datetime=\"2026-03-12\">last spring</time>",
+      "<span itemprop=\"dateModified\" content=\"2026-03-12\">recently</span>",
+      "<script type=\"application/ld+json\">{\"@type\":\"Article\",\"dateModified\":\"2026-03-12\"}</script>"
+    ]
+    for (const body of visible) {
+      const freshness = checks(body, { "last-modified": "Mon, 01 Jan 2018 00:00:00 GMT" })["geo.freshness"]
+      assert.strictEqual(freshness.status, "pass", body)
+      assert.strictEqual(freshness.detail, "Last dated 2026-03-12.", body)
+    }
+    // A date only in a script or a hidden template is not shown to anyone.
+    assert.strictEqual(checks("<script>var d = '12 March 2026'</script><template>12 March 2026</template>")["geo.freshness"].status, "fail")
+    assert.strictEqual(checks("<p>Updated 3 January 2024</p>")["geo.freshness"].status, "warn")
+    // Not dates: an impossible day, a bare year.
+    assert.strictEqual(checks("<p>31 February 2026, in 2026</p>")["geo.freshness"].status, "fail")
+  })
+
+  it("any calendar date written in any of the three forms is read back as that day", () => {
+    const names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+    fc.assert(fc.property(fc.date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true }), fc.string({ maxLength: 30 }), (date, noise) => {
+      const y = date.getUTCFullYear()
+      const m = date.getUTCMonth()
+      const d = date.getUTCDate()
+      const day = Date.UTC(y, m, d)
+      const iso = `${y}-${String(m + 1).padStart(2, "0")}-${String(d).padStart(2, "0")}`
+      for (const written of [iso, `${d} ${names[m]} ${y}`, `${names[m].slice(0, 3)} ${d}, ${y}`]) {
+        assert.include(datesInText(`${noise} ${written} ${noise}`), day, written)
+      }
+    }))
   })
 })

@@ -38,7 +38,7 @@ const bare: Record<string, string> = {
   "geo.structured-data": "fail", "geo.statistics": "fail", "geo.citations": "fail", "geo.quotations": "fail",
   "geo.headings": "fail", "geo.answerable-structure": "fail", "geo.freshness": "fail", "geo.author": "fail",
   "geo.llms-txt": "warn", "cro.cta-above-fold": "fail", "cro.trust-signals": "fail", "cro.contact": "fail",
-  "cro.mobile": "fail", "cro.page-weight": "pass", "cro.response-time": "pass", "cro.https": "fail"
+  "cro.page-weight": "pass", "cro.response-time": "pass", "cro.https": "fail"
 }
 
 const expected: Record<string, { path?: string; checks: Record<string, string> }> = {
@@ -113,11 +113,53 @@ describe("scan", () => {
 
         const got = yield* api("GET", `/api/scan/{c}/${scan.scanId}`)
         assert.deepStrictEqual(got.json, scan)
+        // The list shows a summary; the checklist stays at the scan's own path.
         const list = yield* api("GET", "/api/scan/{c}")
-        assert.deepStrictEqual(list.json.scans.map((s: any) => s.scanId), [scan.scanId])
+        const countOf = (status: string) => scan.checklist.filter((item: any) => item.status === status).length
+        assert.deepStrictEqual(list.json, {
+          scans: [{
+            scanId: scan.scanId, url: scan.url, status: "done", seoScore: scan.seoScore, geoScore: scan.geoScore,
+            croScore: scan.croScore, citabilityGrade: scan.citabilityGrade,
+            counts: { pass: countOf("pass"), warn: countOf("warn"), fail: countOf("fail") },
+            error: null, createdAt: scan.createdAt, completedAt: scan.completedAt
+          }],
+          nextCursor: null
+        })
+        assert.isAbove(countOf("pass"), 0)
+        assert.isAbove(countOf("fail"), 0)
         const events = yield* api("GET", "/api/events/{c}")
         const event = events.json.events.find((e: any) => e.type === "scan.completed")
         assert.deepInclude(event.data, { scanId: scan.scanId, status: "done", seoScore: 100 })
+      }))
+
+    it.effect("lists newest first with limit and a signed cursor; 400 for a bad limit or an altered cursor", () =>
+      Effect.gen(function*() {
+        const { api } = yield* provision
+        const { origin } = yield* site(sites.bare)
+        const ids: Array<string> = []
+        for (let i = 0; i < 3; i++) ids.push((yield* api("POST", "/api/scan/{c}", { url: `${origin}/?n=${i}` })).json.scanId)
+        const newestFirst = [...ids].reverse()
+        const first = yield* api("GET", "/api/scan/{c}?limit=2")
+        assert.strictEqual(first.status, 200, first.text)
+        assert.deepStrictEqual(first.json.scans.map((s: any) => s.scanId), newestFirst.slice(0, 2))
+        assert.deepStrictEqual(first.json.scans.map((s: any) => s.url), [`${origin}/?n=2`, `${origin}/?n=1`])
+        assert.isString(first.json.nextCursor)
+        // A scan started while paging does not shift the next page.
+        yield* api("POST", "/api/scan/{c}", { url: `${origin}/?n=3` })
+        const second = yield* api("GET", `/api/scan/{c}?limit=2&cursor=${encodeURIComponent(first.json.nextCursor)}`)
+        assert.deepStrictEqual(second.json.scans.map((s: any) => s.scanId), newestFirst.slice(2))
+        assert.isNull(second.json.nextCursor)
+        const all = yield* api("GET", "/api/scan/{c}")
+        assert.strictEqual(all.json.scans.length, 4)
+        assert.isNull(all.json.nextCursor)
+        for (const limit of ["0", "101", "x"]) {
+          const bad = yield* api("GET", `/api/scan/{c}?limit=${limit}`)
+          assert.strictEqual(bad.status, 400, limit)
+          assert.strictEqual(bad.json.code, "E_VALIDATION")
+        }
+        const altered = yield* api("GET", `/api/scan/{c}?cursor=${encodeURIComponent(first.json.nextCursor.slice(0, -2) + "AA")}`)
+        assert.strictEqual(altered.status, 400)
+        assert.strictEqual(altered.json.code, "E_INVALID_CURSOR")
       }))
 
     it.effect("answers 400 for a url that is not http(s), 404 for unknown scans, 403 across tenants and for viewers", () =>

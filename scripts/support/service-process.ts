@@ -45,11 +45,16 @@ export interface StartedService {
  * 200; its standard error is kept to say why when it exits or does not
  * answer within `timeoutMs`.
  */
-export const startService = async (settings: Record<string, string>, timeoutMs = 60_000): Promise<StartedService> => {
+export const startService = async (
+  settings: Record<string, string>,
+  timeoutMs = 60_000,
+  /** Node flags for the service (a benchmark's --cpu-prof, which NODE_OPTIONS may not carry). */
+  nodeArgs: ReadonlyArray<string> = []
+): Promise<StartedService> => {
   const port = await freePort()
   const url = `http://127.0.0.1:${port}`
   const began = performance.now()
-  const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
+  const child = spawn(process.execPath, [...nodeArgs, "src/main.ts"], { cwd: root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
   child.stderr?.on("data", (chunk) => (stderr += String(chunk)))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>

@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { FetchFailed } from "../domain/Errors.ts"
+import { FetchFailed, Unavailable } from "../domain/Errors.ts"
 import { AutoExtractRequest, BrandProfile, ConfirmedProfile, OnboardingStarted, ProfileConfirmed } from "../domain/Onboarding.ts"
 import { Authentication } from "./Security.ts"
 import { CustomerIdParam, EmptyObject, StrictPayload, strictParse } from "./Shared.ts"
@@ -21,7 +21,7 @@ export class OnboardingApi extends HttpApiGroup.make("onboarding")
       params: CustomerIdParam,
       payload: AutoExtractRequest,
       success: BrandProfile,
-      error: FetchFailed
+      error: [FetchFailed, Unavailable]
     }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Extract a brand profile from a URL",
       description: "Fetches the page through the outbound guard (http(s), public addresses only, 5 redirects, 5 MiB, " +
@@ -29,15 +29,21 @@ export class OnboardingApi extends HttpApiGroup.make("onboarding")
         "`logoUrl`, `colors`, `voice` (tone words from the copy), `audience`, `products`, `socials` (profiles " +
         "linked from the page) and `sourceUrl`; null or empty where the page says nothing. Nothing is stored. A url " +
         "that is not http(s) is 400 E_VALIDATION; a page that cannot be fetched (unreachable, refused private " +
-        "address, error status, not HTML) is 422 E_FETCH_FAILED."
+        "address, error status, not HTML) is 422 E_FETCH_FAILED. Pages are read in isolated workers under the same " +
+        "global bound as scans (SCAN_MAX_CONCURRENT running, SCAN_QUEUE_MAX waiting): past it, or when no worker has " +
+        "room, the request is refused 503 E_UNAVAILABLE with `Retry-After`."
     })),
     HttpApiEndpoint.post("confirmProfile", "/api/onboard/:customerId/confirm-profile", {
       params: CustomerIdParam,
       payload: ConfirmedProfile,
       success: ProfileConfirmed
-    }).annotateMerge(OpenApi.annotations({
+    }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Confirm the brand profile",
-      description: "Stores the profile (replacing an earlier one) as what the agent writes from; `brandName` becomes " +
+      description: "Stores the profile (replacing an earlier one) as what the agent writes from. The body is the " +
+        "extracted profile's shape, edited: `brandName` (required, 1-200 characters), `description` (at most 2000), " +
+        "`logoUrl` and `sourceUrl` (absolute http(s) URLs), `colors` (`#rrggbb`, at most 20), `voice`, `audience`, " +
+        "`products` (at most 50 strings of 1-200 characters each), `socials` (platform name to http(s) URL, at most " +
+        "20); any other property, or a wrong type, is 400 E_VALIDATION naming it (`body.logoUrl`). `brandName` becomes " +
         "the customer's brand name. A customer in `onboarding` becomes `active` (events `customer.status_changed` " +
         "and `onboarding.completed`). Answers the customer id, its status, brand name and the stored profile."
     }))

@@ -1,10 +1,10 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
-import { Unavailable } from "../domain/Errors.ts"
-import { ScanRequest, ScanResult } from "../domain/Scan.ts"
+import { InvalidCursor, Unavailable } from "../domain/Errors.ts"
+import { ScanList, ScanRequest, ScanResult } from "../domain/Scan.ts"
 import { PathId } from "../domain/Text.ts"
 import { Authentication } from "./Security.ts"
-import { CustomerIdParam, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
 
 const ScanParams = { ...CustomerIdParam, scanId: PathId }
 
@@ -15,7 +15,9 @@ const checks =
   "`canonical`) and pass or fail as Lighthouse scores them; a check Lighthouse finds not applicable is left out. " +
   "Other checks are `seo.*`, `geo.*` (AI crawler access per user agent, llms.txt, structured data, answerable " +
   "structure, freshness, author, server-rendered text) and `cro.*` (call to action above the fold, forms, trust " +
-  "signals, contact paths, mobile viewport, page weight). Each score is round(100·Σ weight·credit / Σ weight) over " +
+  "signals, contact paths, zoom on phones, page weight). A missing viewport is one finding, `seo.viewport` " +
+  "(`cro.mobile` is then left out). `geo.freshness` reads the dates a reader sees (written dates, `<time>`) and " +
+  "structured data (`datePublished`, `dateModified`, article times), never the `Last-Modified` header. Each score is round(100·Σ weight·credit / Σ weight) over " +
   "its category's items, credit pass 1, warn 0.5, fail 0; `geoScore` is capped at 40 when search or AI crawlers are " +
   "blocked; `citabilityGrade` is A >= 90, B >= 75, C >= 60, D >= 40, else F of `geoScore`; `lighthouseSeoScore` " +
   "is Lighthouse's SEO category score as reproduced."
@@ -43,10 +45,19 @@ export class ScanApi extends HttpApiGroup.make("scan")
     })),
     HttpApiEndpoint.get("list", "/api/scan/:customerId", {
       params: CustomerIdParam,
-      success: Schema.Struct({ scans: Schema.Array(ScanResult) })
+      query: {
+        limit: Schema.optional(intQuery(1, 100, 25)),
+        cursor: Schema.optional(Schema.String.check(Schema.isMaxLength(1000)))
+      },
+      success: ScanList,
+      error: InvalidCursor
     }).annotateMerge(OpenApi.annotations({
       summary: "List scans",
-      description: "The customer's latest 100 scans, newest first, running ones included."
+      description: "The customer's scans, newest first, running ones included, as summaries: scores, citability grade, " +
+        "`counts` of checklist items by status (`pass`, `warn`, `fail`), url, error and dates; the full scan (checklist, " +
+        "llms.txt, screenshot) is at `GET /api/scan/{customerId}/{scanId}`. `limit` 1-100 (default 25). Pass " +
+        "`nextCursor` as `cursor` for the next page; it is null on the last page. Cursors are opaque and signed: an " +
+        "altered one is 400 `E_INVALID_CURSOR`. Scans started while paging never shift a page."
     })),
     HttpApiEndpoint.get("get", "/api/scan/:customerId/:scanId", {
       params: ScanParams,

@@ -133,3 +133,29 @@ export const ScanResult = Schema.Struct({
   completedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
 }).annotate({ identifier: "ScanResult" })
 export type ScanResult = typeof ScanResult.Type
+
+const count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
+/** A scan as lists show it: its scores and how many checks passed, warned and failed; the checklist is at the scan's own path. */
+export const ScanSummary = Schema.Struct({
+  scanId: Schema.String,
+  url: Schema.String.annotate({ format: "uri" }),
+  status: Schema.Literals(["running", "done", "failed"]),
+  seoScore: score,
+  geoScore: score,
+  croScore: score,
+  citabilityGrade: Schema.NullOr(Schema.Literals(["A", "B", "C", "D", "F"])),
+  counts: Schema.Struct({ pass: count, warn: count, fail: count }).annotate({
+    description: "Checklist items by status (all 0 until the scan is done)"
+  }),
+  error: Schema.NullOr(Schema.String).annotate({ description: "Why a `failed` scan failed" }),
+  createdAt: Schema.String.annotate({ format: "date-time" }),
+  completedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+}).annotate({ identifier: "ScanSummary" })
+export type ScanSummary = typeof ScanSummary.Type
+
+export const ScanList = Schema.Struct({
+  scans: Schema.Array(ScanSummary),
+  nextCursor: Schema.NullOr(Schema.String).annotate({ description: "Pass as `cursor` for the next page; null on the last page" })
+}).annotate({ identifier: "ScanList" })
+export type ScanList = typeof ScanList.Type

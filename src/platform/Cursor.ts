@@ -4,6 +4,16 @@ import { InvalidCursor } from "../domain/Errors.ts"
 import { serverSecret } from "./ServerSecrets.ts"
 
 /**
+ * Where a page of a newest-first list ends: the last row's `created_at` with
+ * microseconds (UTC) and the id that breaks ties.
+ */
+export const CreatedPosition = Schema.Struct({
+  t: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/)),
+  i: Schema.String.check(Schema.isMaxLength(64))
+})
+export type CreatedPosition = typeof CreatedPosition.Type
+
+/**
  * Opaque, tamper-evident list cursors: base64url JSON of the position, a dot,
  * and an HMAC of it. The key lives in the database (made by a migration), so
  * every instance accepts every other's cursors and restarts keep them valid.

@@ -1,7 +1,8 @@
-import { Context, Effect, Layer, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { ContentPiece, ContentStatus, ContentType } from "../../domain/Content.ts"
+import { CreatedPosition } from "../../platform/Cursor.ts"
 
 interface ContentRow {
   readonly id: string
@@ -22,11 +23,8 @@ interface ContentRow {
 }
 
 /** Where a page ends: `created_at` with microseconds (UTC) and the id that breaks ties. */
-export const Position = Schema.Struct({
-  t: Schema.String.check(Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/)),
-  i: Schema.String.check(Schema.isMaxLength(64))
-})
-export type Position = typeof Position.Type
+export const Position = CreatedPosition
+export type Position = CreatedPosition
 
 export interface ContentRecord {
   readonly piece: ContentPiece

@@ -1,11 +1,11 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../Config.ts"
-import { FetchFailed } from "../../domain/Errors.ts"
+import { FetchFailed, type Unavailable } from "../../domain/Errors.ts"
 import type { CustomerStatus } from "../../domain/Identity.ts"
-import type { BrandProfile } from "../../domain/Onboarding.ts"
+import type { BrandProfile, ConfirmedProfile } from "../../domain/Onboarding.ts"
 import { Events } from "../../platform/Events.ts"
-import { PagePool } from "../../platform/PagePool.ts"
+import { busyAsUnavailable, PageAdmission, PagePool } from "../../platform/PagePool.ts"
 import { Social } from "../social/Social.ts"
 import { type ExtractOutcome, extractJob } from "./jobs.ts"
 
@@ -18,21 +18,21 @@ export interface Confirmed {
   readonly customerId: string
   readonly status: CustomerStatus
   readonly brandName: string | null
-  readonly profile: Record<string, unknown>
+  readonly profile: ConfirmedProfile
 }
 
 /**
  * Brand onboarding: start it, read a brand profile from the customer's site
  * (in a page pool worker, through the outbound guard; a page that cannot be
  * fetched, or whose reading fails or overruns, is FetchFailed, never an
- * invented profile), confirm it (stored; the customer moves from
+ * invented profile; a service with no room for it is Unavailable), confirm it (stored; the customer moves from
  * onboarding to active). `profile` is what the agent writes from; the MCP
  * tool analyze_brand_url calls `extract`.
  */
 export class Onboarding extends Context.Service<Onboarding, {
   readonly start: (customerId: string) => Effect.Effect<Started>
-  readonly extract: (url: string) => Effect.Effect<BrandProfile, FetchFailed>
-  readonly confirm: (customerId: string, profile: Record<string, unknown>) => Effect.Effect<Confirmed>
+  readonly extract: (url: string) => Effect.Effect<BrandProfile, FetchFailed | Unavailable>
+  readonly confirm: (customerId: string, profile: ConfirmedProfile) => Effect.Effect<Confirmed>
   readonly profile: (customerId: string) => Effect.Effect<Record<string, unknown> | undefined>
 }>()("herald/features/onboarding/Onboarding") {
   static readonly layer = Layer.effect(Onboarding, Effect.gen(function*() {
@@ -41,6 +41,7 @@ export class Onboarding extends Context.Service<Onboarding, {
     const config = yield* AppConfig
     const social = yield* Social
     const pool = yield* PagePool
+    const admission = yield* PageAdmission
 
     const start = Effect.fn("Onboarding.start")(function*(customerId: string) {
       yield* events.record(customerId, "onboarding.started", {})
@@ -55,24 +56,25 @@ export class Onboarding extends Context.Service<Onboarding, {
       return started
     })
 
+    // Reading a page counts against the same global bound as scans: a busy service answers 503, not a page failure.
     const extract = Effect.fn("Onboarding.extract")(function*(url: string) {
-      const outcome = yield* pool.run<ExtractOutcome>({
+      const outcome = yield* busyAsUnavailable(admission.refuseWhenFull(pool.run<ExtractOutcome>({
         ...extractJob,
         input: { url, options: { allowPrivateTargets: config.allowPrivateTargets, allowAddresses: config.scanAllowedAddresses } }
-      }).pipe(Effect.catchTag("JobFailed", (failed) => Effect.succeed<ExtractOutcome>({ ok: false, reason: failed.reason })))
+      }))).pipe(Effect.catchTag("JobFailed", (failed) => Effect.succeed<ExtractOutcome>({ ok: false, reason: failed.reason })))
       if (!outcome.ok) return yield* new FetchFailed({ error: `The page could not be fetched: ${outcome.reason}` })
       return outcome.profile
     })
 
-    const confirm = Effect.fn("Onboarding.confirm")(function*(customerId: string, profile: Record<string, unknown>) {
-      const name = typeof profile.brandName === "string" ? profile.brandName.trim() : undefined
+    const confirm = Effect.fn("Onboarding.confirm")(function*(customerId: string, profile: ConfirmedProfile) {
+      const name = profile.brandName.trim()
       return yield* Effect.gen(function*() {
         const [current] = yield* sql<{ status: CustomerStatus; brandName: string | null }>`
           SELECT status, brand_name FROM customers WHERE id = ${customerId} FOR UPDATE`
         yield* sql`INSERT INTO brand_profiles (customer_id, profile) VALUES (${customerId}, ${JSON.stringify(profile)}::jsonb)
           ON CONFLICT (customer_id) DO UPDATE SET profile = EXCLUDED.profile, updated_at = now()`
         const status: CustomerStatus = current.status === "onboarding" ? "active" : current.status
-        const brandName = name ?? current.brandName
+        const brandName = name
         yield* sql`UPDATE customers SET status = ${status}, brand_name = ${brandName} WHERE id = ${customerId}`
         if (current.status === "onboarding") {
           yield* events.record(customerId, "customer.status_changed", { from: "onboarding", to: "active", reason: "profile_confirmed" })

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { ChecklistItem, Grade, ScanResult } from "../../domain/Scan.ts"
+import type { ChecklistItem, Grade, ScanResult, ScanSummary } from "../../domain/Scan.ts"
+import type { CreatedPosition } from "../../platform/Cursor.ts"
 import type { Analysis } from "./checks/index.ts"
 
 interface ScanRow {
@@ -20,6 +21,30 @@ interface ScanRow {
   readonly completedAt: Date | null
 }
 
+interface SummaryRow {
+  readonly id: string
+  readonly url: string
+  readonly status: ScanResult["status"]
+  readonly seoScore: number | null
+  readonly geoScore: number | null
+  readonly croScore: number | null
+  readonly citabilityGrade: Grade | null
+  readonly passCount: number | string
+  readonly warnCount: number | string
+  readonly failCount: number | string
+  readonly error: string | null
+  readonly createdAt: Date
+  readonly completedAt: Date | null
+  readonly position: string
+}
+
+/** A page of summaries and, when there may be more, where the page ended. */
+export interface SummaryPage {
+  readonly scans: ReadonlyArray<ScanSummary>
+  readonly last: CreatedPosition | undefined
+  readonly more: boolean
+}
+
 const columns = (sql: SqlClient.SqlClient) => sql`id, url, status, seo_score, geo_score, cro_score, lighthouse_seo_score,
   citability_grade, checklist, llms_txt, error, screenshot IS NOT NULL AS has_screenshot, created_at, completed_at`
 
@@ -28,8 +53,11 @@ export class ScanRepo extends Context.Service<ScanRepo, {
   readonly start: (id: string, customerId: string, url: string) => Effect.Effect<void>
   readonly finish: (id: string, analysis: Analysis, screenshot: Uint8Array | undefined) => Effect.Effect<void>
   readonly fail: (id: string, error: string) => Effect.Effect<void>
+  /** Takes back a scan that never ran (the service had no room for it). */
+  readonly discard: (id: string) => Effect.Effect<void>
   readonly get: (customerId: string, scanId: string, screenshotUrl: (id: string) => string) => Effect.Effect<ScanResult | undefined>
-  readonly list: (customerId: string, limit: number, screenshotUrl: (id: string) => string) => Effect.Effect<ReadonlyArray<ScanResult>>
+  /** Newest first, `limit` at most, those created before `after` when given. */
+  readonly list: (customerId: string, limit: number, after: CreatedPosition | undefined) => Effect.Effect<SummaryPage>
   readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array | undefined>
 }>()("herald/features/scan/ScanRepo") {
   static readonly layer = Layer.effect(ScanRepo, Effect.gen(function*() {
@@ -68,16 +96,45 @@ export class ScanRepo extends Context.Service<ScanRepo, {
       sql`UPDATE scans SET status = 'failed', error = ${error}, completed_at = now() WHERE id = ${id}`.pipe(
         Effect.asVoid, Effect.orDie)
 
+    const discard = (id: string) => sql`DELETE FROM scans WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+
     const get = (customerId: string, scanId: string, screenshotUrl: (id: string) => string) =>
       sql<ScanRow>`SELECT ${columns(sql)} FROM scans WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
         Effect.map((rows) => rows.length === 0 ? undefined : toResult(screenshotUrl)(rows[0])),
         Effect.orDie
       )
 
-    const list = (customerId: string, limit: number, screenshotUrl: (id: string) => string) =>
-      sql<ScanRow>`SELECT ${columns(sql)} FROM scans WHERE customer_id = ${customerId}
-        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(
-        Effect.map((rows) => rows.map(toResult(screenshotUrl))),
+    // Counts come from the stored checklist in the database: a page of summaries never carries the checklists.
+    const list = (customerId: string, limit: number, after: CreatedPosition | undefined) =>
+      sql<SummaryRow>`SELECT id, url, status, seo_score, geo_score, cro_score, citability_grade, error, created_at, completed_at,
+          to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position,
+          (SELECT count(*) FROM jsonb_array_elements(COALESCE(checklist, '[]'::jsonb)) item WHERE item->>'status' = 'pass') AS pass_count,
+          (SELECT count(*) FROM jsonb_array_elements(COALESCE(checklist, '[]'::jsonb)) item WHERE item->>'status' = 'warn') AS warn_count,
+          (SELECT count(*) FROM jsonb_array_elements(COALESCE(checklist, '[]'::jsonb)) item WHERE item->>'status' = 'fail') AS fail_count
+        FROM scans WHERE customer_id = ${customerId}
+        ${after === undefined ? sql`` : sql`AND (created_at, id) < ((${after.t}::timestamp AT TIME ZONE 'UTC'), ${after.i})`}
+        ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`.pipe(
+        Effect.map((rows): SummaryPage => {
+          const page = rows.slice(0, limit)
+          const last = page[page.length - 1]
+          return {
+            scans: page.map((row) => ({
+              scanId: row.id,
+              url: row.url,
+              status: row.status,
+              seoScore: row.seoScore,
+              geoScore: row.geoScore,
+              croScore: row.croScore,
+              citabilityGrade: row.citabilityGrade,
+              counts: { pass: Number(row.passCount), warn: Number(row.warnCount), fail: Number(row.failCount) },
+              error: row.error,
+              createdAt: new Date(row.createdAt).toISOString(),
+              completedAt: row.completedAt === null ? null : new Date(row.completedAt).toISOString()
+            })),
+            last: last === undefined ? undefined : { t: last.position, i: last.id },
+            more: rows.length > limit
+          }
+        }),
         Effect.orDie
       )
 
@@ -88,6 +145,6 @@ export class ScanRepo extends Context.Service<ScanRepo, {
         Effect.orDie
       )
 
-    return ScanRepo.of({ start, finish, fail, get, list, screenshot })
+    return ScanRepo.of({ start, finish, fail, discard, get, list, screenshot })
   }))
 }

@@ -1,12 +1,12 @@
-import { Context, Effect, Layer, Semaphore } from "effect"
+import { Context, Effect, Layer, Schedule, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
-import { NotFound, Unavailable } from "../../domain/Errors.ts"
-import type { ScanResult } from "../../domain/Scan.ts"
+import { type InvalidCursor, NotFound, type Unavailable } from "../../domain/Errors.ts"
+import type { ScanList, ScanResult } from "../../domain/Scan.ts"
+import { CreatedPosition, Cursors } from "../../platform/Cursor.ts"
 import { Events } from "../../platform/Events.ts"
-import { addResponseHeaders } from "../../platform/http/RequestContext.ts"
-import { PagePool } from "../../platform/PagePool.ts"
+import { busyAsUnavailable, PageAdmission, PagePool, type PoolBusy } from "../../platform/PagePool.ts"
 import { ScanBrowser } from "./Browser.ts"
 import { scanJob, type ScanOutcome } from "./jobs.ts"
 import { ScanRepo } from "./Repo.ts"
@@ -14,35 +14,34 @@ import { ScanRepo } from "./Repo.ts"
 /** Scans running at once for one customer; more wait their turn. */
 export const scansPerCustomer = 2
 
-/** How many scans `list` shows, newest first. */
-export const listLimit = 100
+/** Scans a list page shows when the caller does not say. */
+export const defaultListLimit = 25
 
 const notFound = new NotFound({ error: "Scan not found" })
 
 type Checked = Exclude<ScanOutcome, { readonly ok: true }> | (Extract<ScanOutcome, { readonly ok: true }> & { readonly png: Uint8Array | undefined })
-
-/** Seconds a scan refused for want of room is told to wait (Retry-After). */
-export const busyRetrySeconds = 10
 
 /**
  * The SEO/GEO/CRO scanner. `scan` has a page pool worker fetch the page and
  * its site files through the outbound guard and run every check, then takes
  * a screenshot when Chromium is available, stores the result and records
  * `scan.completed`; an unreachable, refused, non-HTML, too slow or too heavy
- * page is a `failed` result, not an error. At most `scanMaxConcurrent` scans
- * run at once across customers; `scanOrRefuse` (the API) refuses a scan
- * (Unavailable, Retry-After) before anything is stored when `scanQueueMax`
- * already wait, `scan` (background work) waits its turn.
- * MCP tools (ai_seo_audit, cro_audit, check_ai_visibility) and the
- * monthly-seo-audit workflow call `scan` and read the checklist by category.
+ * page is a `failed` result, not an error. A customer runs 2 scans at once
+ * (more wait at its own gate); past that gate the global page admission
+ * applies (PageAdmission): `scanOrRefuse` (the API and the MCP tools)
+ * refuses a scan (Unavailable, Retry-After) when its places are all taken,
+ * or when the page pool has no room for the job, and stores nothing; `scan`
+ * (the monthly-seo-audit workflow, which has no one to answer) waits its
+ * turn and waits out a full pool.
  */
 export class Scanner extends Context.Service<Scanner, {
-  /** Scans `url`, waiting for a place however many scans are ahead (workflows, agent tools). */
+  /** Scans `url`, waiting for a place however many scans are ahead (workflows). */
   readonly scan: (customerId: string, url: string) => Effect.Effect<ScanResult>
-  /** Scans `url`, or refuses (Unavailable, Retry-After) when the running and waiting places are all taken. */
+  /** Scans `url`, or refuses (Unavailable, Retry-After) when the running and waiting places or the pool are full. */
   readonly scanOrRefuse: (customerId: string, url: string) => Effect.Effect<ScanResult, Unavailable>
   readonly get: (customerId: string, scanId: string) => Effect.Effect<ScanResult, NotFound>
-  readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<ScanResult>>
+  /** Newest first, as summaries; `nextCursor` continues the list (null on its last page). */
+  readonly list: (customerId: string, query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) => Effect.Effect<ScanList, InvalidCursor>
   readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array, NotFound>
 }>()("herald/features/scan/Scanner") {
   static readonly layer = Layer.effect(Scanner, Effect.gen(function*() {
@@ -51,6 +50,8 @@ export class Scanner extends Context.Service<Scanner, {
     const events = yield* Events
     const browser = yield* ScanBrowser
     const pool = yield* PagePool
+    const admission = yield* PageAdmission
+    const cursors = yield* Cursors
     const config = yield* AppConfig
     const screenshotUrl = (customerId: string) => (scanId: string) =>
       `${config.baseUrl}/api/scan/${customerId}/${scanId}/screenshot.png`
@@ -71,22 +72,6 @@ export class Scanner extends Context.Service<Scanner, {
         })
       )
 
-    // Every scan admitted and not finished, running or waiting; the global semaphore lets `scanMaxConcurrent` run.
-    let admitted = 0
-    const running = Semaphore.makeUnsafe(config.scanMaxConcurrent)
-    const busy = new Unavailable({ error: "Too many scans are running; try again shortly" })
-    const admit = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.suspend(() => {
-        admitted++
-        return effect.pipe(Effect.ensuring(Effect.sync(() => admitted--)))
-      })
-    const admitOrRefuse = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | Unavailable, R> =>
-      Effect.suspend((): Effect.Effect<A, E | Unavailable, R> =>
-        admitted >= config.scanMaxConcurrent + config.scanQueueMax
-          ? addResponseHeaders({ "retry-after": String(busyRetrySeconds) }).pipe(Effect.andThen(Effect.fail(busy)))
-          : admit(effect)
-      )
-
     const inspect = (url: string) =>
       pool.run<ScanOutcome>({
         ...scanJob,
@@ -94,15 +79,21 @@ export class Scanner extends Context.Service<Scanner, {
       }).pipe(Effect.catchTag("JobFailed", (failed) =>
         Effect.succeed<ScanOutcome>({ ok: false, reason: `The page could not be scanned: ${failed.reason}` })))
 
+    /**
+     * One scan, stored as it starts. A pool with no room for its job (PoolBusy) is no verdict on the page:
+     * the stored start is taken back and the scan answers Unavailable, as a scan refused at admission.
+     */
+
     const run = Effect.fn("Scanner.scan")(function*(customerId: string, url: string) {
       const scanId = `scan_${randomUUID().replaceAll("-", "").slice(0, 24)}`
       yield* repo.start(scanId, customerId, url)
       // The screenshot starts once the page has been checked: its browser does not skew the page's measured
       // response time, and a page that cannot be fetched costs no browser run.
       const outcome: Checked = yield* inspect(url).pipe(
-        Effect.flatMap((checked): Effect.Effect<Checked> =>
+        Effect.flatMap((checked): Effect.Effect<Checked, PoolBusy> =>
           checked.ok ? Effect.map(browser.screenshot(url), (png) => ({ ...checked, png })) : Effect.succeed(checked)
         ),
+        Effect.tapError(() => repo.discard(scanId)),
         Effect.onInterrupt(() => repo.fail(scanId, "The scan was interrupted"))
       )
       yield* Effect.gen(function*() {
@@ -122,9 +113,15 @@ export class Scanner extends Context.Service<Scanner, {
       return stored!
     })
 
-    const scan = (customerId: string, url: string) => admit(gated(customerId, running.withPermits(1)(run(customerId, url))))
+    // Background work has no one to answer 503: a pool with no room is waited out, a job at a time.
+    const retryBusy = Schedule.spaced("2 seconds")
+    const scan = (customerId: string, url: string) =>
+      gated(customerId, admission.wait(run(customerId, url))).pipe(
+        Effect.retry({ schedule: retryBusy }),
+        Effect.orDie
+      )
     const scanOrRefuse = (customerId: string, url: string) =>
-      admitOrRefuse(gated(customerId, running.withPermits(1)(run(customerId, url))))
+      busyAsUnavailable(gated(customerId, admission.refuseWhenFull(run(customerId, url))))
 
     const get = Effect.fnUntraced(function*(customerId: string, scanId: string) {
       const found = yield* repo.get(customerId, scanId, screenshotUrl(customerId))
@@ -132,7 +129,14 @@ export class Scanner extends Context.Service<Scanner, {
       return found
     })
 
-    const list = (customerId: string) => repo.list(customerId, listLimit, screenshotUrl(customerId))
+    const list = Effect.fnUntraced(function*(customerId: string, query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) {
+      const after = query.cursor === undefined ? undefined : yield* cursors.decode("scans", customerId, CreatedPosition, query.cursor)
+      const page = yield* repo.list(customerId, query.limit ?? defaultListLimit, after)
+      return {
+        scans: page.scans,
+        nextCursor: page.more && page.last !== undefined ? cursors.encode("scans", customerId, page.last) : null
+      }
+    })
 
     const screenshot = Effect.fnUntraced(function*(customerId: string, scanId: string) {
       const png = yield* repo.screenshot(customerId, scanId)

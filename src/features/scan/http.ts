@@ -9,7 +9,7 @@ export const ScanHandlers = leanGroup(Effect.gen(function*() {
   return HttpApiBuilder.group(Api, "scan", (handlers) =>
     handlers.handleAll({
       scan: ({ params, payload }) => scanner.scanOrRefuse(params.customerId, payload.url),
-      list: ({ params }) => Effect.map(scanner.list(params.customerId), (scans) => ({ scans })),
+      list: ({ params, query }) => scanner.list(params.customerId, query),
       get: ({ params }) => scanner.get(params.customerId, params.scanId),
       screenshot: ({ params }) => scanner.screenshot(params.customerId, params.scanId)
     })

@@ -16,7 +16,7 @@ export const aiSeoAuditTool = implement(aiSeoAudit, Effect.gen(function*() {
   const scanner = yield* Scanner
   return (input) =>
     Effect.gen(function*() {
-      const scan = yield* scanner.scan(input.customerId, input.url)
+      const scan = yield* scanner.scanOrRefuse(input.customerId, input.url)
       const open = failedChecks(scan.checklist)
       return scanFailed(scan) ?? {
         summary: `Scan ${scan.scanId} of ${scan.url}: SEO ${scan.seoScore}, GEO ${scan.geoScore}, CRO ${scan.croScore}, citability ${scan.citabilityGrade}; ${open.length} of ${scan.checklist.length} checks to fix${open.length > 0 ? ` (${open.slice(0, 5).map((i) => i.title).join("; ")}${open.length > 5 ? "; ..." : ""})` : ""}.`,
@@ -30,7 +30,7 @@ export const croAuditTool = implement(croAudit, Effect.gen(function*() {
   const scanner = yield* Scanner
   return (input) =>
     Effect.gen(function*() {
-      const scan = yield* scanner.scan(input.customerId, input.url)
+      const scan = yield* scanner.scanOrRefuse(input.customerId, input.url)
       const cro = scan.checklist.filter((item) => item.category === "cro")
       const open = failedChecks(cro)
       return scanFailed(scan) ?? {
@@ -45,7 +45,7 @@ export const checkAiVisibilityTool = implement(checkAiVisibility, Effect.gen(fun
   const scanner = yield* Scanner
   return (input) =>
     Effect.gen(function*() {
-      const scan = yield* scanner.scan(input.customerId, input.url)
+      const scan = yield* scanner.scanOrRefuse(input.customerId, input.url)
       const geo = scan.checklist.filter((item) => item.category === "geo")
       const open = failedChecks(geo)
       return scanFailed(scan) ?? {

@@ -101,6 +101,14 @@ const writesRefused = (value: unknown): string | undefined => {
 }
 
 /**
+ * Why the database cannot serve a failed statement, when that is the reason
+ * (unreachable, or refusing writes): an outage answered 503, never a bug.
+ * Other surfaces than REST (the tool runner) answer the same way with it.
+ */
+export const databaseOutage = (value: unknown): string | undefined =>
+  isDatabaseUnreachable(value) ? outageCause(value) : writesRefused(value)
+
+/**
  * What an outage is put down to, for grouping its log lines: the network
  * error code somewhere down the cause chain (ECONNREFUSED, ETIMEDOUT...),
  * else the reason's message. Never a statement or a parameter.

@@ -2,6 +2,7 @@ import { Cause, Context, Effect, Layer, Schema, SchemaIssue } from "effect"
 import { toolDefinitions } from "../../api/tools/definitions.ts"
 import type { AnyToolDefinition, ToolAnnotations } from "../../api/tools/Tool.ts"
 import { roleAllows } from "../../domain/Identity.ts"
+import { databaseOutage, defaultsFor } from "../http/ErrorResponses.ts"
 import {
   isDomainFailure,
   type RunnableTool,
@@ -79,7 +80,8 @@ export interface ToolRunnerShape {
  * here. Decodes the arguments with the tool's own schema, refuses another
  * customer's id and a role below the tool's, then runs the handler. Every
  * refusal and failure is a ToolFailure (a tool error the caller reads): a
- * domain error keeps its code and text, a defect is logged and answered
+ * domain error keeps its code and text, a database outage (unreachable,
+ * refusing writes) is E_UNAVAILABLE, a defect is logged and answered
  * E_INTERNAL; never a protocol error and never another customer's data.
  */
 export const makeRunner = <const Tools extends ReadonlyArray<AnyToolImplementation>>(
@@ -132,6 +134,17 @@ export const makeRunner = <const Tools extends ReadonlyArray<AnyToolImplementati
           if (failure !== undefined && failure._tag === "Fail") {
             if (failure.error instanceof ToolFailure) return Effect.fail(failure.error)
             if (isDomainFailure(failure.error)) return Effect.fail(toolFailure(failure.error))
+          }
+          // A database that cannot be reached or refuses writes (a full disk) is an outage, answered as the
+          // REST routes answer it (E_UNAVAILABLE), and logged as one, not as a bug.
+          for (const reason of cause.reasons) {
+            const outage = databaseOutage(reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined)
+            if (outage === undefined) continue
+            const [code, message] = defaultsFor(503)
+            return Effect.andThen(
+              Effect.logWarning("tool refused: database unavailable", outage).pipe(Effect.annotateLogs({ tool: name, requestId: context.requestId })),
+              Effect.fail(new ToolFailure({ code, message }))
+            )
           }
           return Effect.andThen(
             Effect.logError("tool failed", Cause.pretty(cause)).pipe(Effect.annotateLogs({ tool: name, requestId: context.requestId })),

@@ -176,6 +176,40 @@ const answerable = (page: Page): CheckOutcome => {
   return lists > 0 && hasQuestions ? result("pass", detail) : lists > 0 || hasQuestions ? result("warn", detail, fix) : result("fail", detail, fix)
 }
 
+const months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+
+// Dates as people write them in copy: 2026-03-12, 12 March 2026, March 12, 2026 (month names in English).
+// Each is a run of fixed parts with single bounded repeats: linear on any text.
+const isoDate = /\b(\d{4})-(\d{2})-(\d{2})\b/g
+const dayMonthYear = /\b(\d{1,2})(?:st|nd|rd|th)? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?,? (\d{4})\b/gi
+const monthDayYear = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b/gi
+
+const utc = (year: string, month: number, day: string): number => {
+  const time = Date.UTC(Number(year), month, Number(day))
+  // 31 February is not a date: Date.UTC would roll it into March.
+  return new Date(time).getUTCDate() === Number(day) && month >= 0 && month < 12 ? time : Number.NaN
+}
+
+/** Every date written in `text` in one of the forms people write them. */
+export const datesInText = (text: string): ReadonlyArray<number> => {
+  const out: Array<number> = []
+  for (const [, y, m, d] of text.matchAll(isoDate)) out.push(utc(y, Number(m) - 1, d))
+  for (const [, d, m, y] of text.matchAll(dayMonthYear)) out.push(utc(y, months.indexOf(m.toLowerCase()), d))
+  for (const [, m, d, y] of text.matchAll(monthDayYear)) out.push(utc(y, months.indexOf(m.toLowerCase()), d))
+  return out.filter((t) => !Number.isNaN(t))
+}
+
+/** Markup that is not shown: what the visible text leaves out. */
+const hidden: ReadonlySet<string> = new Set(["script", "style", "noscript", "template", "svg", "head"])
+
+/**
+ * The dates a reader can see on the page, or that the page states as data:
+ * structured data (JSON-LD and microdata `datePublished`/`dateModified`,
+ * Open Graph article times), `<time>` elements (their `datetime`, else their
+ * text) and dates written in the visible text. Transport headers
+ * (`Last-Modified`) say when a file changed on a server, not when its content
+ * was written, and a reader never sees them: they do not count.
+ */
 const dates = (page: Page): ReadonlyArray<number> => {
   const out: Array<string> = []
   for (const node of page.jsonLd) {
@@ -183,13 +217,14 @@ const dates = (page: Page): ReadonlyArray<number> => {
   }
   for (const meta of page.$("meta[property], meta[name]").toArray()) {
     const key = (meta.attribs.property ?? meta.attribs.name ?? "").toLowerCase()
-    if (["article:modified_time", "article:published_time", "og:updated_time", "last-modified", "date"].includes(key)) {
-      out.push(meta.attribs.content ?? "")
-    }
+    if (["article:modified_time", "article:published_time", "og:updated_time"].includes(key)) out.push(meta.attribs.content ?? "")
   }
-  for (const time of page.$("time[datetime]").toArray()) out.push(time.attribs.datetime ?? "")
-  if (page.headers["last-modified"] !== undefined) out.push(page.headers["last-modified"])
-  return out.map((d) => Date.parse(d)).filter((t) => !Number.isNaN(t))
+  for (const item of page.$("[itemprop=datePublished], [itemprop=dateModified]").toArray()) {
+    out.push(item.attribs.content ?? item.attribs.datetime ?? textOf([item]))
+  }
+  for (const time of page.$("time").toArray()) out.push(time.attribs.datetime ?? textOf([time]))
+  const parsed = out.map((d) => Date.parse(d)).filter((t) => !Number.isNaN(t))
+  return [...parsed, ...datesInText(textOf(page.$("body").toArray(), hidden))]
 }
 
 const freshness = (page: Page): CheckOutcome => {
