@@ -43,15 +43,17 @@ export interface StartedService {
 /**
  * Spawns the service with `settings` and waits until `/api/health` answers
  * 200; its standard error is kept to say why when it exits or does not
- * answer within `timeoutMs`.
+ * answer within `timeoutMs`. `port` is fixed when a proxy already points at
+ * it (a restarted instance of a cluster), else any free one.
  */
-export const startService = async (settings: Record<string, string>, timeoutMs = 60_000): Promise<StartedService> => {
-  const port = await freePort()
+export const startService = async (settings: Record<string, string>, timeoutMs = 60_000, fixedPort?: number): Promise<StartedService> => {
+  const port = fixedPort ?? await freePort()
   const url = `http://127.0.0.1:${port}`
   const began = performance.now()
   const child = spawn(process.execPath, ["src/main.ts"], { cwd: root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
-  child.stderr?.on("data", (chunk) => (stderr += String(chunk)))
+  // The last 64 KiB say why it failed; a long-lived instance's warnings must not grow without bound.
+  child.stderr?.on("data", (chunk) => (stderr = (stderr + String(chunk)).slice(-65_536)))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal })))
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
