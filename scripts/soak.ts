@@ -25,7 +25,7 @@ if (!Number.isInteger(seconds) || seconds < 120 || seconds > 3600) {
   process.exit(2)
 }
 const databaseUrl = process.env.DATABASE_URL
-const missing = (await missingPrerequisites(databaseUrl, "redis://127.0.0.1:1")).filter((m) => !m.startsWith("REDIS_URL"))
+const missing = await missingPrerequisites(databaseUrl, null)
 for (const tool of ["redis-server", "redis-cli", "psql", "pg_ctlcluster"]) {
   try {
     execFileSync("sh", ["-c", `command -v ${tool} || test -x /usr/sbin/${tool} || test -x /usr/bin/${tool}`], { stdio: "ignore" })

@@ -40,9 +40,10 @@ const reachable = (host: string, port: number) =>
 
 /**
  * What a cluster needs and this machine lacks, each said as what to do about
- * it; nothing is installed or started here.
+ * it; nothing is installed or started here. `redisUrl` null: the caller
+ * brings a Redis of its own.
  */
-export const missingPrerequisites = async (databaseUrl: string | undefined, redisUrl: string | undefined) => {
+export const missingPrerequisites = async (databaseUrl: string | undefined, redisUrl: string | undefined | null) => {
   const missing: Array<string> = []
   if (findExecutable("nginx") === undefined) missing.push("nginx (Debian: apt-get install -y nginx)")
   const check = async (name: string, value: string | undefined, schemes: ReadonlyArray<string>, defaultPort: number) => {
@@ -58,7 +59,7 @@ export const missingPrerequisites = async (databaseUrl: string | undefined, redi
     if (!(await reachable(url.hostname, port))) missing.push(`${name}: nothing answers at ${url.hostname}:${port}`)
   }
   await check("DATABASE_URL", databaseUrl, ["postgres:", "postgresql:"], 5432)
-  await check("REDIS_URL", redisUrl, ["redis:", "rediss:"], 6379)
+  if (redisUrl !== null) await check("REDIS_URL", redisUrl, ["redis:", "rediss:"], 6379)
   return missing
 }
 
