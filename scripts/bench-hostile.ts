@@ -51,7 +51,7 @@ const start = () =>
     LOG_LEVEL: "error", DATABASE_URL: "pglite://memory",
     ADMIN_SECRET: adminSecret, ALLOW_PRIVATE_TARGETS: "true", CHROMIUM_PATH: "/usr/bin/chromium",
     RATE_LIMIT_REST_PER_MIN: "100000", RATE_LIMIT_ADMIN_PER_MIN: "100000", SCAN_QUEUE_MAX: "100"
-  }, 60_000, profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`])
+  }, 60_000, { nodeArgs: profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] })
 
 const { url, child } = await start()
 const post = async (path: string, key: string, body: unknown) => {

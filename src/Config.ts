@@ -130,6 +130,11 @@ export interface AppConfigShape {
   readonly workflowPollIntervalMs: number
   /** This process's runner address (host:port) in the workflow cluster; distinct per process. */
   readonly workflowRunnerAddress: Option.Option<string>
+  /**
+   * This process's tag among several behind one proxy: MCP session ids begin
+   * with it, so the proxy can route a session's requests to the process that holds it.
+   */
+  readonly instanceTag: Option.Option<string>
   /** Where the engine keeps its runners: `sql` (several processes) or `memory` (one); default memory on PGlite, sql on PostgreSQL. */
   readonly workflowRunnerStorage: Option.Option<"memory" | "sql">
   /** How long a run suspended over budget waits before it tries its step again. */
@@ -404,6 +409,7 @@ export const appConfig = Effect.gen(function*() {
     workflowPollIntervalMs: yield* intAtLeast("WORKFLOW_POLL_INTERVAL_MS", 50, 1000),
     workflowRunnerAddress: yield* matching("WORKFLOW_RUNNER_ADDRESS", /^[A-Za-z0-9_.-]{1,200}:\d{1,5}$/, "must be host:port")
       .pipe(Config.option),
+    instanceTag: yield* matching("INSTANCE_TAG", /^[a-z0-9-]{1,32}$/, "must be 1 to 32 of a-z, 0-9 and -").pipe(Config.option),
     workflowRunnerStorage: yield* Config.Literals(["memory", "sql"], "WORKFLOW_RUNNER_STORAGE").pipe(Config.option),
     workflowBudgetRetrySeconds: yield* intAtLeast("WORKFLOW_BUDGET_RETRY_SECONDS", 1, 900),
     pgliteUnsafeNoFsync: yield* boolean("PGLITE_UNSAFE_NO_FSYNC"),

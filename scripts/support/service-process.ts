@@ -43,20 +43,25 @@ export interface StartedService {
 /**
  * Spawns the service with `settings` and waits until `/api/health` answers
  * 200; its standard error is kept to say why when it exits or does not
- * answer within `timeoutMs`.
+ * answer within `timeoutMs`. `port` is fixed when a proxy already points at
+ * it (a restarted instance of a cluster), else any free one.
  */
 export const startService = async (
   settings: Record<string, string>,
   timeoutMs = 60_000,
-  /** Node flags for the service (a benchmark's --cpu-prof, which NODE_OPTIONS may not carry). */
-  nodeArgs: ReadonlyArray<string> = []
+  options: {
+    /** Node flags for the service (a benchmark's --cpu-prof, which NODE_OPTIONS may not carry). */
+    readonly nodeArgs?: ReadonlyArray<string>
+    readonly port?: number
+  } = {}
 ): Promise<StartedService> => {
-  const port = await freePort()
+  const port = options.port ?? await freePort()
   const url = `http://127.0.0.1:${port}`
   const began = performance.now()
-  const child = spawn(process.execPath, [...nodeArgs, "src/main.ts"], { cwd: root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "src/main.ts"], { cwd: root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
-  child.stderr?.on("data", (chunk) => (stderr += String(chunk)))
+  // The last 64 KiB say why it failed; a long-lived instance's warnings must not grow without bound.
+  child.stderr?.on("data", (chunk) => (stderr = (stderr + String(chunk)).slice(-65_536)))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal })))
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {

@@ -1,10 +1,11 @@
-import { Context, Duration, Effect, Layer, Schedule, Schema } from "effect"
+import { Context, Duration, Effect, Layer, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { IdempotencyKey } from "../api/Shared.ts"
 import { Conflict, ValidationError } from "../domain/Errors.ts"
 import { canonicalBody, openReplay, sealReplay } from "../domain/ReplaySeal.ts"
 import { sha256Hex } from "../domain/Secrets.ts"
+import { forkPeriodic } from "./Periodic.ts"
 import { serverSecret } from "./ServerSecrets.ts"
 
 const windowHours = 24
@@ -114,15 +115,13 @@ export class Idempotency extends Context.Service<Idempotency, {
     return Idempotency.of({ wrap })
   }))
 
-  /**
-   * Drops kept replies past their 24 h, hourly. Every instance may run it: the
-   * delete is the same whoever does it, so nothing needs electing.
-   */
+  /** Drops kept replies past their 24 h, hourly, by one of the instances sharing the database. */
   static readonly sweeper = Layer.effectDiscard(Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const sweep = sql`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ${windowHours})`.pipe(
-      Effect.catchCause((cause) => Effect.logWarning("idempotency sweep failed", cause))
-    )
-    yield* sweep.pipe(Effect.repeat(Schedule.spaced(Duration.hours(1))), Effect.forkScoped)
+    yield* forkPeriodic({
+      name: "idempotency sweep",
+      period: Duration.hours(1),
+      run: sql`DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => ${windowHours})`
+    })
   }))
 }

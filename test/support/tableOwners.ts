@@ -28,7 +28,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   revenue: "features/social",
   sandbox_posts: "features/social",
   scans: "features/scan",
-  scheduled_jobs: "features/billing",
+  scheduled_jobs: "platform/Periodic.ts",
   server_secrets: "platform/ServerSecrets.ts",
   social_connections: "features/social",
   social_profiles: "features/social",

@@ -1,6 +1,6 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { Effect, Queue, Stream } from "effect"
+import { Effect, Option, Queue, Stream } from "effect"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
@@ -103,6 +103,11 @@ export const McpRoutes = HttpRouter.use((router) =>
     const context = yield* Effect.context<never>()
     const sseSessions = new Map<string, SseSession>()
     const httpSessions = new Map<string, HttpSession>()
+    // Behind a proxy, a session id names the instance holding the session, so the proxy can route its requests there.
+    const newSessionId = Option.match(config.instanceTag, {
+      onNone: () => randomUUID,
+      onSome: (tag) => () => `${tag}.${randomUUID()}`
+    })
     // Open sessions per customer: opening the SSE stream costs no MCP budget, so this bounds what one key can hold open.
     const openByCustomer = new Map<string, number>()
     const countOpen = (customerId: string, delta: 1 | -1) => {
@@ -164,7 +169,7 @@ export const McpRoutes = HttpRouter.use((router) =>
       Stream.callback<string>((queue) =>
         Effect.acquireRelease(
           Effect.promise(async () => {
-            const sessionId = randomUUID()
+            const sessionId = newSessionId()
             const transport = new SseSessionTransport(
               sessionId,
               `${mcpPaths.message}?sessionId=${sessionId}`,
@@ -267,7 +272,7 @@ export const McpRoutes = HttpRouter.use((router) =>
 
     const newHttpSession = (auth: Authenticated): HttpSession => {
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
+        sessionIdGenerator: newSessionId,
         keepAliveMs: config.mcpKeepAliveMs,
         onsessioninitialized: (id) => addHttp(id, session),
         onsessionclosed: (id) => void dropHttp(id)

@@ -9,6 +9,7 @@ import { Content } from "../content/Content.ts"
 import { Links } from "./Links.ts"
 import { ProviderError, type PublishedPost, SocialProvider } from "./providers/Provider.ts"
 import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
+import { forkPeriodic } from "../../platform/Periodic.ts"
 
 /** Batches in flight per process; each is `SocialProvider.batchSize` posts, recorded with one statement per table. */
 const batchesInFlight = 4
@@ -240,7 +241,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
     run: runBatch
   })
 
-  // Provider figures for recent posts, for analytics (the sandbox reports none).
+  // Provider figures for recent posts, for analytics (the sandbox reports none): once per interval across the instances.
   if (provider.name !== "sandbox") {
     const refresh = Effect.gen(function*() {
       const rows = yield* sql<{ contentId: string; customerId: string; platform: SocialPlatform; providerPostId: string }>`
@@ -257,10 +258,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
           ON CONFLICT (content_id) DO UPDATE SET impressions = EXCLUDED.impressions,
             engagements = EXCLUDED.engagements, fetched_at = clock_timestamp()`
       }
-    }).pipe(
-      Effect.catchCause((cause) => Effect.logWarning("metrics refresh failed", { cause: Cause.pretty(cause) })),
-      Effect.andThen(Effect.sleep(Duration.millis(config.metricsRefreshIntervalMs)))
-    )
-    yield* Effect.forkScoped(Effect.forever(refresh))
+    })
+    yield* forkPeriodic({ name: "metrics refresh", period: Duration.millis(config.metricsRefreshIntervalMs), run: refresh })
   }
 }))

@@ -1,4 +1,4 @@
-import { Clock, Context, Effect, Layer, Option, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { DurableDeferred, WorkflowEngine } from "effect/workflow"
 import { randomUUID } from "node:crypto"
@@ -8,6 +8,7 @@ import { nextFire } from "../../domain/Cron.ts"
 import { Conflict, NotFound } from "../../domain/Errors.ts"
 import { catalogIds, type RunStatus, type Workflow, type WorkflowRun, type WorkflowRunDetail, type WorkflowUpdate } from "../../domain/Workflows.ts"
 import { Events } from "../../platform/Events.ts"
+import { forkPeriodic } from "../../platform/Periodic.ts"
 import { WorkflowEngineLive } from "./Engine.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
 import { type RunRow, toRun, toWorkflow, type WorkflowRow, WorkflowsRepo } from "./Repo.ts"
@@ -324,7 +325,7 @@ const Background = Layer.effectDiscard(Effect.gen(function*() {
     Effect.all([guarded("cron", Effect.asVoid(workflows.fireDue)), guarded("approvals", resumeReviewed)], { discard: true }).pipe(Effect.repeat(every))
   )
   yield* Effect.forkScoped(guarded("stranded runs", dispatchStranded).pipe(Effect.repeat(Schedule.spaced("15 seconds"))))
-  yield* Effect.forkScoped(guarded("sweep", Effect.asVoid(workflows.sweep)).pipe(Effect.repeat(Schedule.spaced("1 hour"))))
+  yield* forkPeriodic({ name: "workflows: sweep", period: Duration.hours(1), run: workflows.sweep })
 }))
 
 /**
