@@ -83,7 +83,6 @@ export class Scanner extends Context.Service<Scanner, {
      * One scan, stored as it starts. A pool with no room for its job (PoolBusy) is no verdict on the page:
      * the stored start is taken back and the scan answers Unavailable, as a scan refused at admission.
      */
-
     const run = Effect.fn("Scanner.scan")(function*(customerId: string, url: string) {
       const scanId = `scan_${randomUUID().replaceAll("-", "").slice(0, 24)}`
       yield* repo.start(scanId, customerId, url)
