@@ -101,13 +101,49 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
         )
         assert.isTrue(extra.isError)
         assert.include(textOf(extra), "bogus")
-        const unknown: any = yield* Effect.promise(() => client.callTool({ name: "run_everything", arguments: { customerId: a.id } }))
-        assert.isTrue(unknown.isError)
-        assert.include(textOf(unknown), "E_UNKNOWN_TOOL")
+        // The 2025-11-25 revision: arguments that fail their schema are a tool error, worded as REST words a body.
+        const missing: any = yield* Effect.promise(() => client.callTool({ name: "analyze_brand_url", arguments: { customerId: a.id } }))
+        assert.isTrue(missing.isError)
+        assert.strictEqual(missing.structuredContent.error, "Invalid arguments.url: is required")
+        assert.deepStrictEqual(missing.structuredContent.details, [{ path: "arguments.url", message: "is required" }])
+        // An unknown tool is a protocol error on every revision.
+        const unknown = yield* Effect.flip(Effect.tryPromise(() => client.callTool({ name: "run_everything", arguments: { customerId: a.id } })))
+        assert.strictEqual((unknown.cause as any).code, -32602)
+        assert.include((unknown.cause as any).message, "Unknown tool: run_everything")
       }
       for (const tenant of [a, b]) {
         const list = yield* call("GET", `/api/content/${tenant.id}`, { headers: bearer(tenant.key) })
         assert.deepStrictEqual(list.json.content, [])
+      }
+    }))
+
+  it.effect("revisions before 2025-11-25 answer invalid arguments as JSON-RPC -32602 in REST's wording; an unknown tool is -32602", () =>
+    Effect.gen(function*() {
+      const t = yield* provision()
+      const accept = { accept: "application/json, text/event-stream" }
+      for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
+        const init = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: { ...initialize, params: { ...initialize.params, protocolVersion: version } } })
+        const headers = bearer(t.key, { ...accept, "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": version })
+        const rpc = (id: number, name: string, args: object) =>
+          Effect.map(call("POST", "/mcp", { headers, body: { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } } }), (res) => {
+            assert.strictEqual(res.status, 200, res.text)
+            return JSON.parse(/data: (.*)/.exec(res.text)?.[1] ?? res.text)
+          })
+        const bad = yield* rpc(2, "analyze_brand_url", { customerId: t.id, url: 7 })
+        if (version === "2025-11-25") {
+          assert.isTrue(bad.result.isError, version)
+          assert.strictEqual(bad.result.structuredContent.error, "Invalid arguments.url: must be a string")
+        } else {
+          assert.strictEqual(bad.error.code, -32602, version)
+          assert.strictEqual(bad.error.message, "Invalid arguments.url: must be a string")
+          assert.deepStrictEqual(bad.error.data.details, [{ path: "arguments.url", message: "must be a string" }])
+        }
+        const unknown = yield* rpc(3, "nope", { customerId: t.id })
+        assert.strictEqual(unknown.error.code, -32602, version)
+        assert.strictEqual(unknown.error.message, "Unknown tool: nope")
+        // Another customer's id stays a tool error on every revision.
+        const foreign = yield* rpc(4, "query_ga4", { customerId: "cus_other" })
+        assert.isTrue(foreign.result.isError, version)
       }
     }))
 

@@ -1,8 +1,14 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
-import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
 import { type Context, Effect } from "effect"
 import type { Principal } from "../../api/Security.ts"
+import type { ToolFailure } from "../../platform/tools/Handler.ts"
 import type { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 
 /** The MCP protocol versions Herald speaks, newest first. */
@@ -56,43 +62,97 @@ const listed = (runner: ToolRunner["Service"]) => {
 }
 
 /**
+ * The version an initialize request settles on: the one asked for when Herald
+ * speaks it, otherwise the newest (as `withinProtocolRange` rewrites it);
+ * undefined for any other message.
+ */
+export const negotiatedVersion = (message: unknown): string | undefined => {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) return undefined
+  const m = message as { method?: unknown; params?: { protocolVersion?: unknown } }
+  if (m.method !== "initialize" || typeof m.params !== "object" || m.params === null) return undefined
+  const asked = m.params.protocolVersion
+  return (protocolVersions as ReadonlyArray<unknown>).includes(asked) ? asked as string : protocolVersions[0]
+}
+
+/**
+ * Revisions up to 2025-06-18 list invalid arguments among protocol errors;
+ * from 2025-11-25 on they are tool execution errors, so that a model can
+ * read the message and correct its call.
+ */
+export const argumentsAreProtocolErrors = (version: string): boolean => version < "2025-11-25"
+
+/**
+ * A JSON-RPC error the SDK answers as it is: its `code`, `message` and
+ * `data` (the SDK's own McpError prefixes its message with "MCP error <code>:").
+ */
+class RpcError extends Error {
+  readonly code: number
+  readonly data: unknown
+  constructor(code: number, message: string, data?: unknown) {
+    super(message)
+    this.code = code
+    this.data = data
+  }
+}
+
+const failureText = (failure: ToolFailure): string =>
+  [`${failure.code}: ${failure.message}`, ...(failure.details ?? []).slice(1).map((d) => `${d.path}: ${d.message}`)].join("\n")
+
+/**
  * One SDK server for one session, bound to the principal that opened it. The
  * low-level Server takes the registry's JSON Schemas as they are; arguments
- * are decoded by the runner with the same Effect schemas, and every refusal
- * is a tool result with `isError`, never another customer's data.
+ * are decoded by the runner with the same Effect schemas. An unknown tool is
+ * a JSON-RPC invalid-params error; every other refusal is a tool result with
+ * `isError` (invalid arguments as the session's revision says), never another
+ * customer's data.
  */
 export const makeMcpServer = (
   runner: ToolRunner["Service"],
   principal: Principal,
   context: Context.Context<never>,
-  sessionId: () => string | undefined
+  sessionId: () => string | undefined,
+  protocolVersion: () => string
 ): Server => {
   const server = new Server(serverInfo, options)
   const run = Effect.runPromiseWith(context)
   const tools = listed(runner)
+  const names = new Set(tools.map((tool) => tool.name))
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    run(
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    const name = request.params.name
+    if (!names.has(name)) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 200)}`)
+    return run(
       runner.call(request.params.name, request.params.arguments ?? {}, {
         principal,
         requestId: `mcp_${sessionId() ?? "stateless"}_${String(extra.requestId)}`,
         via: "mcp"
       }).pipe(
-        Effect.match({
-          onFailure: (failure): CallToolResult => ({
-            isError: true,
-            content: [{ type: "text", text: `${failure.code}: ${failure.message}` }],
-            structuredContent: { error: failure.message, code: failure.code }
-          }),
-          onSuccess: (output): CallToolResult => ({
-            content: [{ type: "text", text: `${output.summary}\n\n${JSON.stringify(output.data, null, 2)}` }],
-            structuredContent: output.data
-          })
-        })
+        Effect.flatMap((output) => Effect.succeed<CallToolResult | RpcError>({
+          content: [{ type: "text", text: `${output.summary}\n\n${JSON.stringify(output.data, null, 2)}` }],
+          structuredContent: output.data
+        })),
+        Effect.catch((failure) =>
+          failure.details !== undefined && argumentsAreProtocolErrors(protocolVersion())
+            ? Effect.succeed(new RpcError(ErrorCode.InvalidParams, failure.message, { code: failure.code, details: failure.details }))
+            : Effect.succeed<CallToolResult | RpcError>({
+              isError: true,
+              content: [{ type: "text", text: failureText(failure) }],
+              structuredContent: {
+                error: failure.message,
+                code: failure.code,
+                ...(failure.details === undefined ? {} : { details: failure.details })
+              }
+            })
+        )
       ),
       // A cancelled request (or a closed session) interrupts the tool.
       { signal: extra.signal }
-    ))
+    ).then((outcome) => {
+      // The SDK answers a thrown RpcError as the JSON-RPC error it carries.
+      if (outcome instanceof RpcError) throw outcome
+      return outcome
+    })
+  })
   return server
 }

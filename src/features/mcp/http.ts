@@ -10,7 +10,7 @@ import { defaultsFor } from "../../platform/http/ErrorResponses.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
 import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { type Authenticated, credentialOf, makeGate, refuse } from "./Gate.ts"
-import { makeMcpServer, withinProtocolRange } from "./McpServer.ts"
+import { makeMcpServer, negotiatedVersion, protocolVersions, withinProtocolRange } from "./McpServer.ts"
 import { SseSessionTransport } from "./SseTransport.ts"
 
 /** Paths of the MCP transports (also listed in src/platform/http/Routes.ts and the discovery documents). */
@@ -32,6 +32,8 @@ interface SseSession {
   readonly key: string
   readonly keyId: string
   readonly transport: SseSessionTransport
+  /** The revision its initialize settled on. */
+  version: string
 }
 
 interface HttpSession {
@@ -41,6 +43,8 @@ interface HttpSession {
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly server: Server
   lastSeen: number
+  /** The revision its initialize settled on. */
+  version: string
 }
 
 const unsupportedMediaType = Effect.flatMap(currentRequest, ({ requestId }) => {
@@ -171,8 +175,15 @@ export const McpRoutes = HttpRouter.use((router) =>
               (frame) => void Queue.offerUnsafe(queue, frame),
               () => void Queue.endUnsafe(queue)
             )
-            const server = makeMcpServer(runner, auth.principal, context, () => sessionId)
-            addSse(sessionId, { customerId: auth.principal.customerId, key: auth.key, keyId: auth.principal.keyId, transport })
+            const session: SseSession = {
+              customerId: auth.principal.customerId,
+              key: auth.key,
+              keyId: auth.principal.keyId,
+              transport,
+              version: protocolVersions[protocolVersions.length - 1]
+            }
+            const server = makeMcpServer(runner, auth.principal, context, () => sessionId, () => session.version)
+            addSse(sessionId, session)
             // Each session's keep-alives start at a random offset, so thousands of sessions opened together do not write in one burst.
             let keepAlive: ReturnType<typeof setTimeout> = setTimeout(() => {
               keepAlive = setInterval(() => Queue.offerUnsafe(queue, ": keep-alive\n\n"), config.mcpKeepAliveMs).unref()
@@ -219,6 +230,7 @@ export const McpRoutes = HttpRouter.use((router) =>
         yield* gate.countMcp(owner.principal.customerId, true)
         yield* gate.checkOrigin(request)
         const body = yield* readJson(request)
+        session.version = negotiatedVersion(body) ?? session.version
         if (!session.transport.receive(withinProtocolRange(body))) {
           return yield* refuse(new ValidationError({ error: "Invalid body: not a JSON-RPC 2.0 message" }), 400)
         }
@@ -248,7 +260,7 @@ export const McpRoutes = HttpRouter.use((router) =>
           return yield* refuse(new ValidationError({ error: "Invalid header.mcp-session-id: required" }), 400)
         } else {
           yield* refuseWhenFull(customerId)
-          session = newHttpSession(auth)
+          session = newHttpSession(auth, negotiatedVersion(body) ?? protocolVersions[0])
         }
         const transport = session.transport
         let refusal: SdkRefusal | undefined
@@ -265,20 +277,21 @@ export const McpRoutes = HttpRouter.use((router) =>
         return response
       }).pipe(Effect.catch((error) => HttpServerResponse.isHttpServerResponse(error) ? Effect.succeed(error) : Effect.die(error)))
 
-    const newHttpSession = (auth: Authenticated): HttpSession => {
+    const newHttpSession = (auth: Authenticated, version: string): HttpSession => {
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         keepAliveMs: config.mcpKeepAliveMs,
         onsessioninitialized: (id) => addHttp(id, session),
         onsessionclosed: (id) => void dropHttp(id)
       })
-      const server: Server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId)
+      const server: Server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId, () => session.version)
       const session: HttpSession = {
         customerId: auth.principal.customerId,
         keyId: auth.principal.keyId,
         transport,
         server,
-        lastSeen: Date.now()
+        lastSeen: Date.now(),
+        version
       }
       transport.onclose = () => {
         if (transport.sessionId !== undefined) dropHttp(transport.sessionId)

@@ -4,7 +4,7 @@ import type { HttpServerResponse as Response } from "effect/http/HttpServerRespo
 import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
 import { isSqlError } from "effect/sql/SqlError"
 import { statusCodes } from "../../domain/Errors.ts"
-import { describeIssues } from "./ValidationMessages.ts"
+import { describeIssues, invalidText } from "./ValidationMessages.ts"
 
 export interface ErrorBody {
   readonly error: string
@@ -65,9 +65,8 @@ const validationBody = (error: HttpApiSchemaError, requestId: string, repeated: 
       ? "is repeated: give it once"
       : issue.message
   }))
-  const head = details[0]
   return {
-    error: head === undefined ? "Invalid request" : `Invalid ${head.path}: ${head.message}`,
+    error: invalidText(details),
     code: "E_VALIDATION",
     requestId,
     details
