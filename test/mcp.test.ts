@@ -15,7 +15,7 @@ const rawSse = (url: string, key: string) =>
       const res = await fetch(`${url}/mcp/sse?token=${key}`, { signal: abort.signal })
       const reader = res.body!.getReader()
       let text = ""
-      while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value)
+      while (!/event: endpoint\ndata: \S+\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value)
       const endpoint = /event: endpoint\ndata: (\S+)/.exec(text)![1]
       return { res, endpoint, reader, abort, first: text }
     }),
@@ -362,44 +362,106 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
     }), { timeout: 90_000 })
 })
 
+/** The first bytes of a response's body, as text; the rest is not read. */
+const firstBytes = (res: Response) =>
+  Effect.promise(async () => {
+    const reader = res.body!.getReader()
+    const text = new TextDecoder().decode((await reader.read()).value)
+    void reader.cancel()
+    return text
+  })
+
 layer(testApp({ mcpSessionIdleMs: 1000, mcpMaxSessionsPerCustomer: 2 }), { timeout: 60_000 })("MCP idle sessions and the session cap", (it) => {
-  it.effect("a customer holds at most MCP_MAX_SESSIONS_PER_CUSTOMER open sessions over both transports", () =>
+  const accept = { accept: "application/json, text/event-stream" }
+
+  it.effect("every event stream opens at once with a comment, long before its first keep-alive (15 s here)", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const t = yield* provision()
+      const sse = yield* rawSse(url, t.key)
+      assert.isTrue(sse.first.startsWith(": open\n\nevent: endpoint\n"), sse.first)
+      // The standing stream of a Streamable HTTP session.
+      const init = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      const abort = new AbortController()
+      const standing = yield* Effect.acquireRelease(
+        Effect.promise(() => fetch(`${url}/mcp`, { headers: bearer(t.key, { accept: "text/event-stream", "mcp-session-id": init.headers.get("mcp-session-id")! }), signal: abort.signal })),
+        () => Effect.sync(() => abort.abort())
+      )
+      assert.strictEqual(standing.status, 200)
+      assert.strictEqual(standing.headers.get("content-type"), "text/event-stream")
+      assert.strictEqual(yield* firstBytes(standing), ": open\n\n")
+      // A chat answer's stream.
+      const chat = yield* Effect.promise(() =>
+        fetch(`${url}/api/chat/${t.id}`, { method: "POST", headers: bearer(t.key, { "content-type": "application/json" }), body: JSON.stringify({ message: "Hello" }) })
+      )
+      assert.strictEqual(chat.status, 200)
+      assert.isTrue((yield* firstBytes(chat)).startsWith(": open\n\n"))
+    }))
+
+  it.effect("at the cap the least recently used idle session makes room; only sessions all in use refuse a new one", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
       const t = yield* provision()
       const other = yield* provision()
-      const accept = { accept: "application/json, text/event-stream" }
       const first = yield* rawSse(url, t.key)
-      const http = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
-      assert.strictEqual(http.status, 200, http.text)
+      const older = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      assert.strictEqual(older.status, 200, older.text)
+      const olderId = older.headers.get("mcp-session-id")!
+      // At the cap (2): the abandoned Streamable HTTP session is closed for the new stream.
+      const second = yield* rawSse(url, t.key)
+      assert.strictEqual(second.res.status, 200)
+      const listTools = (session: string) =>
+        call("POST", "/mcp", { headers: bearer(t.key, { ...accept, "mcp-session-id": session }), body: { jsonrpc: "2.0", id: 2, method: "tools/list" } })
+      assertError(yield* listTools(olderId), 404, "E_NOT_FOUND")
+      // Two open streams: nothing is idle, so the next session is a limit.
       const full = yield* call("GET", `/mcp/sse?token=${t.key}`)
       assertError(full, 429, "E_RATE_LIMITED", "Rate limit exceeded")
       assert.isAtLeast(Number(full.headers.get("retry-after")), 1)
       assertError(yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize }), 429, "E_RATE_LIMITED")
-      // Another customer is not affected; closing a session frees its place.
+      // Another customer is not affected; closing a stream frees its place.
       assert.strictEqual((yield* call("POST", "/mcp", { headers: bearer(other.key, accept), body: initialize })).status, 200)
       first.abort.abort()
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
-      const again = yield* rawSse(url, t.key)
-      assert.strictEqual(again.res.status, 200)
-      const ended = yield* call("DELETE", "/mcp", { headers: bearer(t.key, { "mcp-session-id": http.headers.get("mcp-session-id")! }) })
+      const a = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      assert.strictEqual(a.status, 200)
+      // Of two idle sessions, the one used last stays.
+      second.abort.abort()
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
+      const b = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      const bId = b.headers.get("mcp-session-id")!
+      assert.strictEqual((yield* listTools(a.headers.get("mcp-session-id")!)).status, 200)
+      const c = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      assert.strictEqual(c.status, 200)
+      assertError(yield* listTools(bId), 404, "E_NOT_FOUND")
+      assert.strictEqual((yield* listTools(a.headers.get("mcp-session-id")!)).status, 200)
+      const ended = yield* call("DELETE", "/mcp", { headers: bearer(t.key, { "mcp-session-id": c.headers.get("mcp-session-id")! }) })
       assert.strictEqual(ended.status, 200)
-      assert.strictEqual((yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })).status, 200)
     }))
 
-
-  it.effect("a Streamable HTTP session left idle is closed; a used one lives on", () =>
+  it.effect("a Streamable HTTP session left idle is closed; a used one, and one with an open stream, live on", () =>
     Effect.gen(function*() {
+      const { url } = yield* TestServer
       const t = yield* provision()
-      const accept = { accept: "application/json, text/event-stream" }
       const open = () => Effect.map(call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize }), (res) => res.headers.get("mcp-session-id")!)
       const ping = (session: string) => call("POST", "/mcp", { headers: bearer(t.key, { ...accept, "mcp-session-id": session }), body: { jsonrpc: "2.0", method: "notifications/initialized" } })
       const idle = yield* open()
       const busy = yield* open()
+      const listening = yield* open()
+      const abort = new AbortController()
+      const stream = yield* Effect.acquireRelease(
+        Effect.promise(() => fetch(`${url}/mcp`, { headers: bearer(t.key, { accept: "text/event-stream", "mcp-session-id": listening }), signal: abort.signal })),
+        () => Effect.sync(() => abort.abort())
+      )
+      assert.strictEqual(stream.status, 200)
       for (let i = 0; i < 6; i++) {
         yield* Effect.promise(() => new Promise((r) => setTimeout(r, 300)))
         assert.strictEqual((yield* ping(busy)).status, 202)
       }
       assertError(yield* ping(idle), 404, "E_NOT_FOUND")
+      assert.strictEqual((yield* ping(listening)).status, 202)
+      // Its client gone, the listening session is idle too and goes.
+      abort.abort()
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 2000)))
+      assertError(yield* ping(listening), 404, "E_NOT_FOUND")
     }))
 })

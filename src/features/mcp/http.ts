@@ -8,6 +8,7 @@ import { Forbidden, MalformedJson, RateLimited, NotFound, SessionNotFound, Valid
 import { statusCodes } from "../../domain/Errors.ts"
 import { defaultsFor } from "../../platform/http/ErrorResponses.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
+import { openedAtOnce, openingComment } from "../../platform/http/Sse.ts"
 import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { type Authenticated, credentialOf, makeGate, refuse } from "./Gate.ts"
 import { makeMcpServer, negotiatedVersion, protocolVersions, withinProtocolRange } from "./McpServer.ts"
@@ -42,7 +43,10 @@ interface HttpSession {
   readonly keyId: string
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly server: Server
+  /** When a request or stream of it last began or ended. */
   lastSeen: number
+  /** Requests in flight and streams open: a busy session is never idle. */
+  busy: number
   /** The revision its initialize settled on. */
   version: string
 }
@@ -135,20 +139,38 @@ export const McpRoutes = HttpRouter.use((router) =>
       countOpen(session.customerId, -1)
       return session
     }
-    // A limit like any other (429 "Rate limit exceeded" with Retry-After); the cap is MCP_MAX_SESSIONS_PER_CUSTOMER.
-    const refuseWhenFull = (customerId: string) =>
-      (openByCustomer.get(customerId) ?? 0) >= config.mcpMaxSessionsPerCustomer
-        ? refuse(new RateLimited(), 429, { "retry-after": String(fullRetrySeconds) })
-        : Effect.void
+    const closeHttp = (id: string) => {
+      const session = dropHttp(id)
+      if (session !== undefined) void session.server.close()
+    }
+    /**
+     * At the cap, the customer's least recently used idle session (no request
+     * in flight, no open stream) is closed to make room: clients often leave
+     * without ending their session, and one that reconnects must not be
+     * refused for the sessions it abandoned. Only when every session is in
+     * use is the new one refused, as a limit like any other (429 "Rate limit
+     * exceeded" with Retry-After); the cap is MCP_MAX_SESSIONS_PER_CUSTOMER.
+     */
+    const makeRoom = (customerId: string) =>
+      Effect.suspend(() => {
+        if ((openByCustomer.get(customerId) ?? 0) < config.mcpMaxSessionsPerCustomer) return Effect.void
+        let oldest: [string, HttpSession] | undefined
+        for (const entry of httpSessions) {
+          const session = entry[1]
+          if (session.customerId === customerId && session.busy === 0 && (oldest === undefined || session.lastSeen < oldest[1].lastSeen)) {
+            oldest = entry
+          }
+        }
+        if (oldest === undefined) return refuse(new RateLimited(), 429, { "retry-after": String(fullRetrySeconds) })
+        closeHttp(oldest[0])
+        return Effect.void
+      })
 
-    // Streamable HTTP clients may leave without DELETE: idle sessions are closed.
+    // Streamable HTTP clients may leave without DELETE: sessions idle for MCP_SESSION_IDLE_MS are closed.
     const sweep = setInterval(() => {
       const cutoff = Date.now() - config.mcpSessionIdleMs
       for (const [id, session] of httpSessions) {
-        if (session.lastSeen < cutoff) {
-          dropHttp(id)
-          void session.server.close()
-        }
+        if (session.busy === 0 && session.lastSeen < cutoff) closeHttp(id)
       }
     }, Math.min(60_000, Math.max(250, Math.floor(config.mcpSessionIdleMs / 4))))
     sweep.unref()
@@ -168,6 +190,7 @@ export const McpRoutes = HttpRouter.use((router) =>
       Stream.callback<string>((queue) =>
         Effect.acquireRelease(
           Effect.promise(async () => {
+            Queue.offerUnsafe(queue, openingComment)
             const sessionId = randomUUID()
             const transport = new SseSessionTransport(
               sessionId,
@@ -206,7 +229,7 @@ export const McpRoutes = HttpRouter.use((router) =>
         const auth = yield* gate.authenticate(credentialOf(request), false)
         yield* gate.countMcp(auth.principal.customerId, false)
         yield* gate.checkOrigin(request)
-        yield* refuseWhenFull(auth.principal.customerId)
+        yield* makeRoom(auth.principal.customerId)
         return HttpServerResponse.stream(sseStream(auth), {
           contentType: "text/event-stream",
           headers: { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" }
@@ -255,20 +278,33 @@ export const McpRoutes = HttpRouter.use((router) =>
             return yield* refuse(new NotFound({ error: "Session not found — send initialize to /mcp for a new session" }), 404)
           }
           if (session.keyId !== auth.principal.keyId) return yield* notTheSessionsKey()
-          session.lastSeen = Date.now()
         } else if (!isPost) {
           return yield* refuse(new ValidationError({ error: "Invalid header.mcp-session-id: required" }), 400)
         } else {
-          yield* refuseWhenFull(customerId)
+          yield* makeRoom(customerId)
           session = newHttpSession(auth, negotiatedVersion(body) ?? protocolVersions[0])
         }
-        const transport = session.transport
+        const { transport } = session
+        const tracked = session
         let refusal: SdkRefusal | undefined
+        tracked.busy++
+        tracked.lastSeen = Date.now()
+        let done = false
+        const settled = () => {
+          if (done) return
+          done = true
+          tracked.busy--
+          tracked.lastSeen = Date.now()
+        }
         const response = yield* HttpEffect.fromWebHandler(async (web) => {
-          const answer = await transport.handleRequest(web, { parsedBody: body })
+          const answer = await transport.handleRequest(web, { parsedBody: body }).catch((error: unknown) => {
+            settled()
+            throw error
+          })
           refusal = await sdkRefusal(answer)
-          return answer
-        })
+          // A stream (the standing GET stream, or a POST answered as events) keeps the session busy until it ends.
+          return openedAtOnce(answer, settled)
+        }).pipe(Effect.onInterrupt(() => Effect.sync(settled)))
         if (sessionId === undefined && transport.sessionId === undefined) {
           // Not an initialize request: the SDK refused it and no session began.
           yield* Effect.promise(() => session.server.close())
@@ -291,6 +327,7 @@ export const McpRoutes = HttpRouter.use((router) =>
         transport,
         server,
         lastSeen: Date.now(),
+        busy: 0,
         version
       }
       transport.onclose = () => {
