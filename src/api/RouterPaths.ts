@@ -116,9 +116,12 @@ const bodyFailures = (): Json => ({
   "415": error("E_UNSUPPORTED_MEDIA_TYPE")
 })
 
-const streamableDescription = "MCP Streamable HTTP. A client speaking 2024-11-05 to 2025-11-25 opens a session with `initialize` " +
-  "(answered with `Mcp-Session-Id`) and sends that header on every later request; the session is closed by DELETE or after " +
-  "MCP_SESSION_IDLE_MS with no request and no open stream. Authenticated by `Authorization: Bearer <API key>` or `?token=`."
+const streamableDescription = "MCP Streamable HTTP, the revision chosen by what the client sends. 2026-07-28 is stateless: every POST " +
+  "carries its version and capabilities in `params._meta` with the `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers, " +
+  "`server/discover` negotiates, there is no session, and refusals of that revision (unsupported version, headers that disagree " +
+  "with the body) are JSON-RPC error bodies with their HTTP status. A client speaking 2024-11-05 to 2025-11-25 opens a session " +
+  "with `initialize` (answered with `Mcp-Session-Id`) and sends that header on every later request; the session is closed by " +
+  "DELETE or after MCP_SESSION_IDLE_MS with no request and no open stream. Authenticated by `Authorization: Bearer <API key>` or `?token=`."
 
 const sessionHeader = (required: boolean): Json => ({
   name: "Mcp-Session-Id",

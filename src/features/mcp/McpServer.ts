@@ -98,13 +98,67 @@ class RpcError extends Error {
 const failureText = (failure: ToolFailure): string =>
   [`${failure.code}: ${failure.message}`, ...(failure.details ?? []).slice(1).map((d) => `${d.path}: ${d.message}`)].join("\n")
 
+/** A tool call's outcome on any revision: a result, or the JSON-RPC error to answer instead. */
+export type ToolAnswer =
+  | { readonly _tag: "Result"; readonly result: CallToolResult }
+  | { readonly _tag: "Error"; readonly code: number; readonly message: string; readonly data?: unknown }
+
 /**
- * One SDK server for one session, bound to the principal that opened it. The
- * low-level Server takes the registry's JSON Schemas as they are; arguments
- * are decoded by the runner with the same Effect schemas. An unknown tool is
- * a JSON-RPC invalid-params error; every other refusal is a tool result with
- * `isError` (invalid arguments as the session's revision says), never another
- * customer's data.
+ * Runs one `tools/call` for `principal`. An unknown tool is a JSON-RPC
+ * invalid-params error on every revision; every other refusal is a tool
+ * result with `isError` (invalid arguments as the revision says), never
+ * another customer's data.
+ */
+export const answerToolCall = (
+  runner: ToolRunner["Service"],
+  principal: Principal,
+  run: <A>(effect: Effect.Effect<A>, options: { readonly signal: AbortSignal }) => Promise<A>,
+  call: { readonly name: string; readonly arguments: unknown; readonly requestId: string; readonly signal: AbortSignal; readonly version: string }
+): Promise<ToolAnswer> => {
+  if (!listed(runner).some((tool) => tool.name === call.name)) {
+    return Promise.resolve({ _tag: "Error", code: ErrorCode.InvalidParams, message: `Unknown tool: ${call.name.slice(0, 200)}` })
+  }
+  return run(
+    runner.call(call.name, call.arguments ?? {}, { principal, requestId: call.requestId, via: "mcp" }).pipe(
+      Effect.map((output): ToolAnswer => ({
+        _tag: "Result",
+        result: {
+          content: [{ type: "text", text: `${output.summary}\n\n${JSON.stringify(output.data, null, 2)}` }],
+          structuredContent: output.data
+        }
+      })),
+      Effect.catch((failure) =>
+        Effect.succeed<ToolAnswer>(
+          failure.details !== undefined && argumentsAreProtocolErrors(call.version)
+            ? { _tag: "Error", code: ErrorCode.InvalidParams, message: failure.message, data: { code: failure.code, details: failure.details } }
+            : {
+              _tag: "Result",
+              result: {
+                isError: true,
+                content: [{ type: "text", text: failureText(failure) }],
+                structuredContent: {
+                  error: failure.message,
+                  code: failure.code,
+                  ...(failure.details === undefined ? {} : { details: failure.details })
+                }
+              }
+            }
+        )
+      )
+    ),
+    // A cancelled request (or a closed session) interrupts the tool.
+    { signal: call.signal }
+  )
+}
+
+/** The tools as `tools/list` answers them, on every revision. */
+export const listedTools = (runner: ToolRunner["Service"]) => listed(runner)
+
+/**
+ * One SDK server for one session of a revision up to 2025-11-25, bound to
+ * the principal that opened it. The low-level Server takes the registry's
+ * JSON Schemas as they are; arguments are decoded by the runner with the
+ * same Effect schemas.
  */
 export const makeMcpServer = (
   runner: ToolRunner["Service"],
@@ -116,43 +170,19 @@ export const makeMcpServer = (
   const server = new Server(serverInfo, options)
   const run = Effect.runPromiseWith(context)
   const tools = listed(runner)
-  const names = new Set(tools.map((tool) => tool.name))
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }))
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-    const name = request.params.name
-    if (!names.has(name)) throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 200)}`)
-    return run(
-      runner.call(request.params.name, request.params.arguments ?? {}, {
-        principal,
-        requestId: `mcp_${sessionId() ?? "stateless"}_${String(extra.requestId)}`,
-        via: "mcp"
-      }).pipe(
-        Effect.flatMap((output) => Effect.succeed<CallToolResult | RpcError>({
-          content: [{ type: "text", text: `${output.summary}\n\n${JSON.stringify(output.data, null, 2)}` }],
-          structuredContent: output.data
-        })),
-        Effect.catch((failure) =>
-          failure.details !== undefined && argumentsAreProtocolErrors(protocolVersion())
-            ? Effect.succeed(new RpcError(ErrorCode.InvalidParams, failure.message, { code: failure.code, details: failure.details }))
-            : Effect.succeed<CallToolResult | RpcError>({
-              isError: true,
-              content: [{ type: "text", text: failureText(failure) }],
-              structuredContent: {
-                error: failure.message,
-                code: failure.code,
-                ...(failure.details === undefined ? {} : { details: failure.details })
-              }
-            })
-        )
-      ),
-      // A cancelled request (or a closed session) interrupts the tool.
-      { signal: extra.signal }
-    ).then((outcome) => {
-      // The SDK answers a thrown RpcError as the JSON-RPC error it carries.
-      if (outcome instanceof RpcError) throw outcome
-      return outcome
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const answer = await answerToolCall(runner, principal, run, {
+      name: request.params.name,
+      arguments: request.params.arguments,
+      requestId: `mcp_${sessionId() ?? "stateless"}_${String(extra.requestId)}`,
+      signal: extra.signal,
+      version: protocolVersion()
     })
+    // The SDK answers a thrown error with a numeric code as that JSON-RPC error.
+    if (answer._tag === "Error") throw new RpcError(answer.code, answer.message, answer.data)
+    return answer.result
   })
   return server
 }

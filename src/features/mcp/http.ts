@@ -12,6 +12,7 @@ import { openedAtOnce, openingComment } from "../../platform/http/Sse.ts"
 import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { type Authenticated, credentialOf, makeGate, refuse } from "./Gate.ts"
 import { makeMcpServer, negotiatedVersion, protocolVersions, withinProtocolRange } from "./McpServer.ts"
+import { isModernRequest, makeModernHandler } from "./Modern.ts"
 import { SseSessionTransport } from "./SseTransport.ts"
 
 /** Paths of the MCP transports (also listed in src/platform/http/Routes.ts and the discovery documents). */
@@ -109,6 +110,7 @@ export const McpRoutes = HttpRouter.use((router) =>
     const runner = yield* ToolRunner
     const gate = yield* makeGate
     const context = yield* Effect.context<never>()
+    const modern = makeModernHandler(runner, context, config.mcpKeepAliveMs)
     const sseSessions = new Map<string, SseSession>()
     const httpSessions = new Map<string, HttpSession>()
     // Open sessions per customer: opening the SSE stream costs no MCP budget, so this bounds what one key can hold open.
@@ -177,6 +179,7 @@ export const McpRoutes = HttpRouter.use((router) =>
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
         clearInterval(sweep)
+        await modern.close()
         const servers = [...httpSessions.values()].map((s) => s.server)
         for (const id of [...httpSessions.keys()]) dropHttp(id)
         // Ending the SSE streams lets their responses finish rather than hold a graceful shutdown open.
@@ -269,6 +272,23 @@ export const McpRoutes = HttpRouter.use((router) =>
         // The failure order of docs/api-rules.md: 429 and 401 before the 403 of a refused Origin.
         yield* gate.checkOrigin(request)
         const body = isPost ? withinProtocolRange(yield* readJson(request)) : undefined
+        if (isPost && (yield* Effect.promise(() => isModernRequest(request.headers, body)))) {
+          // Stateless: no session, so no cap and nothing to reclaim; the answer is the revision's own (errors included).
+          let refused: { readonly status: number; readonly body: unknown; readonly headers: Record<string, string> } | undefined
+          const answer = yield* HttpEffect.fromWebHandler(async (web) => {
+            const answer = await modern.serve(web, body, auth.principal)
+            if (answer.status >= 400) {
+              const headers: Record<string, string> = {}
+              answer.headers.forEach((value, name) => {
+                if (name !== "content-type" && name !== "content-length") headers[name] = value
+              })
+              refused = { status: answer.status, body: await answer.clone().json().catch(() => undefined), headers }
+            }
+            return openedAtOnce(answer)
+          })
+          // A refusal is answered as a JSON body the error middleware can read (and so leaves as the JSON-RPC error it is).
+          return refused?.body === undefined ? answer : HttpServerResponse.jsonUnsafe(refused.body, { status: refused.status, headers: refused.headers })
+        }
         const sessionId = request.headers["mcp-session-id"]
         let session: HttpSession | undefined
         if (sessionId !== undefined) {

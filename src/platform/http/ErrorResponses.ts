@@ -193,6 +193,8 @@ export const normalizeErrorResponse = (response: Response, requestId: string): R
   const json = readJsonBody(response) as Record<string, unknown> | undefined
   const [defaultCode, defaultError] = defaultsFor(response.status)
   if (json !== undefined && json.requestId === requestId && !("_tag" in json)) return response
+  // The stateless MCP revision answers its refusals as JSON-RPC errors with an HTTP status; its clients read them so.
+  if (json !== undefined && json.jsonrpc === "2.0" && typeof json.error === "object") return response
   // Keep whatever else the error carries (a readiness body keeps its status).
   const { _tag: _, ...rest } = json ?? {}
   const body: Record<string, unknown> = {
