@@ -11,8 +11,11 @@ import type { Principal } from "../../api/Security.ts"
 import type { ToolFailure } from "../../platform/tools/Handler.ts"
 import type { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 
-/** The MCP protocol versions Herald speaks, newest first. */
+/** The MCP protocol versions Herald's sessions speak (the handshake revisions), newest first. */
 export const protocolVersions = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const
+
+/** Every revision /mcp serves: the stateless one, then the session revisions. */
+export const streamableVersions = ["2026-07-28", ...protocolVersions] as const
 
 /**
  * The SDK also accepts 2024-10-07; an initialize asking for a version outside

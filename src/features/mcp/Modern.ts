@@ -2,10 +2,10 @@ import { createMcpHandler, isLegacyRequest, ProtocolError, Server } from "@model
 import { type Context, Effect } from "effect"
 import type { Principal } from "../../api/Security.ts"
 import type { ToolRunner } from "../../platform/tools/ToolRunner.ts"
-import { answerToolCall, instructions, listedTools, serverInfo } from "./McpServer.ts"
+import { answerToolCall, instructions, listedTools, serverInfo, streamableVersions } from "./McpServer.ts"
 
 /** The stateless revision: no handshake and no session; each request names its version and capabilities. */
-export const modernVersion = "2026-07-28"
+export const modernVersion = streamableVersions[0]
 
 /**
  * Whether a POST to /mcp speaks the stateless revision: it carries the
