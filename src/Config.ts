@@ -78,7 +78,7 @@ export interface AppConfigShape {
   readonly ga4Credentials: Option.Option<Redacted.Redacted<string>>
   /** Base URL of the GA4 Data API (tests point it at a local server). */
   readonly ga4ApiBase: string
-  /** A Streamable HTTP MCP session unused for this long is closed. */
+  /** A Streamable HTTP MCP session with no request in flight and no open stream for this long is closed. */
   readonly mcpSessionIdleMs: number
   /** Interval of the comment frames that keep MCP SSE streams open through proxies. */
   readonly mcpKeepAliveMs: number
@@ -367,7 +367,7 @@ export const appConfig = Effect.gen(function*() {
       Config.map(withoutTrailingSlash),
       Config.withDefault("https://analyticsdata.googleapis.com")
     ),
-    mcpSessionIdleMs: yield* intAtLeast("MCP_SESSION_IDLE_MS", 1000, 600_000),
+    mcpSessionIdleMs: yield* intAtLeast("MCP_SESSION_IDLE_MS", 1000, 120_000),
     mcpKeepAliveMs: yield* intAtLeast("MCP_KEEPALIVE_MS", 100, 15_000),
     chatKeepAliveMs: yield* intAtLeast("CHAT_KEEPALIVE_MS", 100, 15_000),
     mcpMaxSessionsPerCustomer: yield* intAtLeast("MCP_MAX_SESSIONS_PER_CUSTOMER", 1, 100),

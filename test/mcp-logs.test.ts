@@ -16,8 +16,9 @@ it.live("MCP request logs show the status the client received (SSE stream, 202, 
       const res = await fetch(`${url}/mcp/sse?token=${key}`, { signal: abort.signal })
       const reader = res.body!.getReader()
       let text = ""
-      while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value)
-      return { abort, endpoint: /data: (\S+)/.exec(text)![1], status: res.status, id: res.headers.get("x-request-id")! }
+      // The stream opens with a comment; the endpoint event follows.
+      while (!/event: endpoint\ndata: \S+\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value)
+      return { abort, endpoint: /event: endpoint\ndata: (\S+)/.exec(text)![1], status: res.status, id: res.headers.get("x-request-id")! }
     })
     const accepted = yield* Effect.promise(() => send(url, "POST", stream.endpoint, { body: { jsonrpc: "2.0", id: 1, method: "ping" } }))
     stream.abort.abort()

@@ -15,7 +15,7 @@ const rawSse = (url: string, key: string) =>
       const res = await fetch(`${url}/mcp/sse?token=${key}`, { signal: abort.signal })
       const reader = res.body!.getReader()
       let text = ""
-      while (!text.includes("\n\n")) text += new TextDecoder().decode((await reader.read()).value)
+      while (!/event: endpoint\ndata: \S+\n\n/.test(text)) text += new TextDecoder().decode((await reader.read()).value)
       const endpoint = /event: endpoint\ndata: (\S+)/.exec(text)![1]
       return { res, endpoint, reader, abort, first: text }
     }),
@@ -101,13 +101,49 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
         )
         assert.isTrue(extra.isError)
         assert.include(textOf(extra), "bogus")
-        const unknown: any = yield* Effect.promise(() => client.callTool({ name: "run_everything", arguments: { customerId: a.id } }))
-        assert.isTrue(unknown.isError)
-        assert.include(textOf(unknown), "E_UNKNOWN_TOOL")
+        // The 2025-11-25 revision: arguments that fail their schema are a tool error, worded as REST words a body.
+        const missing: any = yield* Effect.promise(() => client.callTool({ name: "analyze_brand_url", arguments: { customerId: a.id } }))
+        assert.isTrue(missing.isError)
+        assert.strictEqual(missing.structuredContent.error, "Invalid arguments.url: is required")
+        assert.deepStrictEqual(missing.structuredContent.details, [{ path: "arguments.url", message: "is required" }])
+        // An unknown tool is a protocol error on every revision.
+        const unknown = yield* Effect.flip(Effect.tryPromise(() => client.callTool({ name: "run_everything", arguments: { customerId: a.id } })))
+        assert.strictEqual((unknown.cause as any).code, -32602)
+        assert.include((unknown.cause as any).message, "Unknown tool: run_everything")
       }
       for (const tenant of [a, b]) {
         const list = yield* call("GET", `/api/content/${tenant.id}`, { headers: bearer(tenant.key) })
         assert.deepStrictEqual(list.json.content, [])
+      }
+    }))
+
+  it.effect("revisions before 2025-11-25 answer invalid arguments as JSON-RPC -32602 in REST's wording; an unknown tool is -32602", () =>
+    Effect.gen(function*() {
+      const t = yield* provision()
+      const accept = { accept: "application/json, text/event-stream" }
+      for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
+        const init = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: { ...initialize, params: { ...initialize.params, protocolVersion: version } } })
+        const headers = bearer(t.key, { ...accept, "mcp-session-id": init.headers.get("mcp-session-id")!, "mcp-protocol-version": version })
+        const rpc = (id: number, name: string, args: object) =>
+          Effect.map(call("POST", "/mcp", { headers, body: { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } } }), (res) => {
+            assert.strictEqual(res.status, 200, res.text)
+            return JSON.parse(/data: (.*)/.exec(res.text)?.[1] ?? res.text)
+          })
+        const bad = yield* rpc(2, "analyze_brand_url", { customerId: t.id, url: 7 })
+        if (version === "2025-11-25") {
+          assert.isTrue(bad.result.isError, version)
+          assert.strictEqual(bad.result.structuredContent.error, "Invalid arguments.url: must be a string")
+        } else {
+          assert.strictEqual(bad.error.code, -32602, version)
+          assert.strictEqual(bad.error.message, "Invalid arguments.url: must be a string")
+          assert.deepStrictEqual(bad.error.data.details, [{ path: "arguments.url", message: "must be a string" }])
+        }
+        const unknown = yield* rpc(3, "nope", { customerId: t.id })
+        assert.strictEqual(unknown.error.code, -32602, version)
+        assert.strictEqual(unknown.error.message, "Unknown tool: nope")
+        // Another customer's id stays a tool error on every revision.
+        const foreign = yield* rpc(4, "query_ga4", { customerId: "cus_other" })
+        assert.isTrue(foreign.result.isError, version)
       }
     }))
 
@@ -326,44 +362,106 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
     }), { timeout: 90_000 })
 })
 
+/** The first bytes of a response's body, as text; the rest is not read. */
+const firstBytes = (res: Response) =>
+  Effect.promise(async () => {
+    const reader = res.body!.getReader()
+    const text = new TextDecoder().decode((await reader.read()).value)
+    void reader.cancel()
+    return text
+  })
+
 layer(testApp({ mcpSessionIdleMs: 1000, mcpMaxSessionsPerCustomer: 2 }), { timeout: 60_000 })("MCP idle sessions and the session cap", (it) => {
-  it.effect("a customer holds at most MCP_MAX_SESSIONS_PER_CUSTOMER open sessions over both transports", () =>
+  const accept = { accept: "application/json, text/event-stream" }
+
+  it.effect("every event stream opens at once with a comment, long before its first keep-alive (15 s here)", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const t = yield* provision()
+      const sse = yield* rawSse(url, t.key)
+      assert.isTrue(sse.first.startsWith(": open\n\nevent: endpoint\n"), sse.first)
+      // The standing stream of a Streamable HTTP session.
+      const init = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      const abort = new AbortController()
+      const standing = yield* Effect.acquireRelease(
+        Effect.promise(() => fetch(`${url}/mcp`, { headers: bearer(t.key, { accept: "text/event-stream", "mcp-session-id": init.headers.get("mcp-session-id")! }), signal: abort.signal })),
+        () => Effect.sync(() => abort.abort())
+      )
+      assert.strictEqual(standing.status, 200)
+      assert.strictEqual(standing.headers.get("content-type"), "text/event-stream")
+      assert.strictEqual(yield* firstBytes(standing), ": open\n\n")
+      // A chat answer's stream.
+      const chat = yield* Effect.promise(() =>
+        fetch(`${url}/api/chat/${t.id}`, { method: "POST", headers: bearer(t.key, { "content-type": "application/json" }), body: JSON.stringify({ message: "Hello" }) })
+      )
+      assert.strictEqual(chat.status, 200)
+      assert.isTrue((yield* firstBytes(chat)).startsWith(": open\n\n"))
+    }))
+
+  it.effect("at the cap the least recently used idle session makes room; only sessions all in use refuse a new one", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
       const t = yield* provision()
       const other = yield* provision()
-      const accept = { accept: "application/json, text/event-stream" }
       const first = yield* rawSse(url, t.key)
-      const http = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
-      assert.strictEqual(http.status, 200, http.text)
+      const older = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      assert.strictEqual(older.status, 200, older.text)
+      const olderId = older.headers.get("mcp-session-id")!
+      // At the cap (2): the abandoned Streamable HTTP session is closed for the new stream.
+      const second = yield* rawSse(url, t.key)
+      assert.strictEqual(second.res.status, 200)
+      const listTools = (session: string) =>
+        call("POST", "/mcp", { headers: bearer(t.key, { ...accept, "mcp-session-id": session }), body: { jsonrpc: "2.0", id: 2, method: "tools/list" } })
+      assertError(yield* listTools(olderId), 404, "E_NOT_FOUND")
+      // Two open streams: nothing is idle, so the next session is a limit.
       const full = yield* call("GET", `/mcp/sse?token=${t.key}`)
       assertError(full, 429, "E_RATE_LIMITED", "Rate limit exceeded")
       assert.isAtLeast(Number(full.headers.get("retry-after")), 1)
       assertError(yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize }), 429, "E_RATE_LIMITED")
-      // Another customer is not affected; closing a session frees its place.
+      // Another customer is not affected; closing a stream frees its place.
       assert.strictEqual((yield* call("POST", "/mcp", { headers: bearer(other.key, accept), body: initialize })).status, 200)
       first.abort.abort()
       yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
-      const again = yield* rawSse(url, t.key)
-      assert.strictEqual(again.res.status, 200)
-      const ended = yield* call("DELETE", "/mcp", { headers: bearer(t.key, { "mcp-session-id": http.headers.get("mcp-session-id")! }) })
+      const a = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      assert.strictEqual(a.status, 200)
+      // Of two idle sessions, the one used last stays.
+      second.abort.abort()
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 200)))
+      const b = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      const bId = b.headers.get("mcp-session-id")!
+      assert.strictEqual((yield* listTools(a.headers.get("mcp-session-id")!)).status, 200)
+      const c = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
+      assert.strictEqual(c.status, 200)
+      assertError(yield* listTools(bId), 404, "E_NOT_FOUND")
+      assert.strictEqual((yield* listTools(a.headers.get("mcp-session-id")!)).status, 200)
+      const ended = yield* call("DELETE", "/mcp", { headers: bearer(t.key, { "mcp-session-id": c.headers.get("mcp-session-id")! }) })
       assert.strictEqual(ended.status, 200)
-      assert.strictEqual((yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })).status, 200)
     }))
 
-
-  it.effect("a Streamable HTTP session left idle is closed; a used one lives on", () =>
+  it.effect("a Streamable HTTP session left idle is closed; a used one, and one with an open stream, live on", () =>
     Effect.gen(function*() {
+      const { url } = yield* TestServer
       const t = yield* provision()
-      const accept = { accept: "application/json, text/event-stream" }
       const open = () => Effect.map(call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize }), (res) => res.headers.get("mcp-session-id")!)
       const ping = (session: string) => call("POST", "/mcp", { headers: bearer(t.key, { ...accept, "mcp-session-id": session }), body: { jsonrpc: "2.0", method: "notifications/initialized" } })
       const idle = yield* open()
       const busy = yield* open()
+      const listening = yield* open()
+      const abort = new AbortController()
+      const stream = yield* Effect.acquireRelease(
+        Effect.promise(() => fetch(`${url}/mcp`, { headers: bearer(t.key, { accept: "text/event-stream", "mcp-session-id": listening }), signal: abort.signal })),
+        () => Effect.sync(() => abort.abort())
+      )
+      assert.strictEqual(stream.status, 200)
       for (let i = 0; i < 6; i++) {
         yield* Effect.promise(() => new Promise((r) => setTimeout(r, 300)))
         assert.strictEqual((yield* ping(busy)).status, 202)
       }
       assertError(yield* ping(idle), 404, "E_NOT_FOUND")
+      assert.strictEqual((yield* ping(listening)).status, 202)
+      // Its client gone, the listening session is idle too and goes.
+      abort.abort()
+      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 2000)))
+      assertError(yield* ping(listening), 404, "E_NOT_FOUND")
     }))
 })

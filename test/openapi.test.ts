@@ -87,6 +87,31 @@ layer(testApp({ baseUrl }), { timeout: 60_000, excludeTestServices: true })("Ope
       assert.strictEqual(new Set(operationIds).size, operationIds.length, "operationIds are unique")
     }))
 
+  it.effect("lists the routes outside the Api: the orchestrator with its signature header, and the MCP transports with what they answer", () =>
+    Effect.gen(function*() {
+      const doc = (yield* call("GET", "/openapi.json")).json
+      for (const method of ["get", "put", "post"]) {
+        const operation = doc.paths["/api/orchestrator"][method]
+        const signature = operation.parameters.find((p: any) => p.name === "X-Orchestrator-Signature")
+        assert.strictEqual(signature?.in, "header", method)
+        assert.isTrue(signature.required)
+        assert.include(operation.responses["401"].description, "E_SIGNATURE_INVALID")
+        assert.isUndefined(operation.responses["401"].headers["WWW-Authenticate"], "no Bearer challenge: the signature authenticates")
+      }
+      assert.deepStrictEqual(doc.paths["/api/orchestrator"].post.requestBody.content["application/json"].schema.required, ["workflow", "customerId"])
+      const mcp = doc.paths["/mcp"]
+      assert.hasAllKeys(mcp, ["get", "post", "delete"])
+      assert.hasAllKeys(mcp.post.responses["200"].content, ["application/json", "text/event-stream"])
+      assert.isDefined(mcp.post.responses["401"].headers["WWW-Authenticate"])
+      assert.include(mcp.get.responses["404"].description, "E_NOT_FOUND")
+      assert.hasAllKeys(doc.paths["/mcp/sse"].get.responses["200"].content, ["text/event-stream"])
+      const message = doc.paths["/mcp/message"].post
+      assert.hasAllKeys(message.responses["202"].content, ["text/plain"])
+      assert.include(message.responses["400"].description, "E_SESSION_NOT_FOUND")
+      assert.isTrue(message.parameters.find((p: any) => p.name === "sessionId").required)
+      assert.isUndefined(message.parameters.find((p: any) => p.name === "Idempotency-Key"))
+    }))
+
   it.effect("every 4xx and 5xx response is the Error schema (or extends it)", () =>
     Effect.gen(function*() {
       const doc = (yield* call("GET", "/openapi.json")).json

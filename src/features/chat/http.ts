@@ -6,6 +6,7 @@ import { CurrentPrincipal } from "../../api/Security.ts"
 import { AppConfig } from "../../Config.ts"
 import { sseFrame } from "../../domain/Chat.ts"
 import { leanGroup } from "../../platform/http/LeanGroup.ts"
+import { openingComment } from "../../platform/http/Sse.ts"
 import { ChatAgent } from "./Chat.ts"
 
 const keepAliveFrame = ": keep-alive\n\n"
@@ -19,7 +20,7 @@ export const ChatHandlers = leanGroup(Effect.gen(function*() {
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const started = yield* agent.send(principal, payload)
-          const frames = Stream.make(sseFrame({ event: "thread", data: { threadId: started.threadId } })).pipe(
+          const frames = Stream.make(openingComment, sseFrame({ event: "thread", data: { threadId: started.threadId } })).pipe(
             Stream.concat(Stream.map(started.events, sseFrame))
           )
           // Keep-alive comments while the agent works; the stream ends with the events.

@@ -1,9 +1,9 @@
 import { allToolDescriptors, type ToolDescriptor } from "../../platform/tools/ToolRunner.ts"
 import { toolDefinitions } from "../../api/tools/definitions.ts"
 import { openApiDocument } from "../../platform/http/OpenApiDocument.ts"
-import { protocolVersions } from "../mcp/McpServer.ts"
+import { protocolVersions, streamableVersions } from "../mcp/McpServer.ts"
 
-export { protocolVersions }
+export { protocolVersions, streamableVersions }
 
 /**
  * Every discovery document, built from the tool registry and the HttpApi
@@ -67,7 +67,7 @@ export const serverCard = (baseUrl: string) => ({
     {
       type: "streamable-http",
       url: `${baseUrl}${paths.streamable}`,
-      supportedProtocolVersions: [...protocolVersions],
+      supportedProtocolVersions: [...streamableVersions],
       headers: [{ name: "Authorization", description: "Bearer <API_KEY> (or ?token=<API_KEY>)", isRequired: true, isSecret: true }]
     }
   ],
@@ -93,7 +93,7 @@ export const agentCard = (baseUrl: string, runnable: ReadonlySet<string>) => ({
     message: `${baseUrl}${paths.message}`,
     streamableHttp: `${baseUrl}${paths.streamable}`,
     serverCard: `${baseUrl}${paths.serverCard}`,
-    protocolVersions: [...protocolVersions]
+    protocolVersions: [...streamableVersions]
   },
   authentication: { type: "apiKey" as const, description: authenticationText },
   tools: tools().map((tool) => ({ ...tool, available: runnable.has(tool.name) }))

@@ -1,4 +1,4 @@
-import { operations, paths, product, protocolVersions, registryTools as tools, authenticationText } from "./Documents.ts"
+import { operations, paths, product, streamableVersions, registryTools as tools, authenticationText } from "./Documents.ts"
 
 /**
  * The human and crawler documents: llms.txt, the home page as Markdown and
@@ -152,7 +152,7 @@ export const agentDescriptor = (baseUrl: string, runnable: ReadonlySet<string>) 
     llmsTxt: `${baseUrl}${paths.llms}`,
     status: `${baseUrl}${paths.status}`
   },
-  mcpProtocolVersions: [...protocolVersions],
+  mcpProtocolVersions: [...streamableVersions],
   tools: tools().map((tool) => ({ name: tool.name, description: tool.description, available: runnable.has(tool.name) })),
   operations: operations().map((op) => ({ method: op.method, path: op.path, summary: op.summary }))
 })

@@ -8,9 +8,11 @@ import { Forbidden, MalformedJson, RateLimited, NotFound, SessionNotFound, Valid
 import { statusCodes } from "../../domain/Errors.ts"
 import { defaultsFor } from "../../platform/http/ErrorResponses.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
+import { openedAtOnce, openingComment } from "../../platform/http/Sse.ts"
 import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { type Authenticated, credentialOf, makeGate, refuse } from "./Gate.ts"
-import { makeMcpServer, withinProtocolRange } from "./McpServer.ts"
+import { makeMcpServer, negotiatedVersion, protocolVersions, withinProtocolRange } from "./McpServer.ts"
+import { isModernRequest, makeModernHandler } from "./Modern.ts"
 import { SseSessionTransport } from "./SseTransport.ts"
 
 /** Paths of the MCP transports (also listed in src/platform/http/Routes.ts and the discovery documents). */
@@ -32,6 +34,8 @@ interface SseSession {
   readonly key: string
   readonly keyId: string
   readonly transport: SseSessionTransport
+  /** The revision its initialize settled on. */
+  version: string
 }
 
 interface HttpSession {
@@ -40,7 +44,12 @@ interface HttpSession {
   readonly keyId: string
   readonly transport: WebStandardStreamableHTTPServerTransport
   readonly server: Server
+  /** When a request or stream of it last began or ended. */
   lastSeen: number
+  /** Requests in flight and streams open: a busy session is never idle. */
+  busy: number
+  /** The revision its initialize settled on. */
+  version: string
 }
 
 const unsupportedMediaType = Effect.flatMap(currentRequest, ({ requestId }) => {
@@ -101,6 +110,7 @@ export const McpRoutes = HttpRouter.use((router) =>
     const runner = yield* ToolRunner
     const gate = yield* makeGate
     const context = yield* Effect.context<never>()
+    const modern = makeModernHandler(runner, context, config.mcpKeepAliveMs)
     const sseSessions = new Map<string, SseSession>()
     const httpSessions = new Map<string, HttpSession>()
     // Behind a proxy, a session id names the instance holding the session, so the proxy can route its requests there.
@@ -136,26 +146,45 @@ export const McpRoutes = HttpRouter.use((router) =>
       countOpen(session.customerId, -1)
       return session
     }
-    // A limit like any other (429 "Rate limit exceeded" with Retry-After); the cap is MCP_MAX_SESSIONS_PER_CUSTOMER.
-    const refuseWhenFull = (customerId: string) =>
-      (openByCustomer.get(customerId) ?? 0) >= config.mcpMaxSessionsPerCustomer
-        ? refuse(new RateLimited(), 429, { "retry-after": String(fullRetrySeconds) })
-        : Effect.void
+    const closeHttp = (id: string) => {
+      const session = dropHttp(id)
+      if (session !== undefined) void session.server.close()
+    }
+    /**
+     * At the cap, the customer's least recently used idle session (no request
+     * in flight, no open stream) is closed to make room: clients often leave
+     * without ending their session, and one that reconnects must not be
+     * refused for the sessions it abandoned. Only when every session is in
+     * use is the new one refused, as a limit like any other (429 "Rate limit
+     * exceeded" with Retry-After); the cap is MCP_MAX_SESSIONS_PER_CUSTOMER.
+     */
+    const makeRoom = (customerId: string) =>
+      Effect.suspend(() => {
+        if ((openByCustomer.get(customerId) ?? 0) < config.mcpMaxSessionsPerCustomer) return Effect.void
+        let oldest: [string, HttpSession] | undefined
+        for (const entry of httpSessions) {
+          const session = entry[1]
+          if (session.customerId === customerId && session.busy === 0 && (oldest === undefined || session.lastSeen < oldest[1].lastSeen)) {
+            oldest = entry
+          }
+        }
+        if (oldest === undefined) return refuse(new RateLimited(), 429, { "retry-after": String(fullRetrySeconds) })
+        closeHttp(oldest[0])
+        return Effect.void
+      })
 
-    // Streamable HTTP clients may leave without DELETE: idle sessions are closed.
+    // Streamable HTTP clients may leave without DELETE: sessions idle for MCP_SESSION_IDLE_MS are closed.
     const sweep = setInterval(() => {
       const cutoff = Date.now() - config.mcpSessionIdleMs
       for (const [id, session] of httpSessions) {
-        if (session.lastSeen < cutoff) {
-          dropHttp(id)
-          void session.server.close()
-        }
+        if (session.busy === 0 && session.lastSeen < cutoff) closeHttp(id)
       }
     }, Math.min(60_000, Math.max(250, Math.floor(config.mcpSessionIdleMs / 4))))
     sweep.unref()
     yield* Effect.addFinalizer(() =>
       Effect.promise(async () => {
         clearInterval(sweep)
+        await modern.close()
         const servers = [...httpSessions.values()].map((s) => s.server)
         for (const id of [...httpSessions.keys()]) dropHttp(id)
         // Ending the SSE streams lets their responses finish rather than hold a graceful shutdown open.
@@ -169,6 +198,7 @@ export const McpRoutes = HttpRouter.use((router) =>
       Stream.callback<string>((queue) =>
         Effect.acquireRelease(
           Effect.promise(async () => {
+            Queue.offerUnsafe(queue, openingComment)
             const sessionId = newSessionId()
             const transport = new SseSessionTransport(
               sessionId,
@@ -176,8 +206,15 @@ export const McpRoutes = HttpRouter.use((router) =>
               (frame) => void Queue.offerUnsafe(queue, frame),
               () => void Queue.endUnsafe(queue)
             )
-            const server = makeMcpServer(runner, auth.principal, context, () => sessionId)
-            addSse(sessionId, { customerId: auth.principal.customerId, key: auth.key, keyId: auth.principal.keyId, transport })
+            const session: SseSession = {
+              customerId: auth.principal.customerId,
+              key: auth.key,
+              keyId: auth.principal.keyId,
+              transport,
+              version: protocolVersions[protocolVersions.length - 1]
+            }
+            const server = makeMcpServer(runner, auth.principal, context, () => sessionId, () => session.version)
+            addSse(sessionId, session)
             // Each session's keep-alives start at a random offset, so thousands of sessions opened together do not write in one burst.
             let keepAlive: ReturnType<typeof setTimeout> = setTimeout(() => {
               keepAlive = setInterval(() => Queue.offerUnsafe(queue, ": keep-alive\n\n"), config.mcpKeepAliveMs).unref()
@@ -200,7 +237,7 @@ export const McpRoutes = HttpRouter.use((router) =>
         const auth = yield* gate.authenticate(credentialOf(request), false)
         yield* gate.countMcp(auth.principal.customerId, false)
         yield* gate.checkOrigin(request)
-        yield* refuseWhenFull(auth.principal.customerId)
+        yield* makeRoom(auth.principal.customerId)
         return HttpServerResponse.stream(sseStream(auth), {
           contentType: "text/event-stream",
           headers: { "cache-control": "no-cache, no-transform", "x-accel-buffering": "no" }
@@ -224,6 +261,7 @@ export const McpRoutes = HttpRouter.use((router) =>
         yield* gate.countMcp(owner.principal.customerId, true)
         yield* gate.checkOrigin(request)
         const body = yield* readJson(request)
+        session.version = negotiatedVersion(body) ?? session.version
         if (!session.transport.receive(withinProtocolRange(body))) {
           return yield* refuse(new ValidationError({ error: "Invalid body: not a JSON-RPC 2.0 message" }), 400)
         }
@@ -239,6 +277,23 @@ export const McpRoutes = HttpRouter.use((router) =>
         // The failure order of docs/api-rules.md: 429 and 401 before the 403 of a refused Origin.
         yield* gate.checkOrigin(request)
         const body = isPost ? withinProtocolRange(yield* readJson(request)) : undefined
+        if (isPost && (yield* Effect.promise(() => isModernRequest(request.headers, body)))) {
+          // Stateless: no session, so no cap and nothing to reclaim; the answer is the revision's own (errors included).
+          let refused: { readonly status: number; readonly body: unknown; readonly headers: Record<string, string> } | undefined
+          const answer = yield* HttpEffect.fromWebHandler(async (web) => {
+            const answer = await modern.serve(web, body, auth.principal)
+            if (answer.status >= 400) {
+              const headers: Record<string, string> = {}
+              answer.headers.forEach((value, name) => {
+                if (name !== "content-type" && name !== "content-length") headers[name] = value
+              })
+              refused = { status: answer.status, body: await answer.clone().json().catch(() => undefined), headers }
+            }
+            return openedAtOnce(answer)
+          })
+          // A refusal is answered as a JSON body the error middleware can read (and so leaves as the JSON-RPC error it is).
+          return refused?.body === undefined ? answer : HttpServerResponse.jsonUnsafe(refused.body, { status: refused.status, headers: refused.headers })
+        }
         const sessionId = request.headers["mcp-session-id"]
         let session: HttpSession | undefined
         if (sessionId !== undefined) {
@@ -248,20 +303,33 @@ export const McpRoutes = HttpRouter.use((router) =>
             return yield* refuse(new NotFound({ error: "Session not found — send initialize to /mcp for a new session" }), 404)
           }
           if (session.keyId !== auth.principal.keyId) return yield* notTheSessionsKey()
-          session.lastSeen = Date.now()
         } else if (!isPost) {
           return yield* refuse(new ValidationError({ error: "Invalid header.mcp-session-id: required" }), 400)
         } else {
-          yield* refuseWhenFull(customerId)
-          session = newHttpSession(auth)
+          yield* makeRoom(customerId)
+          session = newHttpSession(auth, negotiatedVersion(body) ?? protocolVersions[0])
         }
-        const transport = session.transport
+        const { transport } = session
+        const tracked = session
         let refusal: SdkRefusal | undefined
+        tracked.busy++
+        tracked.lastSeen = Date.now()
+        let done = false
+        const settled = () => {
+          if (done) return
+          done = true
+          tracked.busy--
+          tracked.lastSeen = Date.now()
+        }
         const response = yield* HttpEffect.fromWebHandler(async (web) => {
-          const answer = await transport.handleRequest(web, { parsedBody: body })
+          const answer = await transport.handleRequest(web, { parsedBody: body }).catch((error: unknown) => {
+            settled()
+            throw error
+          })
           refusal = await sdkRefusal(answer)
-          return answer
-        })
+          // A stream (the standing GET stream, or a POST answered as events) keeps the session busy until it ends.
+          return openedAtOnce(answer, settled)
+        }).pipe(Effect.onInterrupt(() => Effect.sync(settled)))
         if (sessionId === undefined && transport.sessionId === undefined) {
           // Not an initialize request: the SDK refused it and no session began.
           yield* Effect.promise(() => session.server.close())
@@ -270,20 +338,22 @@ export const McpRoutes = HttpRouter.use((router) =>
         return response
       }).pipe(Effect.catch((error) => HttpServerResponse.isHttpServerResponse(error) ? Effect.succeed(error) : Effect.die(error)))
 
-    const newHttpSession = (auth: Authenticated): HttpSession => {
+    const newHttpSession = (auth: Authenticated, version: string): HttpSession => {
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: newSessionId,
         keepAliveMs: config.mcpKeepAliveMs,
         onsessioninitialized: (id) => addHttp(id, session),
         onsessionclosed: (id) => void dropHttp(id)
       })
-      const server: Server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId)
+      const server: Server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId, () => session.version)
       const session: HttpSession = {
         customerId: auth.principal.customerId,
         keyId: auth.principal.keyId,
         transport,
         server,
-        lastSeen: Date.now()
+        lastSeen: Date.now(),
+        busy: 0,
+        version
       }
       transport.onclose = () => {
         if (transport.sessionId !== undefined) dropHttp(transport.sessionId)

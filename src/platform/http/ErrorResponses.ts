@@ -4,7 +4,7 @@ import type { HttpServerResponse as Response } from "effect/http/HttpServerRespo
 import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
 import { isSqlError } from "effect/sql/SqlError"
 import { statusCodes } from "../../domain/Errors.ts"
-import { describeIssues } from "./ValidationMessages.ts"
+import { describeIssues, invalidText } from "./ValidationMessages.ts"
 
 export interface ErrorBody {
   readonly error: string
@@ -65,9 +65,8 @@ const validationBody = (error: HttpApiSchemaError, requestId: string, repeated: 
       ? "is repeated: give it once"
       : issue.message
   }))
-  const head = details[0]
   return {
-    error: head === undefined ? "Invalid request" : `Invalid ${head.path}: ${head.message}`,
+    error: invalidText(details),
     code: "E_VALIDATION",
     requestId,
     details
@@ -202,6 +201,8 @@ export const normalizeErrorResponse = (response: Response, requestId: string): R
   const json = readJsonBody(response) as Record<string, unknown> | undefined
   const [defaultCode, defaultError] = defaultsFor(response.status)
   if (json !== undefined && json.requestId === requestId && !("_tag" in json)) return response
+  // The stateless MCP revision answers its refusals as JSON-RPC errors with an HTTP status; its clients read them so.
+  if (json !== undefined && json.jsonrpc === "2.0" && typeof json.error === "object") return response
   // Keep whatever else the error carries (a readiness body keeps its status).
   const { _tag: _, ...rest } = json ?? {}
   const body: Record<string, unknown> = {

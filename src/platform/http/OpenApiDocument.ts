@@ -1,6 +1,7 @@
 import { Schema, SchemaAST } from "effect"
 import { HttpApi, OpenApi } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
+import { routerPaths, routerSchemas, routerSecuritySchemes, routerTags } from "../../api/RouterPaths.ts"
 import { CustomerIdParam, IdempotencyKey, idempotencyKeyDescription } from "../../api/Shared.ts"
 import { PathId } from "../../domain/Text.ts"
 import { MalformedJson, statusCodes, ValidationError } from "../../domain/Errors.ts"
@@ -277,6 +278,7 @@ export const openApiDocument = (baseUrl: string): Json => {
     }
   }
   describeSuccesses(spec)
+  addRouterPaths(spec)
   spec.webhooks = webhooksSection(spec)
   const event = spec.components.schemas.Event
   if (event?.properties?.type !== undefined) {
@@ -286,6 +288,27 @@ export const openApiDocument = (baseUrl: string): Json => {
   spec.info.description = `${spec.info.description ?? ""}\n\nReadable reference: [${baseUrl}/docs](${baseUrl}/docs).`
   pruneUnusedSchemas(spec)
   return spec
+}
+
+/** The routes outside the HttpApi (orchestrator, MCP transports), with the headers every answer carries and their 500. */
+const addRouterPaths = (spec: Json) => {
+  const paths = routerPaths()
+  for (const item of Object.values<Json>(paths)) {
+    for (const [method, operation] of Object.entries<Json>(item)) {
+      operation.responses["500"] ??= { description: "Error: E_INTERNAL", content: errorContent() }
+      for (const [status, response] of Object.entries<Json>(operation.responses)) {
+        const headers = headersOf(method, operation, status)
+        // No Idempotency-Key here: these POSTs are never replayed.
+        delete headers["Idempotent-Replayed"]
+        response.headers = { ...response.headers, ...headers }
+      }
+      operation.responses = sortedByStatus(operation.responses)
+    }
+  }
+  spec.paths = { ...spec.paths, ...paths }
+  spec.components.schemas = { ...spec.components.schemas, ...routerSchemas }
+  spec.components.securitySchemes = { ...spec.components.securitySchemes, ...routerSecuritySchemes }
+  spec.tags = [...(spec.tags ?? []), ...routerTags]
 }
 
 /**

@@ -145,3 +145,13 @@ export const describeIssues = (root: SchemaIssue.Issue): Array<{ readonly path: 
   walk(root, [], undefined)
   return out
 }
+
+/** The details of a failed decode with each path under `root` ("body", "query", "arguments"): `body.url`. */
+export const detailsUnder = (root: string, issue: SchemaIssue.Issue): Array<Detail> =>
+  describeIssues(issue).map((found) => ({ path: [root, ...found.path.map(String)].join("."), message: found.message }))
+
+/** The one-line text of a validation failure, naming its first field: "Invalid body.url: is required". */
+export const invalidText = (details: ReadonlyArray<Detail>): string => {
+  const head = details[0]
+  return head === undefined ? "Invalid request" : `Invalid ${head.path}: ${head.message}`
+}

@@ -23,6 +23,8 @@ export interface ToolOutput {
 export class ToolFailure extends Data.TaggedError("ToolFailure")<{
   readonly code: string
   readonly message: string
+  /** Arguments that failed their schema, one per field, worded as REST's validation details. */
+  readonly details?: ReadonlyArray<{ readonly path: string; readonly message: string }>
 }> {}
 
 /**

@@ -3,6 +3,7 @@ import { toolDefinitions } from "../../api/tools/definitions.ts"
 import type { AnyToolDefinition, ToolAnnotations } from "../../api/tools/Tool.ts"
 import { roleAllows } from "../../domain/Identity.ts"
 import { databaseOutage, defaultsFor } from "../http/ErrorResponses.ts"
+import { detailsUnder, invalidText } from "../http/ValidationMessages.ts"
 import {
   isDomainFailure,
   type RunnableTool,
@@ -48,17 +49,12 @@ let described: ReadonlyArray<ToolDescriptor> | undefined
 /** All twelve tools, described once: the list every discovery document shows. */
 export const allToolDescriptors = (): ReadonlyArray<ToolDescriptor> => (described ??= toolDefinitions.map(describeTool))
 
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 const strict = { onExcessProperty: "error", errors: "all" } as const
 
-/** "Invalid arguments: topic: Expected ...; type: ..." naming every offending argument. */
-const describeDecodeFailure = (issue: SchemaIssue.Issue): string => {
-  const issues = formatIssues(issue).issues
-  const parts = issues.map((i) => {
-    const path = (i.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join(".")
-    return path.length > 0 ? `${path}: ${i.message}` : i.message
-  })
-  return `Invalid arguments: ${parts.join("; ")}`
+/** Arguments that fail their schema, in REST's wording: "Invalid arguments.url: is required" with every field in `details`. */
+const invalidArguments = (issue: SchemaIssue.Issue): ToolFailure => {
+  const details = detailsUnder("arguments", issue)
+  return new ToolFailure({ code: "E_VALIDATION", message: invalidText(details), details })
 }
 
 /** The services a set of tools calls: the union of each one's. */
@@ -112,7 +108,7 @@ export const makeRunner = <const Tools extends ReadonlyArray<AnyToolImplementati
           )
         }
         const input = yield* entry.decode(args ?? {}).pipe(
-          Effect.mapError((error) => new ToolFailure({ code: "E_VALIDATION", message: describeDecodeFailure(error.issue) }))
+          Effect.mapError((error) => invalidArguments(error.issue))
         )
         const customerId = input.customerId.toLowerCase()
         if (customerId !== context.principal.customerId) {
