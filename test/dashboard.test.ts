@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { assertError, bearer, invite, provision, randomIp } from "./support/processes.ts"
 import { signUp } from "./support/signup.ts"
+import { startReceiver, waitFor } from "./support/webhook-receiver.ts"
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
 const formHeaders = (cookie: string, extra: Record<string, string> = {}) => ({
@@ -228,6 +229,40 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.include(page, "<td>content.created</td>")
     }))
 
+  it.effect("a disabled subscription is recovered from the webhooks section: the events it missed arrive", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const { customerId, apiKey } = yield* signUp("dash-recover@example.com")
+      const receiver = yield* startReceiver
+      const hook = yield* call("POST", `/api/hooks/${customerId}`, { headers: bearer(apiKey), body: { url: receiver.url, events: ["content.created"] } })
+      receiver.state.secret = hook.json.secret
+      yield* sql`UPDATE webhooks SET disabled_at = now(), disabled_reason = 'gone' WHERE id = ${hook.json.id}`
+      const missed = yield* createPiece(customerId, apiKey, "Missed while disabled")
+      const cookie = yield* signIn(apiKey)
+      const page = (yield* call("GET", "/dashboard", { headers: { cookie } })).text
+      const action = `/dashboard/webhooks/${hook.json.id}/recover`
+      assert.include(page, `action="${action}"`)
+      assert.include(page, "Enable and resend missed events")
+      const since = /name="since" required value="([^"]+)"/.exec(page)![1]
+      assert.match(since, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/)
+      const refused = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since }), raw: true })
+      assert.strictEqual(refused.status, 403, "the CSRF token is needed")
+      const bad = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since: "soon", _csrf: csrfOf(page) }), raw: true })
+      assert.strictEqual(bad.status, 400)
+      const future = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since: "2999-01-01T00:00", _csrf: csrfOf(page) }), raw: true })
+      assert.strictEqual(future.status, 400)
+      assert.include(future.text, "must not be in the future")
+
+      const res = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since, _csrf: csrfOf(page) }), raw: true })
+      assert.strictEqual(res.status, 200, res.text)
+      assert.include(res.text, "1 missed event is on its way")
+      yield* waitFor(receiver.state.received, (r) => r.length >= 1)
+      assert.strictEqual(receiver.state.received[0].json.data.id, missed)
+      assert.isTrue(receiver.state.received[0].verified)
+      const hooks = yield* call("GET", `/api/hooks/${customerId}`, { headers: bearer(apiKey) })
+      assert.isNull(hooks.json.hooks[0].disabledAt)
+    }))
+
   it.effect("hostile form input answers 4xx HTML pages, never a 5xx", () =>
     Effect.gen(function*() {
       const { apiKey } = yield* signUp("dash-hostile@example.com")
@@ -251,7 +286,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         ["/dashboard/workflows/lead-magnet/toggle", { enabled: "\u0000" }, 400],
         ["/dashboard/workflows/lead-magnet/toggle", {}, 400],
         ["/dashboard/social/connect", { platform: "\u0000" }, 400],
-        ["/dashboard/social/connect", { platform: "x".repeat(5000) }, 400]
+        ["/dashboard/social/connect", { platform: "x".repeat(5000) }, 400],
+        ["/dashboard/webhooks/%00/recover", { since: "2026-01-01T00:00" }, 404],
+        ["/dashboard/webhooks/wh_nothing/recover", { since: new Date().toISOString().slice(0, 16) }, 404],
+        ["/dashboard/webhooks/wh_nothing/recover", { since: "\u0000" }, 400],
+        ["/dashboard/webhooks/wh_nothing/recover", { since: "2026-01-01T00:00+01:00" }, 400]
       ]
       for (const [path, fields, status] of cases) {
         const res = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ ...fields, _csrf: csrf }), raw: true })
