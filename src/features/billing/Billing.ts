@@ -129,7 +129,9 @@ export class Billing extends Context.Service<Billing, {
     /**
      * Completes a session under its row lock: the customer is created
      * (onboarding, plan pro, trial 30 days), its key sealed until the one GET
-     * that shows it. A completed session only gains provider ids it lacked.
+     * that shows it. A completed session is done: completing it again changes
+     * nothing, provider ids included (a later completion naming other ids
+     * must not tie them to this customer, or their events would act on it).
      * The address is checked again here, under a lock per address: two
      * sessions opened for one address before either completed yield one
      * customer; the later completion fails with Conflict and its session stays open.
@@ -138,10 +140,7 @@ export class Billing extends Context.Service<Billing, {
       inTransaction(Effect.gen(function*() {
         const row = yield* findRow(checkoutId, true)
         if (row === undefined) return undefined
-        if (row.status === "completed") {
-          yield* recordProviderIds(row.customerId, ids)
-          return row
-        }
+        if (row.status === "completed") return row
         const now = new Date()
         const { apiKey } = yield* customers.provisionUnique({
           id: row.customerId,
@@ -226,9 +225,12 @@ export class Billing extends Context.Service<Billing, {
         if (event.type === "checkout.session.completed") {
           const reference = checkoutReference(object) ?? providerSessionId(object)
           if (reference === undefined) return undefined
-          const found = yield* findRow(reference, false)
+          const found = yield* findRow(reference, true)
           if (found === undefined) return undefined
-          if (found.providerSessionId === null && providerSessionId(object)?.startsWith("cs_") === true && found.provider === "stripe") {
+          if (
+            found.status === "open" && found.providerSessionId === null && found.provider === "stripe" &&
+            providerSessionId(object)?.startsWith("cs_") === true
+          ) {
             yield* sql`UPDATE checkout_sessions SET provider_session_id = ${providerSessionId(object)!} WHERE id = ${found.id}`
           }
           const ids = providerIds(object)
