@@ -263,6 +263,65 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.isNull(hooks.json.hooks[0].disabledAt)
     }))
 
+  it.effect("every change made in the dashboard is recorded with the signed-in owner or member as its actor", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const owner = yield* signUp("dash-actors@example.com")
+      const { customerId, apiKey } = owner
+      const admin = yield* invite({ ...owner, email: "", mcpEndpoint: "" }, "admin")
+      const editor = yield* invite({ ...owner, email: "", mcpEndpoint: "" }, "editor")
+      const toReject = yield* createPiece(customerId, apiKey, "Rejected in the dashboard")
+      const toApprove = yield* createPiece(customerId, apiKey, "Approved in the dashboard")
+      const receiver = yield* startReceiver
+      const hook = yield* call("POST", `/api/hooks/${customerId}`, { headers: bearer(apiKey), body: { url: receiver.url, events: ["team.invited"] } })
+      yield* sql`UPDATE webhooks SET disabled_at = now(), disabled_reason = 'gone' WHERE id = ${hook.json.id}`
+
+      /** Signs in with `key` and posts each form as that session, each answered 2xx or 303. */
+      const asSignedIn = (key: string, posts: ReadonlyArray<readonly [string, Record<string, string>]>) =>
+        Effect.gen(function*() {
+          const cookie = yield* signIn(key)
+          const csrf = csrfOf((yield* call("GET", "/dashboard", { headers: { cookie } })).text)
+          for (const [path, fields] of posts) {
+            const res = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ ...fields, _csrf: csrf }), raw: true })
+            assert.include([200, 303], res.status, `${path}: ${res.status} ${res.text.slice(0, 300)}`)
+          }
+        })
+      yield* asSignedIn(apiKey, [
+        [`/dashboard/content/${toReject}/review`, { action: "reject", note: "Off brand" }],
+        ["/dashboard/settings/autonomy", { globalDefault: "3" }],
+        ["/dashboard/settings/budget", { daily: "10", weekly: "", monthly: "" }],
+        ["/dashboard/team/invite", { email: "from.dashboard@example.com", role: "viewer" }]
+      ])
+      yield* asSignedIn(admin.apiKey, [
+        ["/dashboard/workflows/lead-magnet/toggle", { enabled: "true" }],
+        [`/dashboard/webhooks/${hook.json.id}/recover`, { since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) }]
+      ])
+      yield* asSignedIn(editor.apiKey, [[`/dashboard/content/${toApprove}/review`, { action: "approve" }]])
+
+      const log = (yield* call("GET", `/api/events/${customerId}?limit=200`, { headers: bearer(apiKey) })).json.events as Array<any>
+      const actorOf = (type: string) => {
+        const found = log.filter((e) => e.type === type)
+        assert.strictEqual(found.length, 1, `${type}: ${JSON.stringify(found)}`)
+        return found[0].actor
+      }
+      const ownerActor = { type: "owner", id: customerId }
+      assert.deepStrictEqual(actorOf("content.rejected"), ownerActor)
+      assert.deepStrictEqual(actorOf("settings.autonomy_updated"), ownerActor)
+      assert.deepStrictEqual(actorOf("settings.budget_updated"), ownerActor)
+      const invited = log.filter((e) => e.type === "team.invited")
+      assert.deepStrictEqual(invited.find((e) => e.data.email === "from.dashboard@example.com")?.actor, ownerActor)
+      const adminActor = { type: "member", id: admin.memberId }
+      assert.deepStrictEqual(actorOf("workflow.updated"), adminActor)
+      assert.deepStrictEqual(actorOf("webhook.enabled"), adminActor)
+      assert.deepStrictEqual(actorOf("webhook.recovered"), adminActor)
+      assert.deepStrictEqual(actorOf("content.approved"), { type: "member", id: editor.memberId })
+      // The same shape as a change made through the API with a key.
+      const viaApi = yield* call("PUT", `/api/settings/${customerId}/autonomy`, { headers: bearer(admin.apiKey), body: { globalDefault: 2 } })
+      assert.strictEqual(viaApi.status, 200, viaApi.text)
+      const latest = (yield* call("GET", `/api/events/${customerId}?limit=1`, { headers: bearer(apiKey) })).json.events[0]
+      assert.deepStrictEqual([latest.type, latest.actor], ["settings.autonomy_updated", adminActor])
+    }))
+
   it.effect("hostile form input answers 4xx HTML pages, never a 5xx", () =>
     Effect.gen(function*() {
       const { apiKey } = yield* signUp("dash-hostile@example.com")
