@@ -17,6 +17,7 @@ import { generateSecret } from "../../domain/WebhookSignature.ts"
 import { Cursors } from "../../platform/Cursor.ts"
 import { Events } from "../../platform/Events.ts"
 import { checkTarget } from "../../platform/OutboundGuard.ts"
+import { Customers } from "../customers/Customers.ts"
 
 interface WebhookRow {
   readonly id: string
@@ -120,6 +121,7 @@ export class Webhooks extends Context.Service<Webhooks, {
     const events = yield* Events
     const config = yield* AppConfig
     const cursors = yield* Cursors
+    const customers = yield* Customers
 
     const create = Effect.fn("Webhooks.create")(function*(customerId: string, input: WebhookCreate) {
       yield* checkTarget(input.url, config.allowPrivateTargets).pipe(
@@ -134,7 +136,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       const secret = generateSecret()
       const created = yield* Effect.gen(function*() {
         // The customer row lock serialises concurrent creations, so the count holds.
-        yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
+        yield* customers.lock(customerId)
         const [{ count }] = yield* sql<{ count: number }>`
           SELECT count(*)::int AS count FROM webhooks WHERE customer_id = ${customerId} AND deleted_at IS NULL`
         if (count >= maxWebhooksPerCustomer) return undefined
