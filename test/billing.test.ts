@@ -18,6 +18,13 @@ const statusEvents = (customerId: string) =>
       AND type = 'customer.status_changed' ORDER BY id`
   })
 
+const providerIdsOf = (customerId: string) =>
+  Effect.gen(function*() {
+    const { sql } = yield* TestServer
+    return yield* sql<{ providerCustomerId: string | null; providerSubscriptionId: string | null }>`
+      SELECT provider_customer_id, provider_subscription_id FROM customer_billing WHERE customer_id = ${customerId}`
+  })
+
 layer(testApp({
   trustProxy: true,
   paymentWebhookSecret: Option.some(Redacted.make(webhookSecret)),
@@ -294,11 +301,42 @@ layer(testApp({
       assert.strictEqual(keys[0].n, 1)
       assertError(yield* call("GET", `/api/session/${sessionId}`, { headers: { "x-forwarded-for": ip } }), 410, "E_KEY_ALREADY_RETRIEVED")
 
+      // A third completion of the session naming other provider ids changes nothing either: those ids are
+      // not recorded, so events naming them never reach this customer.
+      const third = yield* postEvent(event("checkout.session.completed", { ...session, customer: "cus_other", subscription: "sub_other" }))
+      assert.deepStrictEqual([third.status, third.json], [200, { received: true }])
+      assert.deepStrictEqual(yield* providerIdsOf(customerId), [{ providerCustomerId: "cus_wh", providerSubscriptionId: "sub_wh" }])
+      yield* postEvent(event("customer.subscription.deleted", { id: "sub_other", customer: "cus_other", metadata: {} }))
+      yield* postEvent(event("invoice.payment_failed", { id: "in_o", customer: "cus_other", parent: { subscription_details: { subscription: "sub_other", metadata: {} } } }))
+      assert.strictEqual(yield* statusOf(customerId), "onboarding")
+      assert.deepStrictEqual((yield* statusEvents(customerId)).map((e) => e.data.to), ["onboarding"])
+
       // Events without metadata find the customer by the ids recorded at completion.
       yield* postEvent(event("invoice.payment_failed", { id: "in_x", customer: "cus_wh", parent: { subscription_details: { subscription: "sub_wh", metadata: {} } } }))
       assert.strictEqual(yield* statusOf(customerId), "suspended")
       yield* postEvent(event("customer.subscription.deleted", { id: "sub_wh", customer: "cus_wh", metadata: {} }))
       assert.strictEqual(yield* statusOf(customerId), "cancelled")
+    }))
+
+  it.effect("a session completed on the hosted page is done: a later completion event records no provider ids", () =>
+    Effect.gen(function*() {
+      const { customerId, sessionId } = yield* signUp("completed-locally@example.com")
+      const late = yield* postEvent(event("checkout.session.completed", {
+        id: "cs_test_late",
+        object: "checkout.session",
+        client_reference_id: sessionId,
+        customer: "cus_late",
+        subscription: "sub_late",
+        status: "complete",
+        metadata: {}
+      }))
+      assert.strictEqual(late.status, 200, late.text)
+      assert.deepStrictEqual(yield* providerIdsOf(customerId), [{ providerCustomerId: null, providerSubscriptionId: null }])
+      yield* postEvent(event("customer.subscription.deleted", { id: "sub_late", customer: "cus_late", metadata: {} }))
+      assert.strictEqual(yield* statusOf(customerId), "onboarding")
+      const { sql } = yield* TestServer
+      const row = yield* sql<{ providerSessionId: string | null }>`SELECT provider_session_id FROM checkout_sessions WHERE id = ${sessionId}`
+      assert.isNull(row[0].providerSessionId)
     }))
 
   it.effect("the daily job cancels trials that ended unpaid, once per day across processes", () =>

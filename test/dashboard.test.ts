@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { assertError, bearer, invite, provision, randomIp } from "./support/processes.ts"
 import { signUp } from "./support/signup.ts"
+import { startReceiver, waitFor } from "./support/webhook-receiver.ts"
 
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString()
 const formHeaders = (cookie: string, extra: Record<string, string> = {}) => ({
@@ -228,6 +229,99 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.include(page, "<td>content.created</td>")
     }))
 
+  it.effect("a disabled subscription is recovered from the webhooks section: the events it missed arrive", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const { customerId, apiKey } = yield* signUp("dash-recover@example.com")
+      const receiver = yield* startReceiver
+      const hook = yield* call("POST", `/api/hooks/${customerId}`, { headers: bearer(apiKey), body: { url: receiver.url, events: ["content.created"] } })
+      receiver.state.secret = hook.json.secret
+      yield* sql`UPDATE webhooks SET disabled_at = now(), disabled_reason = 'gone' WHERE id = ${hook.json.id}`
+      const missed = yield* createPiece(customerId, apiKey, "Missed while disabled")
+      const cookie = yield* signIn(apiKey)
+      const page = (yield* call("GET", "/dashboard", { headers: { cookie } })).text
+      const action = `/dashboard/webhooks/${hook.json.id}/recover`
+      assert.include(page, `action="${action}"`)
+      assert.include(page, "Enable and resend missed events")
+      const since = /name="since" required value="([^"]+)"/.exec(page)![1]
+      assert.match(since, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/)
+      const refused = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since }), raw: true })
+      assert.strictEqual(refused.status, 403, "the CSRF token is needed")
+      const bad = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since: "soon", _csrf: csrfOf(page) }), raw: true })
+      assert.strictEqual(bad.status, 400)
+      const future = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since: "2999-01-01T00:00", _csrf: csrfOf(page) }), raw: true })
+      assert.strictEqual(future.status, 400)
+      assert.include(future.text, "must not be in the future")
+
+      const res = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since, _csrf: csrfOf(page) }), raw: true })
+      assert.strictEqual(res.status, 200, res.text)
+      assert.include(res.text, "1 missed event is on its way")
+      yield* waitFor(receiver.state.received, (r) => r.length >= 1)
+      assert.strictEqual(receiver.state.received[0].json.data.id, missed)
+      assert.isTrue(receiver.state.received[0].verified)
+      const hooks = yield* call("GET", `/api/hooks/${customerId}`, { headers: bearer(apiKey) })
+      assert.isNull(hooks.json.hooks[0].disabledAt)
+    }))
+
+  it.effect("every change made in the dashboard is recorded with the signed-in owner or member as its actor", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const owner = yield* signUp("dash-actors@example.com")
+      const { customerId, apiKey } = owner
+      const admin = yield* invite({ ...owner, email: "", mcpEndpoint: "" }, "admin")
+      const editor = yield* invite({ ...owner, email: "", mcpEndpoint: "" }, "editor")
+      const toReject = yield* createPiece(customerId, apiKey, "Rejected in the dashboard")
+      const toApprove = yield* createPiece(customerId, apiKey, "Approved in the dashboard")
+      const receiver = yield* startReceiver
+      const hook = yield* call("POST", `/api/hooks/${customerId}`, { headers: bearer(apiKey), body: { url: receiver.url, events: ["team.invited"] } })
+      yield* sql`UPDATE webhooks SET disabled_at = now(), disabled_reason = 'gone' WHERE id = ${hook.json.id}`
+
+      /** Signs in with `key` and posts each form as that session, each answered 2xx or 303. */
+      const asSignedIn = (key: string, posts: ReadonlyArray<readonly [string, Record<string, string>]>) =>
+        Effect.gen(function*() {
+          const cookie = yield* signIn(key)
+          const csrf = csrfOf((yield* call("GET", "/dashboard", { headers: { cookie } })).text)
+          for (const [path, fields] of posts) {
+            const res = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ ...fields, _csrf: csrf }), raw: true })
+            assert.include([200, 303], res.status, `${path}: ${res.status} ${res.text.slice(0, 300)}`)
+          }
+        })
+      yield* asSignedIn(apiKey, [
+        [`/dashboard/content/${toReject}/review`, { action: "reject", note: "Off brand" }],
+        ["/dashboard/settings/autonomy", { globalDefault: "3" }],
+        ["/dashboard/settings/budget", { daily: "10", weekly: "", monthly: "" }],
+        ["/dashboard/team/invite", { email: "from.dashboard@example.com", role: "viewer" }]
+      ])
+      yield* asSignedIn(admin.apiKey, [
+        ["/dashboard/workflows/lead-magnet/toggle", { enabled: "true" }],
+        [`/dashboard/webhooks/${hook.json.id}/recover`, { since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) }]
+      ])
+      yield* asSignedIn(editor.apiKey, [[`/dashboard/content/${toApprove}/review`, { action: "approve" }]])
+
+      const log = (yield* call("GET", `/api/events/${customerId}?limit=200`, { headers: bearer(apiKey) })).json.events as Array<any>
+      const actorOf = (type: string) => {
+        const found = log.filter((e) => e.type === type)
+        assert.strictEqual(found.length, 1, `${type}: ${JSON.stringify(found)}`)
+        return found[0].actor
+      }
+      const ownerActor = { type: "owner", id: customerId }
+      assert.deepStrictEqual(actorOf("content.rejected"), ownerActor)
+      assert.deepStrictEqual(actorOf("settings.autonomy_updated"), ownerActor)
+      assert.deepStrictEqual(actorOf("settings.budget_updated"), ownerActor)
+      const invited = log.filter((e) => e.type === "team.invited")
+      assert.deepStrictEqual(invited.find((e) => e.data.email === "from.dashboard@example.com")?.actor, ownerActor)
+      const adminActor = { type: "member", id: admin.memberId }
+      assert.deepStrictEqual(actorOf("workflow.updated"), adminActor)
+      assert.deepStrictEqual(actorOf("webhook.enabled"), adminActor)
+      assert.deepStrictEqual(actorOf("webhook.recovered"), adminActor)
+      assert.deepStrictEqual(actorOf("content.approved"), { type: "member", id: editor.memberId })
+      // The same shape as a change made through the API with a key.
+      const viaApi = yield* call("PUT", `/api/settings/${customerId}/autonomy`, { headers: bearer(admin.apiKey), body: { globalDefault: 2 } })
+      assert.strictEqual(viaApi.status, 200, viaApi.text)
+      const latest = (yield* call("GET", `/api/events/${customerId}?limit=1`, { headers: bearer(apiKey) })).json.events[0]
+      assert.deepStrictEqual([latest.type, latest.actor], ["settings.autonomy_updated", adminActor])
+    }))
+
   it.effect("hostile form input answers 4xx HTML pages, never a 5xx", () =>
     Effect.gen(function*() {
       const { apiKey } = yield* signUp("dash-hostile@example.com")
@@ -251,7 +345,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         ["/dashboard/workflows/lead-magnet/toggle", { enabled: "\u0000" }, 400],
         ["/dashboard/workflows/lead-magnet/toggle", {}, 400],
         ["/dashboard/social/connect", { platform: "\u0000" }, 400],
-        ["/dashboard/social/connect", { platform: "x".repeat(5000) }, 400]
+        ["/dashboard/social/connect", { platform: "x".repeat(5000) }, 400],
+        ["/dashboard/webhooks/%00/recover", { since: "2026-01-01T00:00" }, 404],
+        ["/dashboard/webhooks/wh_nothing/recover", { since: new Date().toISOString().slice(0, 16) }, 404],
+        ["/dashboard/webhooks/wh_nothing/recover", { since: "\u0000" }, 400],
+        ["/dashboard/webhooks/wh_nothing/recover", { since: "2026-01-01T00:00+01:00" }, 400]
       ]
       for (const [path, fields, status] of cases) {
         const res = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ ...fields, _csrf: csrf }), raw: true })

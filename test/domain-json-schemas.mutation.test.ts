@@ -528,7 +528,7 @@ const definitions: Record<string, unknown> = {
       url: {type: "string", format: "uri"},
       events: {type: "array", items: {type: "string"}},
       createdAt: {type: "string", format: "date-time"},
-      disabledAt: {anyOf: [{type: "string", format: "date-time"}, {type: "null"}], description: "Set when the endpoint answered 410 Gone or a delivery spent all its retries; a disabled subscription receives nothing until it is enabled again"},
+      disabledAt: {anyOf: [{type: "string", format: "date-time"}, {type: "null"}], description: "Set when the endpoint answered 410 Gone or a delivery spent all its retries; a disabled subscription receives nothing (its events are kept as `skipped` deliveries for `recover`) until it is enabled again"},
       disabledReason: {anyOf: [{type: "string", enum: ["gone", "failing"]}, {type: "null"}], description: "`gone`: the endpoint answered 410; `failing`: a delivery failed after its last retry"},
       secret: {type: "string", description: "Signing secret (`whsec_` + base64), shown only here"}
     },
@@ -542,7 +542,7 @@ const definitions: Record<string, unknown> = {
       webhookId: {type: "string"},
       eventId: {type: "string"},
       eventType: {type: "string"},
-      status: {type: "string", enum: ["pending", "succeeded", "failed", "cancelled"]},
+      status: {type: "string", enum: ["pending", "succeeded", "failed", "cancelled", "skipped"]},
       attempts: {type: "integer", minimum: 0, maximum: 9007199254740991},
       nextAttemptAt: {anyOf: [{type: "string", format: "date-time"}, {type: "null"}]}
     },
@@ -554,8 +554,8 @@ const definitions: Record<string, unknown> = {
     properties: {
       id: {type: "string"},
       deliveryId: {type: "string", description: "The delivery this attempt belongs to (for `redeliver`)"},
-      deliveryStatus: {type: "string", enum: ["pending", "succeeded", "failed", "cancelled"]},
-      nextAttemptAt: {anyOf: [{type: "string", format: "date-time"}, {type: "null"}], description: "When the delivery is tried next; null once it succeeded, failed or was cancelled"},
+      deliveryStatus: {type: "string", enum: ["pending", "succeeded", "failed", "cancelled", "skipped"]},
+      nextAttemptAt: {anyOf: [{type: "string", format: "date-time"}, {type: "null"}], description: "When the delivery is tried next; null once it succeeded, failed, was cancelled or skipped"},
       eventId: {type: "string"},
       eventType: {type: "string"},
       attempt: {type: "integer", minimum: 1, maximum: 9007199254740991},
@@ -574,7 +574,7 @@ const definitions: Record<string, unknown> = {
       url: {type: "string", format: "uri"},
       events: {type: "array", items: {type: "string"}},
       createdAt: {type: "string", format: "date-time"},
-      disabledAt: {anyOf: [{type: "string", format: "date-time"}, {type: "null"}], description: "Set when the endpoint answered 410 Gone or a delivery spent all its retries; a disabled subscription receives nothing until it is enabled again"},
+      disabledAt: {anyOf: [{type: "string", format: "date-time"}, {type: "null"}], description: "Set when the endpoint answered 410 Gone or a delivery spent all its retries; a disabled subscription receives nothing (its events are kept as `skipped` deliveries for `recover`) until it is enabled again"},
       disabledReason: {anyOf: [{type: "string", enum: ["gone", "failing"]}, {type: "null"}], description: "`gone`: the endpoint answered 410; `failing`: a delivery failed after its last retry"}
     },
     required: ["id", "url", "events", "createdAt", "disabledAt", "disabledReason"],
@@ -755,7 +755,7 @@ const topLevel: Record<string, unknown> = {
   "Webhooks.CreatedWebhook": {$ref: "#/$defs/CreatedWebhook"},
   "Webhooks.Delivery": {$ref: "#/$defs/WebhookDelivery"},
   "Webhooks.DeliveryAttempt": {$ref: "#/$defs/DeliveryAttempt"},
-  "Webhooks.DeliveryStatus": {type: "string", enum: ["pending", "succeeded", "failed", "cancelled"]},
+  "Webhooks.DeliveryStatus": {type: "string", enum: ["pending", "succeeded", "failed", "cancelled", "skipped"]},
   "Webhooks.Webhook": {$ref: "#/$defs/Webhook"},
   "Webhooks.WebhookCreate": {$ref: "#/$defs/WebhookCreate"},
   "Webhooks.WebhookDisabledReason": {type: "string", enum: ["gone", "failing"]},

@@ -124,7 +124,8 @@ describe("catalogs and constants", () => {
       "content.scheduled", "content.published", "content.deleted",
       "workflow.started", "workflow.suspended", "workflow.resumed", "workflow.completed", "workflow.failed", "workflow.updated",
       "settings.autonomy_updated", "settings.budget_updated",
-      "webhook.created", "webhook.deleted", "webhook.disabled", "webhook.enabled", "webhook.secret_rotated", "webhook.test",
+      "webhook.created", "webhook.deleted", "webhook.disabled", "webhook.enabled", "webhook.recovered", "webhook.secret_rotated",
+      "webhook.test",
       "team.invited", "team.removed", "scan.completed", "onboarding.started", "onboarding.completed",
       "platform.connected", "platform.disconnected", "publish.failed", "revenue.tracked"
     ])

@@ -86,7 +86,7 @@ export class PaymentWebhookApi extends HttpApiGroup.make("paymentWebhook")
         "HMAC-SHA256 of `t.rawBody` keyed with the `whsec_` secret's UTF-8 bytes) must match PAYMENT_WEBHOOK_SECRET " +
         "and be dated at most 300 s from now (in either direction), else 400 E_SIGNATURE_INVALID. Acts on checkout.session.completed, " +
         "customer.subscription.updated, customer.subscription.deleted, invoice.paid and invoice.payment_failed; " +
-        "other types are acknowledged; 503 E_UNAVAILABLE when the event cannot be acted on now (the provider sends it again). The same event id twice is acted on once; an event older than one already " +
+        "other types are acknowledged; 503 E_UNAVAILABLE when the event cannot be acted on now (the provider sends it again). The same event id twice is acted on once; a later completion of a completed checkout session changes nothing (provider ids included); an event older than one already " +
         "applied to the customer changes nothing. Signed requests: 100 per minute in all. A request whose signature " +
         "fails counts in the pre-auth budget of its address (20 per minute per IP, shared with failed " +
         "authentications), never in the signed requests' limit."

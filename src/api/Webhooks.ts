@@ -1,9 +1,9 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conflict, InvalidCursor, LimitReached, ValidationError } from "../domain/Errors.ts"
-import { CreatedWebhook, Delivery, DeliveryAttempt, Webhook, WebhookCreate } from "../domain/Webhooks.ts"
+import { CreatedWebhook, Delivery, DeliveryAttempt, recoveryWindowDays, Webhook, WebhookCreate } from "../domain/Webhooks.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
-import { CustomerIdParam, EmptyObject, intQuery, NoStore, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, DateTime, EmptyObject, intQuery, NoStore, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
 import { PathId } from "../domain/Text.ts"
 
 const WebhookParams = { ...CustomerIdParam, webhookId: PathId }
@@ -16,6 +16,13 @@ const signing =
   "HMAC-SHA256 of `id.timestamp.body` keyed with the base64-decoded part after `whsec_`). Delivery is at least once: " +
   "any 2xx within 15 s succeeds; otherwise retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h and 24 h " +
   "(never sooner than a 429/503 `Retry-After`), with the same `webhook-id`; 410 disables the subscription."
+
+const WebhookRecover = Schema.Struct({
+  since: DateTime.annotate({
+    description: `ISO 8601 date-time with a zone: events from this instant on (inclusive) are sent again. ` +
+      `Not in the future, at most ${recoveryWindowDays} days ago.`
+  })
+}).annotate({ identifier: "WebhookRecover" })
 
 /** Webhook subscriptions. Every endpoint needs the admin role, reads included: webhook URLs often carry credentials. */
 export class WebhooksApi extends HttpApiGroup.make("webhooks")
@@ -79,7 +86,8 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
     }).annotateMerge(OpenApi.annotations({
       summary: "Re-enable a disabled subscription",
       description: "Clears `disabledAt` after a 410 Gone or a delivery that spent its retries; later events are " +
-        "delivered again (deliveries cancelled while disabled can be sent with `redeliver`). Enabling an enabled " +
+        "delivered again. Events that came while it was disabled stay `skipped`: `recover` enables it and sends " +
+        "them. Enabling an enabled " +
         "subscription changes nothing. Writes `webhook.enabled` to the event log."
     })),
     HttpApiEndpoint.post("test", "/api/hooks/:customerId/:webhookId/test", {
@@ -92,6 +100,22 @@ export class WebhooksApi extends HttpApiGroup.make("webhooks")
       description: "Sends a signed `webhook.test` event (`data: {webhookId, message}`) to this subscription only, " +
         "at once (within the dispatcher's poll interval), even when it is disabled; it is retried like any delivery. " +
         "Answers the delivery; its attempts appear under `deliveries`."
+    })),
+    HttpApiEndpoint.post("recover", "/api/hooks/:customerId/:webhookId/recover", {
+      params: WebhookParams,
+      payload: WebhookRecover,
+      success: Schema.Struct({
+        queued: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Deliveries queued again" })
+      }),
+      error: [NotFoundError, ValidationError]
+    }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
+      summary: "Recover a disabled subscription",
+      description: "Re-enables the subscription and queues, oldest first, every event since `since` that it has not " +
+        "delivered: those that came while it was disabled (deliveries `skipped`), those cancelled when it was " +
+        "disabled, and those that spent their retries. Each is sent once more, with its first `webhook-id` and " +
+        "a fresh retry schedule; delivered events are not sent again. Answers `{queued}`. `since` in the future " +
+        `or more than ${recoveryWindowDays} days ago is 400 E_VALIDATION. Writes \`webhook.recovered\` (and ` +
+        "`webhook.enabled` when it was disabled) to the event log. Works on an enabled subscription too."
     })),
     HttpApiEndpoint.post("redeliver", "/api/hooks/:customerId/:webhookId/deliveries/:deliveryId/redeliver", {
       params: DeliveryParams,

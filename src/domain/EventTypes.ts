@@ -27,6 +27,7 @@ export const eventTypes = [
   "webhook.deleted",
   "webhook.disabled",
   "webhook.enabled",
+  "webhook.recovered",
   "webhook.secret_rotated",
   "webhook.test",
   "team.invited",

@@ -26,7 +26,7 @@ export const Webhook = Schema.Struct({
   createdAt: Schema.String.annotate({ format: "date-time" }),
   disabledAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" })).annotate({
     description: "Set when the endpoint answered 410 Gone or a delivery spent all its retries; a disabled " +
-      "subscription receives nothing until it is enabled again"
+      "subscription receives nothing (its events are kept as `skipped` deliveries for `recover`) until it is enabled again"
   }),
   disabledReason: Schema.NullOr(WebhookDisabledReason).annotate({
     description: "`gone`: the endpoint answered 410; `failing`: a delivery failed after its last retry"
@@ -39,7 +39,8 @@ export const CreatedWebhook = Schema.Struct({
   secret: Schema.String.annotate({ description: "Signing secret (`whsec_` + base64), shown only here" })
 }).annotate({ identifier: "CreatedWebhook" })
 
-export const DeliveryStatus = Schema.Literals(["pending", "succeeded", "failed", "cancelled"])
+/** `skipped`: the event came while the subscription was disabled; a recovery can still send it. */
+export const DeliveryStatus = Schema.Literals(["pending", "succeeded", "failed", "cancelled", "skipped"])
 
 const nullableDateTime = Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
 
@@ -48,7 +49,7 @@ export const DeliveryAttempt = Schema.Struct({
   deliveryId: Schema.String.annotate({ description: "The delivery this attempt belongs to (for `redeliver`)" }),
   deliveryStatus: DeliveryStatus,
   nextAttemptAt: nullableDateTime.annotate({
-    description: "When the delivery is tried next; null once it succeeded, failed or was cancelled"
+    description: "When the delivery is tried next; null once it succeeded, failed, was cancelled or skipped"
   }),
   eventId: Schema.String,
   eventType: Schema.String,
@@ -116,3 +117,17 @@ export const retryDelaySeconds = (
   if (scheduled === undefined) return undefined
   return Math.max(scheduled, retryAfterSeconds ?? 0)
 }
+
+/** How far back a recovery reaches: events older than this are not sent again. */
+export const recoveryWindowDays = 14
+
+/**
+ * Why `since` cannot start a recovery at `now`, or undefined when it can: it
+ * must not be in the future, nor further back than the recovery window.
+ */
+export const recoverySinceProblem = (since: Date, now: Date): string | undefined =>
+  since.getTime() > now.getTime()
+    ? "must not be in the future"
+    : now.getTime() - since.getTime() > recoveryWindowDays * 86_400_000
+    ? `must be within the last ${recoveryWindowDays} days`
+    : undefined

@@ -12,9 +12,9 @@ export interface OutboxEntry {
 
 /**
  * The transactional outbox of webhook events. `emit` joins the caller's
- * transaction: the event and one pending delivery per matching subscription
- * commit together with the change they report, or not at all. The webhook
- * dispatcher delivers them.
+ * transaction: the event and one delivery per matching subscription (pending,
+ * or skipped while the subscription is disabled) commit together with the
+ * change they report, or not at all. The webhook dispatcher delivers them.
  */
 export class Outbox extends Context.Service<Outbox, {
   readonly emit: (customerId: string, type: WebhookEventType, data: unknown) => Effect.Effect<void>
@@ -33,11 +33,15 @@ export class Outbox extends Context.Service<Outbox, {
           SELECT e.id, e.customer_id, e.type, e.data::json
           FROM unnest(${ids}::text[], ${customers}::uuid[], ${types}::text[], ${entries.map((e) => JSON.stringify(e.data))}::text[])
             AS e(id, customer_id, type, data)`
-        yield* sql`INSERT INTO webhook_deliveries (id, event_id, webhook_id)
-          SELECT 'dlv_' || md5(e.id || w.id), e.id, w.id
+        // A disabled subscription's deliveries are recorded as skipped, for a later recovery to send.
+        // The key-share lock makes a recovery (which locks the subscription for update) wait for this
+        // transaction, or this statement wait for the recovery and read the subscription it left:
+        // either way no event falls between "skipped" and "recovered".
+        yield* sql`INSERT INTO webhook_deliveries (id, event_id, webhook_id, status)
+          SELECT 'dlv_' || md5(e.id || w.id), e.id, w.id, CASE WHEN w.disabled_at IS NULL THEN 'pending' ELSE 'skipped' END
           FROM unnest(${ids}::text[], ${customers}::uuid[], ${types}::text[]) AS e(id, customer_id, type)
-          JOIN webhooks w ON w.customer_id = e.customer_id AND w.deleted_at IS NULL AND w.disabled_at IS NULL
-            AND e.type = ANY (w.events)`
+          JOIN webhooks w ON w.customer_id = e.customer_id AND w.deleted_at IS NULL AND e.type = ANY (w.events)
+          FOR KEY SHARE OF w`
       }).pipe(Effect.orDie)
     const emit = (customerId: string, type: WebhookEventType, data: unknown) =>
       insertMany([{ customerId, type, data }]).pipe(Effect.withSpan("Outbox.emit"))

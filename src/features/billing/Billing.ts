@@ -1,4 +1,4 @@
-import { Context, Duration, Effect, Layer, Schedule } from "effect"
+import { Context, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
@@ -129,7 +129,9 @@ export class Billing extends Context.Service<Billing, {
     /**
      * Completes a session under its row lock: the customer is created
      * (onboarding, plan pro, trial 30 days), its key sealed until the one GET
-     * that shows it. A completed session only gains provider ids it lacked.
+     * that shows it. A completed session is done: completing it again changes
+     * nothing, provider ids included (a later completion naming other ids
+     * must not tie them to this customer, or their events would act on it).
      * The address is checked again here, under a lock per address: two
      * sessions opened for one address before either completed yield one
      * customer; the later completion fails with Conflict and its session stays open.
@@ -138,10 +140,7 @@ export class Billing extends Context.Service<Billing, {
       inTransaction(Effect.gen(function*() {
         const row = yield* findRow(checkoutId, true)
         if (row === undefined) return undefined
-        if (row.status === "completed") {
-          yield* recordProviderIds(row.customerId, ids)
-          return row
-        }
+        if (row.status === "completed") return row
         const now = new Date()
         const { apiKey } = yield* customers.provisionUnique({
           id: row.customerId,
@@ -200,8 +199,8 @@ export class Billing extends Context.Service<Billing, {
       Effect.gen(function*() {
         const ref = customerReference(type, object)
         if (ref.customerId !== undefined && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref.customerId)) {
-          const rows = yield* sql<{ id: string }>`SELECT id FROM customers WHERE id = ${ref.customerId.toLowerCase()}`
-          if (rows.length > 0) return rows[0].id
+          const found = yield* Effect.option(customers.get(ref.customerId.toLowerCase()))
+          if (Option.isSome(found)) return found.value.id
         }
         if (ref.providerSubscriptionId !== undefined) {
           const rows = yield* sql<{ customerId: string }>`SELECT customer_id FROM customer_billing
@@ -226,9 +225,12 @@ export class Billing extends Context.Service<Billing, {
         if (event.type === "checkout.session.completed") {
           const reference = checkoutReference(object) ?? providerSessionId(object)
           if (reference === undefined) return undefined
-          const found = yield* findRow(reference, false)
+          const found = yield* findRow(reference, true)
           if (found === undefined) return undefined
-          if (found.providerSessionId === null && providerSessionId(object)?.startsWith("cs_") === true && found.provider === "stripe") {
+          if (
+            found.status === "open" && found.providerSessionId === null && found.provider === "stripe" &&
+            providerSessionId(object)?.startsWith("cs_") === true
+          ) {
             yield* sql`UPDATE checkout_sessions SET provider_session_id = ${providerSessionId(object)!} WHERE id = ${found.id}`
           }
           const ids = providerIds(object)
@@ -286,11 +288,14 @@ export class Billing extends Context.Service<Billing, {
     })
 
     const expireTrials = Effect.gen(function*() {
-      const due = yield* sql<{ id: string }>`
-        SELECT c.id FROM customers c LEFT JOIN customer_billing b ON b.customer_id = c.id
-        WHERE c.trial_ends_at IS NOT NULL AND c.trial_ends_at <= now() AND c.status <> 'cancelled' AND b.paid_at IS NULL`
+      const ended = yield* customers.endedTrials
+      if (ended.length === 0) return 0
+      const paid = yield* sql<{ customerId: string }>`SELECT customer_id FROM customer_billing
+        WHERE customer_id = ANY (${ended}::uuid[]) AND paid_at IS NOT NULL`
+      const paying = new Set(paid.map((row) => row.customerId))
       let cancelled = 0
-      for (const { id } of due) {
+      for (const id of ended) {
+        if (paying.has(id)) continue
         const moved = yield* customers.changeStatus(id, (current) => nextStatus(current, { _tag: "TrialEndedUnpaid" }), {
           reason: "trial_ended"
         }).pipe(Effect.catchTag("NotFound", () => Effect.succeed(undefined)))

@@ -63,6 +63,16 @@ export class Customers extends Context.Service<Customers, {
    * transaction (joins the caller's). Returns the move, or undefined when
    * `decide` keeps the status.
    */
+  /**
+   * Locks the customer's row until the caller's transaction ends, so that
+   * changes another feature counts or checks per customer are serialised
+   * (`update`, the default, also holds off key-sharing locks such as new
+   * rows referencing the customer; `noKeyUpdate` does not). False when there
+   * is no such customer.
+   */
+  readonly lock: (customerId: string, strength?: "update" | "noKeyUpdate") => Effect.Effect<boolean>
+  /** Customers whose free trial has ended and who are not cancelled: the trial sweep's candidates. */
+  readonly endedTrials: Effect.Effect<ReadonlyArray<string>>
   readonly changeStatus: (
     customerId: string,
     decide: (current: CustomerStatus) => CustomerStatus | undefined,
@@ -183,6 +193,34 @@ export class Customers extends Context.Service<Customers, {
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
-    return Customers.of({ provision, provisionUnique, findByEmail, get, rotateKey, recoverKey, issueKey, mcpEndpointFor, changeStatus })
+    const lock = (customerId: string, strength: "update" | "noKeyUpdate" = "update") =>
+      Effect.map(
+        strength === "update"
+          ? sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
+          : sql`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`,
+        (rows) => rows.length > 0
+      ).pipe(Effect.orDie, Effect.withSpan("Customers.lock"))
+
+    // Walks the partial index on trial_ends_at (only customers with a trial that is not cancelled).
+    const endedTrials = sql<{ id: string }>`SELECT id FROM customers
+      WHERE trial_ends_at IS NOT NULL AND trial_ends_at <= now() AND status <> 'cancelled'`.pipe(
+      Effect.map((rows) => rows.map((row) => row.id)),
+      Effect.orDie,
+      Effect.withSpan("Customers.endedTrials")
+    )
+
+    return Customers.of({
+      provision,
+      provisionUnique,
+      findByEmail,
+      get,
+      rotateKey,
+      recoverKey,
+      issueKey,
+      mcpEndpointFor,
+      lock,
+      endedTrials,
+      changeStatus
+    })
   }))
 }

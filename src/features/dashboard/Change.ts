@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { CurrentPrincipal } from "../../api/Security.ts"
 import { AppConfig } from "../../Config.ts"
 import { Forbidden, ValidationError } from "../../domain/Errors.ts"
 import { type Role, roleAllows } from "../../domain/Identity.ts"
@@ -61,8 +62,9 @@ export type ChangeHandler = (
  * Builds the handler of a dashboard form post, for the dashboard's own routes
  * and every capability's section routes: it needs the session cookie, the
  * customer's REST limit, its CSRF token (`_csrf` field or `X-CSRF-Token`), a
- * same-site request and the role; then `run` answers. Errors answer as
- * HTML pages with their status.
+ * same-site request and the role; then `run` answers, as the signed-in
+ * principal (so what it records names the owner or member who did it).
+ * Errors answer as HTML pages with their status.
  */
 export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth | RateLimits | AppConfig> = Effect.gen(function*() {
   const auth = yield* DashboardAuth
@@ -81,6 +83,7 @@ export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth 
         return yield* new Forbidden({ error: "This form has expired or did not come from the dashboard; reload and try again." })
       }
       if (!roleAllows(session.principal.role, role)) return yield* new Forbidden({ error: `This action needs the ${role} role` })
-      return yield* run(session, form)
+      // The signed-in owner or member is who made the change, as with a Bearer request: the event log's actor.
+      return yield* run(session, form).pipe(Effect.provideService(CurrentPrincipal, session.principal))
     }))
 })

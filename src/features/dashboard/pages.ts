@@ -4,6 +4,7 @@ import { AppConfig } from "../../Config.ts"
 import { ReviewAction } from "../../domain/Content.ts"
 import { AccountInactive, Forbidden, InvalidApiKey, NotFound } from "../../domain/Errors.ts"
 import { Email, MemberRole } from "../../domain/Identity.ts"
+import { isDateTime } from "../../api/Shared.ts"
 import { BudgetUpdate } from "../../domain/Settings.ts"
 import { isStorableText } from "../../domain/Text.ts"
 import { type Html, html, htmlPage, htmlResponse, readForm } from "../../platform/http/Html.ts"
@@ -12,6 +13,7 @@ import { policies, RateLimits } from "../../platform/RateLimits.ts"
 import { Content } from "../content/Content.ts"
 import { Settings } from "../settings/Settings.ts"
 import { Team } from "../team/Team.ts"
+import { Webhooks } from "../webhooks/Webhooks.ts"
 import { backTo, dashboardChange, invalidField, signInFromOurOrigin, signInResponse } from "./Change.ts"
 import { Dashboard } from "./Dashboard.ts"
 import { DashboardAuth, type SignedIn } from "./Session.ts"
@@ -44,6 +46,7 @@ export const DashboardPages = HttpRouter.use((router) =>
     const content = yield* Content
     const settings = yield* Settings
     const team = yield* Team
+    const webhooks = yield* Webhooks
 
     const request = Effect.service(HttpServerRequest.HttpServerRequest)
     const signedIn = Effect.flatMap(request, (req) => auth.current(req.headers.cookie))
@@ -115,6 +118,20 @@ export const DashboardPages = HttpRouter.use((router) =>
         }).pipe(Effect.mapError(() => invalid("budget", "amounts must be numbers of at least 0, or empty for no cap")))
         yield* settings.updateBudget(session.principal.customerId, update)
         return backTo("settings")
+      })))
+
+    yield* router.add("POST", "/dashboard/webhooks/:webhookId/recover", change("admin", (session, form) =>
+      Effect.gen(function*() {
+        const webhookId = (yield* HttpRouter.params).webhookId ?? ""
+        if (!isStorableText(webhookId)) return yield* new NotFound({ error: "Webhook not found" })
+        // A datetime-local field: to the minute (seconds optional), read as UTC like every date shown here.
+        const text = (form.get("since") ?? "").trim()
+        const since = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(text) ? `${text}:00Z` : `${text}Z`
+        if (!isDateTime(since)) return yield* invalid("since", "must be a date and time (UTC)")
+        const queued = yield* webhooks.recover(session.principal.customerId, webhookId, since)
+        return yield* render(session, html`<section class="card notice ok section-wide" role="status">
+<h2>${queued === 1 ? "1 missed event is on its way" : `${queued} missed events are on their way`}</h2>
+<p>The subscription is enabled; its deliveries appear under Webhooks.</p></section>`)
       })))
 
     yield* router.add("POST", "/dashboard/team/invite", change("admin", (session, form) =>

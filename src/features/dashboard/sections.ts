@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import type { ContentPiece } from "../../domain/Content.ts"
+import { recoveryWindowDays, type Webhook } from "../../domain/Webhooks.ts"
 import { html, safeHref } from "../../platform/http/Html.ts"
 import { Content } from "../content/Content.ts"
 import { Health } from "../health/Health.ts"
@@ -131,6 +132,24 @@ const displayUrl = (url: string) => {
   }
 }
 
+/** A `datetime-local` value (UTC, to the minute), as the dashboard shows every date. */
+const localInput = (date: Date) => date.toISOString().slice(0, 16)
+
+/**
+ * The recovery form of a subscription. It starts at the oldest instant a
+ * recovery accepts (or the subscription's creation): recovering sends only
+ * what was not delivered, so reaching back is safe. An hour inside the
+ * window leaves time to submit the form.
+ */
+const recoverForm = (context: DashboardContext, hook: Webhook) => {
+  const earliest = new Date(context.now.getTime() - recoveryWindowDays * 86_400_000 + 3_600_000)
+  const created = new Date(hook.createdAt)
+  const from = created > earliest ? created : earliest
+  return html`<form method="post" action="/dashboard/webhooks/${hook.id}/recover" class="inline">${csrfField(context)}
+<label>Missed events since (UTC)<input type="datetime-local" name="since" required value="${localInput(from)}" min="${localInput(earliest)}" max="${localInput(context.now)}"></label>
+<button type="submit" class="secondary">${hook.disabledAt === null ? "Resend missed events" : "Enable and resend missed events"}</button></form>`
+}
+
 const webhooksSection = (webhooks: Webhooks["Service"]): DashboardSection => ({
   id: "webhooks",
   title: "Webhooks",
@@ -148,6 +167,8 @@ const webhooksSection = (webhooks: Webhooks["Service"]): DashboardSection => ({
           html`<li><div class="row"><code>${displayUrl(hook.url)}</code>${
             hook.disabledAt === null ? statusBadge("active") : statusBadge("disabled")
           }</div><p class="muted small">${hook.events.join(", ")}</p>${
+            canChange(context, "admin") ? recoverForm(context, hook) : ""
+          }${
             deliveries.length === 0 ? html`<p class="muted small">No deliveries yet.</p>` : html`<details><summary>Recent deliveries</summary>
 <div class="table-scroll"><table><thead><tr><th>Event</th><th>Attempt</th><th>Status</th><th class="hide-narrow">Duration</th><th>When</th></tr></thead><tbody>${
               deliveries.map((d) =>

@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { exceededCap, toMicros, windowStarts } from "../../domain/Budget.ts"
 import { BudgetExceeded } from "../../domain/Errors.ts"
 import type { BudgetChannel } from "../../domain/Settings.ts"
+import { Customers } from "../customers/Customers.ts"
 import { Settings } from "./Settings.ts"
 
 interface SpentRow {
@@ -36,6 +37,7 @@ export class Budget extends Context.Service<Budget, {
 }>()("herald/features/settings/Budget") {
   static readonly layer = Layer.effect(Budget, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const customers = yield* Customers
     const settings = yield* Settings
 
     /** Fails when `amount` more on `channel` would pass any of the customer's caps at `now`. */
@@ -74,7 +76,7 @@ export class Budget extends Context.Service<Budget, {
         // The customer row lock serialises charges, so two cannot both fit under one cap, nor one piece be
         // charged twice. NO KEY UPDATE: rows inserted for the customer earlier in the caller's transaction
         // (a new piece, its event) hold key-share locks on it, which FOR UPDATE would deadlock against.
-        yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`.pipe(Effect.orDie)
+        yield* customers.lock(customerId, "noKeyUpdate")
         if (contentId !== undefined) {
           const charged = yield* sql`SELECT 1 FROM spend_ledger WHERE content_id = ${contentId}`.pipe(Effect.orDie)
           if (charged.length > 0) return

@@ -7,6 +7,7 @@ import {
   type Delivery,
   type DeliveryAttempt,
   maxWebhooksPerCustomer,
+  recoverySinceProblem,
   redactedUrl,
   type Webhook,
   type WebhookCreate,
@@ -16,6 +17,7 @@ import { generateSecret } from "../../domain/WebhookSignature.ts"
 import { Cursors } from "../../platform/Cursor.ts"
 import { Events } from "../../platform/Events.ts"
 import { checkTarget } from "../../platform/OutboundGuard.ts"
+import { Customers } from "../customers/Customers.ts"
 
 interface WebhookRow {
   readonly id: string
@@ -100,6 +102,14 @@ export class Webhooks extends Context.Service<Webhooks, {
   readonly redeliver: (customerId: string, webhookId: string, deliveryId: string) =>
     Effect.Effect<Delivery, NotFound | Conflict>
   /**
+   * Enables the subscription and queues, oldest event first, every one of
+   * its deliveries of an event since `since` that was never delivered
+   * (skipped while disabled, cancelled, or failed), each once, under its
+   * first `webhook-id`. Answers how many were queued.
+   */
+  readonly recover: (customerId: string, webhookId: string, since: string) =>
+    Effect.Effect<number, NotFound | ValidationError>
+  /**
    * The first `hooks` subscriptions (oldest first) with each one's newest
    * `perHook` attempts, in one bounded statement (the dashboard's view).
    */
@@ -111,6 +121,7 @@ export class Webhooks extends Context.Service<Webhooks, {
     const events = yield* Events
     const config = yield* AppConfig
     const cursors = yield* Cursors
+    const customers = yield* Customers
 
     const create = Effect.fn("Webhooks.create")(function*(customerId: string, input: WebhookCreate) {
       yield* checkTarget(input.url, config.allowPrivateTargets).pipe(
@@ -125,7 +136,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       const secret = generateSecret()
       const created = yield* Effect.gen(function*() {
         // The customer row lock serialises concurrent creations, so the count holds.
-        yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
+        yield* customers.lock(customerId)
         const [{ count }] = yield* sql<{ count: number }>`
           SELECT count(*)::int AS count FROM webhooks WHERE customer_id = ${customerId} AND deleted_at IS NULL`
         if (count >= maxWebhooksPerCustomer) return undefined
@@ -263,6 +274,43 @@ export class Webhooks extends Context.Service<Webhooks, {
     })
 
 
+    const recover = Effect.fn("Webhooks.recover")(function*(customerId: string, webhookId: string, since: string) {
+      const from = new Date(since)
+      const problem = recoverySinceProblem(from, new Date())
+      if (problem !== undefined) {
+        return yield* new ValidationError({
+          error: `Invalid body.since: ${problem}`,
+          details: [{ path: "body.since", message: problem }]
+        })
+      }
+      return yield* Effect.gen(function*() {
+        // Locked for update: an event being written now either commits first (its skipped delivery is
+        // seen below) or waits and finds the subscription enabled (see Outbox).
+        const rows = yield* sql<WebhookRow>`SELECT ${sql.literal(webhookColumns)} FROM webhooks
+          WHERE id = ${webhookId} AND customer_id = ${customerId} AND deleted_at IS NULL FOR UPDATE`
+        if (rows.length === 0) return yield* notFound
+        if (rows[0].disabledAt !== null) {
+          yield* sql`UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL WHERE id = ${webhookId}`
+          yield* events.record(customerId, "webhook.enabled", { id: webhookId })
+        }
+        // Due one microsecond apart in event order, so the dispatcher claims them oldest first. Only
+        // deliveries that are not pending are touched: a claimed one (being tried now) is pending.
+        const queued = yield* sql<{ id: string }>`
+          WITH undelivered AS (
+            SELECT d.id, row_number() OVER (ORDER BY e.created_at, e.id) AS n
+            FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+            WHERE d.webhook_id = ${webhookId} AND d.status IN ('skipped', 'cancelled', 'failed')
+              AND e.created_at >= ${from}
+          )
+          UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, locked_until = NULL, claim_token = NULL,
+            next_attempt_at = clock_timestamp() + make_interval(secs => u.n / 1000000.0)
+          FROM undelivered u WHERE d.id = u.id AND d.status IN ('skipped', 'cancelled', 'failed')
+          RETURNING d.id`
+        yield* events.record(customerId, "webhook.recovered", { id: webhookId, since: from.toISOString(), queued: queued.length })
+        return queued.length
+      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
     const overview = Effect.fnUntraced(function*(customerId: string, hooks: number, perHook: number) {
       const subscriptions = yield* sql<WebhookRow>`
         SELECT ${sql.literal(webhookColumns)} FROM webhooks
@@ -289,6 +337,6 @@ export class Webhooks extends Context.Service<Webhooks, {
       }))
     })
 
-    return Webhooks.of({ create, list, remove, rotateSecret, deliveries, enable, sendTest, redeliver, overview })
+    return Webhooks.of({ create, list, remove, rotateSecret, deliveries, enable, sendTest, redeliver, recover, overview })
   }))
 }

@@ -17,6 +17,8 @@ export const WebhooksHandlers = leanGroup(Effect.gen(function*() {
         webhooks.deliveries(params.customerId, params.webhookId, query.limit ?? 50, query.cursor),
       enable: ({ params }) => webhooks.enable(params.customerId, params.webhookId),
       test: ({ params }) => webhooks.sendTest(params.customerId, params.webhookId),
+      recover: ({ params, payload }) =>
+        Effect.map(webhooks.recover(params.customerId, params.webhookId, payload.since), (queued) => ({ queued })),
       redeliver: ({ params }) => webhooks.redeliver(params.customerId, params.webhookId, params.deliveryId)
     })
   )

@@ -122,6 +122,9 @@ const outageCause = (value: unknown): string => {
   return (isSqlError(value) ? value.reason.message : undefined) ?? "database connection failed"
 }
 
+/** The database is out (unreachable, or refusing every write): answered 503 and counted in the outage log. */
+export const isDatabaseOutage = (value: unknown): boolean => isDatabaseUnreachable(value) || writesRefused(value) !== undefined
+
 /** How a failure is logged: a defect with its cause, an expected outage grouped by cause, or not at all. */
 export type FailureKind =
   | { readonly _tag: "Defect" }

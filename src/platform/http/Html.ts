@@ -3,6 +3,7 @@ import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { isSqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
 import { errorClasses } from "../../domain/ErrorCatalog.ts"
+import { isDatabaseOutage } from "./ErrorResponses.ts"
 import { currentRequest } from "./RequestContext.ts"
 
 /**
@@ -146,6 +147,10 @@ export const htmlPage = <E, R>(
           return Effect.succeed(htmlResponse(errorPage(described.status, described.message, requestId), { status: described.status }))
         }
       }
+      // A database outage goes on to the HTTP core, which answers it 503 (as a page here) and counts it in
+      // the outage log rather than logging an error per page.
+      const outage = cause.reasons.find((reason) => reason._tag === "Die" && isDatabaseOutage(reason.defect))
+      if (outage?._tag === "Die") return Effect.die(outage.defect)
       const unavailable = cause.reasons.some((reason) => reason._tag === "Die" && isSqlError(reason.defect))
       const status = unavailable ? 503 : 500
       const message = unavailable ? "The service is briefly unavailable; try again in a moment." : "An unexpected error occurred."

@@ -35,6 +35,7 @@ export const extraRoutes: Array<readonly [method: string, path: `/${string}`, op
   ["POST", "/dashboard/settings/autonomy"],
   ["POST", "/dashboard/settings/budget"],
   ["POST", "/dashboard/team/invite"],
+  ["POST", "/dashboard/webhooks/:webhookId/recover"],
   // Capabilities' dashboard sections (src/features/*/dashboard.ts)
   ["POST", "/dashboard/workflows/:workflowId/toggle"],
   ["POST", "/dashboard/social/connect"],

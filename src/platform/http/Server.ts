@@ -16,6 +16,7 @@ import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
 import { causeToResponse, errorResponse, normalizeErrorResponse, transportErrors } from "./ErrorResponses.ts"
 import { toHtmlError, wantsHtmlError } from "./Html.ts"
 import { OpenApiRoute } from "./OpenApiDocument.ts"
+import { makeOutageLog, outageCheckMs, outageLogIntervalMs } from "./OutageLog.ts"
 import { CurrentRequest, pickRequestId, type RequestState } from "./RequestContext.ts"
 import { type RouteFacts, routeFacts } from "./Routes.ts"
 
@@ -118,32 +119,6 @@ const securityHeaders = (response: HttpServerResponse.HttpServerResponse, noStor
   }
 }
 
-/** An expected outage is logged once per cause per this many ms, with how many requests it failed. */
-export const outageLogIntervalMs = 10_000
-
-/**
- * Warnings about an outage the service expects and answers (503): one line
- * per cause per interval, counting the requests it failed since the last
- * line, instead of an error with a stack per request.
- */
-export const outageLog = (intervalMs: number) => {
-  const byCause = new Map<string, { loggedAt: number; requests: number }>()
-  return (cause: string, requestId: string) =>
-    Effect.suspend(() => {
-      const now = Date.now()
-      const entry = byCause.get(cause) ?? { loggedAt: Number.NEGATIVE_INFINITY, requests: 0 }
-      entry.requests++
-      byCause.set(cause, entry)
-      if (now - entry.loggedAt < intervalMs) return Effect.void
-      const requests = entry.requests
-      entry.loggedAt = now
-      entry.requests = 0
-      return Effect.logWarning("database unavailable; answering 503").pipe(
-        Effect.annotateLogs({ cause, requests, requestId })
-      )
-    })
-}
-
 /** A malformed JSON body's 400, saying where the text goes wrong (the body was read already, so this reads the cache). */
 const whereJsonFails = (
   request: HttpServerRequest.HttpServerRequest,
@@ -176,8 +151,17 @@ export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; 
   const logRequests = infoEnabled(config.logLevel)
   const hidden = Option.isNone(config.adminSecret) ? ["/api/admin/"] : []
   const hops = config.trustProxy === true ? 1 : config.trustProxy === false ? 0 : config.trustProxy
-  const outages = outageLog(outageLogIntervalMs)
   const refusal = yield* WriteRefusal
+  const sql = yield* SqlClient.SqlClient
+  const outages = yield* makeOutageLog({
+    intervalMs: outageLogIntervalMs,
+    checkMs: outageCheckMs,
+    // Back means reads and writes: a database that answers but refuses writes is still out for them.
+    probe: Effect.map(
+      sql<{ ro: string }>`SELECT current_setting('transaction_read_only') AS ro`,
+      (rows) => rows[0]?.ro === "off" && refusal.current() === undefined
+    )
+  })
   const answerFailure = (cause: Cause.Cause<unknown>, requestId: string, request: HttpServerRequest.HttpServerRequest) =>
     Effect.flatMap(causeToResponse(cause, requestId, request.url, refusal.current), ([response, kind]) =>
       kind === undefined
@@ -185,7 +169,7 @@ export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; 
         : kind._tag === "MalformedJson"
         ? whereJsonFails(request, requestId, response)
         : kind._tag === "Outage"
-        ? Effect.as(outages(kind.cause, requestId), response)
+        ? Effect.as(outages.report(kind.cause, requestId), response)
         : Effect.as(Effect.logError("unhandled failure", cause).pipe(Effect.annotateLogs({ requestId })), response))
   // Plain combinators rather than a generator: this runs for every request.
   // Every failure is answered here; `unhandled` is how the router's types say so.
