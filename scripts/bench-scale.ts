@@ -8,6 +8,7 @@
  * process on the same machine buys, not what a second machine would.
  */
 import { Effect } from "effect"
+import { loadavg } from "node:os"
 import { missingPrerequisites, startCluster } from "./support/cluster-kit.ts"
 import { load, type Result, runScript } from "./support/bench-kit.ts"
 
@@ -51,21 +52,23 @@ const measure = (instances: number) =>
       connections,
       duration: seconds
     })
-    // A short warm-up on every instance (JIT, pools), then the measured run.
-    yield* load("warm-up", { ...options(cluster.url), duration: 3 })
-    const results: Array<Result> = [yield* load(`${instances} instance${instances === 1 ? "" : "s"} via nginx`, options(cluster.url))]
-    if (instances === 1) results.push(yield* load("1 instance direct (no nginx)", options(cluster.members[0]!.service!.url)))
+    // A warm-up on every instance (JIT, pools), then the measured run.
+    yield* load("warm-up", { ...options(cluster.url), duration: 5 })
+    const measured = (name: string, url: string) =>
+      Effect.map(load(name, options(url)), (result) => ({ ...result, load: loadavg()[0]! }))
+    const results = [yield* measured(`${instances} instance${instances === 1 ? "" : "s"} via nginx`, cluster.url)]
+    if (instances === 1) results.push(yield* measured("1 instance direct (no nginx)", cluster.members[0]!.service!.url))
     return results
   }).pipe(Effect.scoped)
 
 runScript(Effect.gen(function*() {
-  console.log(`authenticated read, ${connections} connections, ${seconds} s per run (machine: ${(yield* Effect.sync(() => process.env.HOSTNAME)) ?? "this host"})`)
-  const results: Array<Result> = []
+  console.log(`authenticated read, ${connections} connections, ${seconds} s per run; load average at start ${loadavg()[0]!.toFixed(1)}`)
+  const results: Array<Result & { load: number }> = []
   for (const n of [1, 2, 3]) results.push(...yield* measure(n))
   const base = results[0]!.rps
-  console.log("\n| setup | req/s | ratio to 1 | p50 ms | p99 ms | non-2xx | errors |")
-  console.log("|---|---|---|---|---|---|---|")
+  console.log("\n| setup | req/s | ratio to 1 | p50 ms | p99 ms | non-2xx | errors | load average after |")
+  console.log("|---|---|---|---|---|---|---|---|")
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${(r.rps / base).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} |`)
+    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${(r.rps / base).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.load.toFixed(1)} |`)
   }
 }))
