@@ -34,13 +34,10 @@ const sharedUses: ReadonlyArray<SharedUse> = [
   })),
   // Still to move behind their owners' services (the house issue's table rule, in progress).
   ...([
-    ["features/billing/Billing.ts", "customers"],
     ["features/billing/Billing.ts", "scheduled_jobs"],
     ["features/onboarding/Onboarding.ts", "customers"],
-    ["features/settings/Budget.ts", "customers"],
     ["features/social/Publisher.ts", "content"],
     ["features/social/pages.ts", "content"],
-    ["features/webhooks/Webhooks.ts", "customers"],
     ["features/workflows/Repo.ts", "customers"],
     ["features/workflows/Run.ts", "content"],
     ["features/workflows/Steps.ts", "publish_jobs"],
