@@ -2,6 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import {
   isBotUserAgent,
+  mediaOf,
+  pieceViolation,
   platformRules,
   publishViolation,
   rewriteLinks,
@@ -47,6 +49,21 @@ describe("per-platform publishing rules", () => {
       if (tooLong) assert.strictEqual(violation?.path, "body")
       else if (noMedia) assert.strictEqual(violation?.path, "media")
     })))
+
+  it("a stored piece is judged by the same rule as a request: its metadata's media addresses, nothing else in the list", () =>
+    fc.assert(fc.property(
+      platform,
+      fc.string({ unit: "grapheme", maxLength: 600 }),
+      fc.array(fc.oneof(fc.webUrl(), fc.integer(), fc.constant(null), fc.object()), { maxLength: 4 }),
+      fc.boolean(),
+      (p, body, listed, withMedia) => {
+        const metadata = withMedia ? { media: listed } : {}
+        const addresses = listed.filter((m): m is string => typeof m === "string")
+        assert.deepStrictEqual(mediaOf(metadata), withMedia ? addresses : [])
+        assert.deepStrictEqual(pieceViolation(p, { body, metadata }), publishViolation(p, body, withMedia ? addresses : undefined))
+        assert.deepStrictEqual(pieceViolation(p, { body: null, metadata }), publishViolation(p, "", withMedia ? addresses : []))
+      }
+    )))
 
   it("the limits are the contract's, counted in characters (an emoji is one)", () => {
     const limits = Object.fromEntries(socialPlatforms.map((p) => [p, platformRules[p].maxLength]))

@@ -55,6 +55,8 @@ export interface RowChanges {
   readonly publishedUrl?: string | undefined
   /** `null` clears it; undefined leaves it. */
   readonly scheduledAt?: Date | null | undefined
+  /** undefined leaves it. */
+  readonly platform?: string | undefined
 }
 
 export interface PublishedItem {
@@ -137,6 +139,7 @@ export class ContentRepo extends Context.Service<ContentRepo, {
       sql<ContentRow>`
         UPDATE content SET
           status = ${changes.status},
+          platform = COALESCE(${changes.platform ?? null}, platform),
           title = COALESCE(${changes.title ?? null}, title),
           body = COALESCE(${changes.body ?? null}, body),
           metadata = COALESCE(${changes.metadata === undefined ? null : JSON.stringify(changes.metadata)}::json, metadata),

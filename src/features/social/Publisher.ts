@@ -2,7 +2,7 @@ import { Array as Arr, Cause, Duration, Effect, Exit, Layer, Option } from "effe
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
-import type { SocialPlatform } from "../../domain/Social.ts"
+import { mediaOf, type PublishViolation, publishViolation, type SocialPlatform } from "../../domain/Social.ts"
 import { retryDelaySeconds } from "../../domain/Webhooks.ts"
 import { Events } from "../../platform/Events.ts"
 import { Content } from "../content/Content.ts"
@@ -31,11 +31,10 @@ interface Job {
 
 type Claimed = Job & { readonly token: string }
 
-/** `metadata.media`'s addresses (anything else in the list is not a medium). */
-const mediaOf = (job: Job): ReadonlyArray<string> => {
-  const listed: unknown = job.media === null ? [] : JSON.parse(job.media)
-  return Array.isArray(listed) ? listed.filter((m): m is string => typeof m === "string") : []
-}
+const mediaOfJob = (job: Job): ReadonlyArray<string> => mediaOf({ media: job.media === null ? [] : JSON.parse(job.media) })
+
+/** The rules every path checked, checked again at the door: a row queued before a rule existed is refused, not sent. */
+const violationOf = (job: Job): PublishViolation | undefined => publishViolation(job.platform, job.body ?? "", mediaOfJob(job))
 
 /**
  * Publishes queued social posts when due. Each poll claims due rows of
@@ -169,6 +168,14 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
           message: `Platform ${job.platform} is not connected`
         }), attemptedAt)
       }
+      const violation = violationOf(job)
+      if (violation !== undefined) {
+        return yield* fail(job, new ProviderError({
+          transient: false,
+          cause: "invalid_post",
+          message: `${violation.path}: ${violation.message}`
+        }), attemptedAt)
+      }
       if (job.attempt > 1 || job.triedBefore) {
         const existing = yield* Effect.exit(provider.findPost(job.customerId, job.contentId, job.platform))
         if (Exit.isFailure(existing)) {
@@ -201,7 +208,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
         contentId: job.contentId,
         platform: job.platform,
         body: bodies[i]!,
-        media: mediaOf(job)
+        media: mediaOfJob(job)
       })))
       const sent: Array<{ job: Claimed; post: PublishedPost }> = []
       const refused: Array<{ job: Claimed; error: ProviderError }> = []
@@ -220,7 +227,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
     })
 
   const isFirstTry = (job: Claimed) =>
-    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore
+    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore && violationOf(job) === undefined
 
   /** A claimed batch: first tries together, the rest (settled, refused or reconciled first) one by one. */
   const runBatch = (jobs: ReadonlyArray<Claimed>) =>
