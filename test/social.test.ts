@@ -500,6 +500,52 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.includeMembers(Object.keys(operation.responses), ["200", "400", "403", "404", "409"])
     }))
 
+  it.effect("the dashboard's social section lists approved pieces ready to publish and publishes one with the same rules", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      yield* connectAsPerson(owner, "instagram")
+      const approvedPiece = (metadata: Record<string, unknown>) =>
+        Effect.gen(function*() {
+          const created = yield* call("POST", `/api/content/${owner.customerId}`, {
+            headers: h,
+            body: { type: "social", platform: "instagram", body: "From the dashboard", metadata, submit: true }
+          })
+          yield* call("POST", `/api/content/${owner.customerId}/${created.json.id}/review`, { headers: h, body: { action: "approve" } })
+          return created.json.id as string
+        })
+      const pictured = yield* approvedPiece({ media: ["https://cdn.example/b.jpg"] })
+      const bare = yield* approvedPiece({})
+      const signedIn = yield* call("POST", "/dashboard", {
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: url },
+        body: new URLSearchParams({ apiKey: owner.apiKey }).toString(),
+        raw: true
+      })
+      assert.strictEqual(signedIn.status, 303, signedIn.text)
+      const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!
+      const page = yield* call("GET", "/dashboard", { headers: { cookie } })
+      assert.include(page.text, `data-content="${pictured}"`)
+      assert.include(page.text, `data-content="${bare}"`)
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!
+      const press = (contentId: string) =>
+        call("POST", "/dashboard/social/publish", {
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: url },
+          body: new URLSearchParams({ contentId, _csrf: csrf }).toString(),
+          raw: true
+        })
+      const done = yield* press(pictured)
+      assert.strictEqual(done.status, 303, done.text)
+      assert.strictEqual(done.headers.get("location"), "/dashboard#social")
+      yield* publishedPiece(owner, pictured)
+      const refused = yield* press(bare)
+      assert.strictEqual(refused.status, 400, refused.text)
+      assert.include(refused.text, "instagram posts need at least one media item")
+      const after = yield* call("GET", "/dashboard", { headers: { cookie } })
+      assert.notInclude(after.text, `data-content="${pictured}"`)
+      assert.include(after.text, `data-content="${bare}"`)
+    }))
+
   it.effect("ad spend is checked against the budget before anything is queued", () =>
     Effect.gen(function*() {
       const owner = yield* provision()

@@ -122,6 +122,8 @@ export class Social extends Context.Service<Social, {
     | { readonly queue: "queued"; readonly piece: ContentPiece },
     NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded
   >
+  /** The newest approved social pieces that are neither queued nor published (the dashboard's "ready to publish"). */
+  readonly readyToPublish: (customerId: string) => Effect.Effect<ReadonlyArray<ContentPiece>>
   readonly attempts: (customerId: string, contentId: string) => Effect.Effect<ReadonlyArray<PublishAttempt>, NotFound>
   readonly retry: (
     customerId: string,
@@ -316,6 +318,16 @@ export class Social extends Context.Service<Social, {
       }
     )
 
+    const readyToPublish = Effect.fnUntraced(function*(customerId: string) {
+      const page = yield* content.list(customerId, { status: "approved", limit: 50 }).pipe(Effect.orDie)
+      const social = page.content.filter((piece) => isSocialPlatform(piece.platform))
+      if (social.length === 0) return []
+      const queued = yield* sql<{ contentId: string }>`SELECT content_id FROM publish_jobs
+        WHERE customer_id = ${customerId} AND status = 'queued' AND content_id IN ${sql.in(social.map((p) => p.id))}`.pipe(Effect.orDie)
+      const busy = new Set(queued.map((row) => row.contentId))
+      return social.filter((piece) => !busy.has(piece.id)).slice(0, 10)
+    })
+
     const attempts = Effect.fnUntraced(function*(customerId: string, contentId: string) {
       yield* content.get(customerId, contentId)
       const rows = yield* sql<AttemptRow>`
@@ -368,6 +380,7 @@ export class Social extends Context.Service<Social, {
       publishPiece,
       schedule,
       scheduleUnlessQueued,
+      readyToPublish,
       attempts,
       retry,
       cancel
