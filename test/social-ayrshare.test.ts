@@ -145,6 +145,41 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${fake.postsFor(id)[0].id}`)
     }))
 
+  it.effect("a lost answer, then a busy profile and a cached history page older than the try: the retry waits for a page that can show the post, never posts twice", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      const profileKey = yield* connectX(owner)
+      // Someone reads the long history page now: Ayrshare serves it from its cache for the next minute.
+      const cached = yield* Effect.promise(() =>
+        fetch(`${fake.url}/api/history?lastDays=0&limit=1000`, { headers: { authorization: `Bearer ${fake.apiKey}`, "profile-key": profileKey } })
+      )
+      assert.strictEqual(cached.status, 200)
+      yield* Effect.promise(() => cached.text())
+      fake.mode = "lose-answer"
+      const posted = fake.nextPost()
+      const id = yield* publishX(owner, "Lost answer on a busy profile")
+      const ours = yield* Effect.promise(() => posted)
+      // Before the first retry (1 s later) the profile posts 25 more: the fresh page no longer shows ours.
+      for (let i = 0; i < 25; i++) {
+        fake.posts.push({ ...ours, id: `other${i}`, post: `Other ${i}`, notes: `herald:cnt_other_${i}`, created: new Date().toISOString() })
+      }
+      fake.mode = "up"
+      const piece = yield* eventually(
+        Effect.map(call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }), (res) =>
+          res.json.status === "published" ? res.json : undefined),
+        110_000
+      )
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${ours.id}`)
+      const attempts = yield* attemptsOf(owner, id)
+      const statuses = attempts.map((a) => a.status)
+      assert.strictEqual(statuses[0], "failed")
+      assert.strictEqual(statuses[statuses.length - 1], "reconciled")
+      assert.isTrue(attempts.slice(1, -1).every((a) => a.status === "failed" && /^history_stale: /.test(a.error)), JSON.stringify(attempts))
+      assert.isAbove(attempts.length, 2, "the cached page was not believed")
+    }), 150_000)
+
   it.effect("provider refusing: final failure with its cause, the piece stays approved; retry works", () =>
     Effect.gen(function*() {
       const fake = yield* Fake

@@ -102,6 +102,34 @@ const refusal = (spend: number, cap: string, limit: number, spent: number) =>
   `Spending ${spend} would pass the ${cap} budget cap of ${limit} (already spent ${spent})`
 
 layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it) => {
+  it.effect("publishing an approved ad by its route: refused past the cap with nothing queued or charged; charged once however often it is queued", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      yield* connectX(owner)
+      yield* capAt(owner, { channels: { ads: 25 } })
+      const id = yield* approvedAd(owner, 30)
+      const publishIt = (body: unknown) => call("POST", `/api/social/posts/${owner.customerId}/${id}/publish`, { headers: h, body })
+      assertError(yield* publishIt({}), 403, "E_BUDGET_EXCEEDED", refusal(30, "ads channel", 25, 0))
+      assert.deepStrictEqual(yield* queued(owner), [])
+      assert.deepStrictEqual(yield* ledger(owner), [])
+
+      yield* capAt(owner, { channels: { ads: 50 } })
+      const later = new Date(Date.now() + 3600_000).toISOString()
+      const scheduled = yield* publishIt({ scheduledAt: later })
+      assert.strictEqual(scheduled.status, 200, scheduled.text)
+      assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 30]])
+      // Taken off the queue and published now: queued again, charged nothing more (another 30 would pass 50).
+      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/cancel`, { headers: h, body: {} })
+      assert.strictEqual(cancelled.status, 200, cancelled.text)
+      const now = yield* publishIt({})
+      assert.strictEqual(now.status, 200, now.text)
+      yield* pieceWhere(owner, id, (p) => p.status === "published")
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 30]])
+    }))
+
   it.effect("publish: past the cap nothing is created, queued or charged; under it charged once, even after a final failure and a retry", () =>
     Effect.gen(function*() {
       const fake = yield* Fake

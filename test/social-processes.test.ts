@@ -75,10 +75,12 @@ const waitUntil = (check: () => Promise<boolean>, ms: number) =>
   })
 
 layer(SharedLive, { timeout: 120_000, excludeTestServices: true })("publishing across processes", (it) => {
-  it.effect("kill -9 between the provider's answer and our record: the next process reconciles, no second post", () =>
+  it.effect("kill -9 between the provider's answer and our record: the next process reconciles at start-up, not after the lease, no second post", () =>
     Effect.gen(function*() {
       const { database, fake } = yield* Shared
-      const first = yield* server(database, fake)
+      // A lease of an hour: only the next process's start-up reconciliation can record the post in this test's time.
+      const lease = { PUBLISH_LEASE_SECONDS: "3600" }
+      const first = yield* server(database, fake, lease)
       const owner = yield* customerWithX(first, database, fake)
       fake.mode = "hold"
       const posted = fake.nextPost()
@@ -96,7 +98,7 @@ layer(SharedLive, { timeout: 120_000, excludeTestServices: true })("publishing a
       fake.mode = "up"
       assert.strictEqual(fake.postsFor(contentId).length, 1)
 
-      const second = yield* server(database, fake)
+      const second = yield* server(database, fake, lease)
       const get = (path: string) => send(second.url, "GET", path, { headers: { authorization: `Bearer ${owner.apiKey}` } })
       yield* waitUntil(async () => (await get(`/api/content/${owner.customerId}/${contentId}`)).json.status === "published", 30_000)
       assert.strictEqual(fake.postsFor(contentId).length, 1)

@@ -2,6 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import {
   isBotUserAgent,
+  mediaOf,
+  pieceViolation,
   platformRules,
   publishViolation,
   rewriteLinks,
@@ -12,6 +14,7 @@ import {
 } from "../src/domain/Social.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { retryDelaySeconds } from "../src/domain/Webhooks.ts"
+import { historyCacheSeconds, stalePageWait } from "../src/features/social/providers/ayrshare.ts"
 import { html } from "../src/platform/http/Html.ts"
 
 const prefix = "https://herald.example/r/"
@@ -47,6 +50,21 @@ describe("per-platform publishing rules", () => {
       if (tooLong) assert.strictEqual(violation?.path, "body")
       else if (noMedia) assert.strictEqual(violation?.path, "media")
     })))
+
+  it("a stored piece is judged by the same rule as a request: its metadata's media addresses, nothing else in the list", () =>
+    fc.assert(fc.property(
+      platform,
+      fc.string({ unit: "grapheme", maxLength: 600 }),
+      fc.array(fc.oneof(fc.webUrl(), fc.integer(), fc.constant(null), fc.object()), { maxLength: 4 }),
+      fc.boolean(),
+      (p, body, listed, withMedia) => {
+        const metadata = withMedia ? { media: listed } : {}
+        const addresses = listed.filter((m): m is string => typeof m === "string")
+        assert.deepStrictEqual(mediaOf(metadata), withMedia ? addresses : [])
+        assert.deepStrictEqual(pieceViolation(p, { body, metadata }), publishViolation(p, body, withMedia ? addresses : undefined))
+        assert.deepStrictEqual(pieceViolation(p, { body: null, metadata }), publishViolation(p, "", withMedia ? addresses : []))
+      }
+    )))
 
   it("the limits are the contract's, counted in characters (an emoji is one)", () => {
     const limits = Object.fromEntries(socialPlatforms.map((p) => [p, platformRules[p].maxLength]))
@@ -147,4 +165,25 @@ describe("retries and pages", () => {
       assert.notMatch(inner, /[<>"']/)
       assert.strictEqual(inner.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, "\"").replace(/&#39;/g, "'").replace(/&#96;/g, "`").replace(/&amp;/g, "&"), text)
     })))
+})
+
+describe("a cached history page is believed only when it can show the earlier try's post", () => {
+  const instant = fc.integer({ min: 1_700_000_000_000, max: 1_800_000_000_000 })
+  it("believed when taken after the try could have ended; otherwise the wait reaches past the cache's turnover", () =>
+    fc.assert(fc.property(instant, fc.integer({ min: -200_000, max: 200_000 }), fc.integer({ min: 0, max: 200_000 }), fc.boolean(), (tried, offset, elapsed, dated) => {
+      const lastUpdated = dated ? new Date(tried + offset).toISOString() : undefined
+      const now = tried + elapsed
+      const wait = stalePageWait(lastUpdated, new Date(tried), now)
+      const settled = tried + 20_000
+      if (dated && tried + offset >= settled) return assert.isUndefined(wait)
+      assert.isDefined(wait)
+      assert.isAtLeast(wait!, 1)
+      const turnover = dated ? Math.max(tried + offset + historyCacheSeconds * 1000, settled) : settled + historyCacheSeconds * 1000
+      assert.isAtLeast(now + wait! * 1000, turnover)
+      assert.isBelow(now + (wait! - 1) * 1000, Math.max(turnover, now + 1000))
+    })))
+
+  it("no earlier try: nothing to miss", () =>
+    fc.assert(fc.property(fc.option(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), { nil: undefined }), instant, (lastUpdated, now) =>
+      assert.isUndefined(stalePageWait(lastUpdated, undefined, now)))))
 })

@@ -24,7 +24,7 @@ const newCustomer = Effect.gen(function*() {
 })
 
 /** Connects a platform the way the callback does: a state from a connect link and its consent page's proof, spent once. */
-const connect = (customerId: string, platform: "x" | "linkedin") =>
+const connect = (customerId: string, platform: "x" | "linkedin" | "instagram") =>
   Effect.gen(function*() {
     const social = yield* Social
     const { connectLinks } = yield* social.connect(customerId, [platform])
@@ -62,6 +62,11 @@ layer(WithPublisher, { timeout: 60_000, excludeTestServices: true })("social ser
       assert.strictEqual(other.status, "approved")
       const queued = yield* sql`SELECT 1 FROM publish_jobs WHERE content_id = ${other.id}`.pipe(Effect.orDie)
       assert.strictEqual(queued.length, 0)
+      // The platform's rules hold at level 5 too: an Instagram piece without media stays approved, unqueued.
+      yield* connect(customerId, "instagram")
+      const bare = yield* content.create(customerId, { type: "social", platform: "instagram", body: "No picture" }, { actor: "agent" })
+      assert.strictEqual(bare.status, "approved")
+      assert.strictEqual((yield* sql`SELECT 1 FROM publish_jobs WHERE content_id = ${bare.id}`.pipe(Effect.orDie)).length, 0)
       // Level 4 approves without publishing.
       yield* settings.updateAutonomy(customerId, { globalDefault: 4 })
       const four = yield* content.create(customerId, { type: "social", platform: "x", body: "Queued by schedule" }, { actor: "agent" })
@@ -139,5 +144,10 @@ layer(WithPublisher, { timeout: 60_000, excludeTestServices: true })("social ser
       assert.strictEqual(report.totals.posts, 1)
       const events = yield* sql<{ type: string }>`SELECT type FROM events WHERE customer_id = ${customerId} AND type = 'revenue.tracked'`.pipe(Effect.orDie)
       assert.strictEqual(events.length, 4)
+      // What analytics reads of social's tables, through social's own method.
+      const figures = yield* links.channelFigures(customerId, new Date(Date.now() - 7 * 86_400_000))
+      const revenue = Object.fromEntries(figures.filter((f) => f.metric === "revenue").map((f) => [f.channel, Math.round(f.value * 100) / 100]))
+      assert.deepStrictEqual(revenue, { linkedin: 24.99, web: 100, email: 2.5 })
+      assert.deepStrictEqual(yield* links.channelFigures(customerId, new Date(Date.now() + 60_000)), [])
     }))
 })

@@ -417,6 +417,135 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       yield* publishedPiece(owner, queued.json.id)
     }))
 
+  it.effect("an approved piece is published by its own route; other statuses 409, other tenants 404; the platform's rules as everywhere", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision()
+      const other = yield* provision()
+      const h = bearer(owner.apiKey)
+      yield* connectAsPerson(owner, "instagram")
+      yield* connectAsPerson(owner, "linkedin")
+      const written = (platform: string, body: string, metadata: Record<string, unknown>, approve: boolean) =>
+        Effect.gen(function*() {
+          const created = yield* call("POST", `/api/content/${owner.customerId}`, {
+            headers: h,
+            body: { type: "social", platform, body, metadata, submit: true }
+          })
+          assert.strictEqual(created.status, 200, created.text)
+          if (approve) {
+            const approved = yield* call("POST", `/api/content/${owner.customerId}/${created.json.id}/review`, { headers: h, body: { action: "approve" } })
+            assert.strictEqual(approved.status, 200, approved.text)
+          }
+          return created.json.id as string
+        })
+      const publishPiece = (id: string, body: unknown, headers = h) =>
+        call("POST", `/api/social/posts/${owner.customerId}/${id}/publish`, { headers, body })
+
+      // Instagram without media: refused with the same answer on every path that publishes it.
+      const bare = yield* written("instagram", "No picture", {}, true)
+      const direct = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "instagram", body: "No picture" } })
+      assertError(direct, 400, "E_VALIDATION", "Invalid body.media: instagram posts need at least one media item")
+      for (const refused of [yield* publishPiece(bare, {}), yield* call("POST", `/api/social/posts/${owner.customerId}/${bare}/retry`, { headers: h, body: {} })]) {
+        assertError(refused, 400, "E_VALIDATION", "Invalid body.media: instagram posts need at least one media item")
+        assert.deepStrictEqual(refused.json.details, direct.json.details)
+      }
+      yield* sleep(300)
+      const attempts = yield* call("GET", `/api/social/posts/${owner.customerId}/${bare}/attempts`, { headers: h })
+      assert.deepStrictEqual(attempts.json.attempts, [])
+      assert.strictEqual((yield* call("GET", `/api/content/${owner.customerId}/${bare}`, { headers: h })).json.status, "approved")
+      // Published elsewhere: the same piece on LinkedIn, where media is not required.
+      const moved = yield* publishPiece(bare, { platform: "linkedin" })
+      assert.strictEqual(moved.status, 200, moved.text)
+      assert.strictEqual(moved.json.platform, "linkedin")
+      assert.strictEqual(moved.json.status, "approved")
+      assert.strictEqual((yield* publishedPiece(owner, bare)).platform, "linkedin")
+
+      // With media: queued now, then published; once published the route is 409.
+      const pictured = yield* written("instagram", "With a picture", { media: ["https://cdn.example/a.jpg"] }, true)
+      const now = yield* publishPiece(pictured, null)
+      assert.strictEqual(now.status, 200, now.text)
+      assert.strictEqual(now.json.status, "approved")
+      assert.strictEqual(now.json.scheduledAt, null)
+      yield* publishedPiece(owner, pictured)
+      assertError(yield* publishPiece(pictured, {}), 409, "E_INVALID_TRANSITION",
+        "Cannot publish content: the move from published to published is not allowed (only approved pieces are published)")
+
+      // Scheduled: the instant kept, content.scheduled written, not published before it.
+      const later = yield* written("linkedin", "Later on", {}, true)
+      const at = new Date(Date.now() + 3600_000).toISOString()
+      const scheduled = yield* publishPiece(later, { scheduledAt: at })
+      assert.strictEqual(scheduled.status, 200, scheduled.text)
+      assert.strictEqual(scheduled.json.scheduledAt, at)
+      const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: h })
+      assert.isTrue(
+        (events.json.events as ReadonlyArray<{ type: string; data: { contentId?: string } }>).some((e) => e.type === "content.scheduled" && e.data.contentId === later),
+        events.text
+      )
+
+      // Not approved: 409 naming the move; unknown or another tenant's piece: 404; bad bodies: 400.
+      const draft = yield* written("linkedin", "Still pending", {}, false)
+      assertError(yield* publishPiece(draft, {}), 409, "E_INVALID_TRANSITION",
+        "Cannot publish content: the move from pending_approval to published is not allowed (only approved pieces are published)")
+      assertError(yield* publishPiece("cnt_nope", {}), 404, "E_NOT_FOUND")
+      assertError(yield* call("POST", `/api/social/posts/${other.customerId}/${later}/publish`, { headers: bearer(other.apiKey), body: {} }), 404, "E_NOT_FOUND")
+      assertError(yield* call("POST", `/api/social/posts/${other.customerId}/${later}/publish`, { headers: h, body: {} }), 403, "E_FORBIDDEN")
+      assertError(yield* publishPiece(later, { scheduledAt: "2001-01-01T00:00:00Z" }), 400, "E_VALIDATION")
+      assertError(yield* publishPiece(later, { platform: "myspace" }), 400, "E_VALIDATION")
+      assertError(yield* publishPiece(later, { platfrom: "x" }), 400, "E_VALIDATION")
+      // The piece untouched by the refusals.
+      assert.strictEqual((yield* call("GET", `/api/content/${owner.customerId}/${later}`, { headers: h })).json.scheduledAt, at)
+
+      const spec = yield* call("GET", "/openapi.json")
+      const operation = spec.json.paths["/api/social/posts/{customerId}/{contentId}/publish"]?.post
+      assert.isDefined(operation, "the route is in the OpenAPI document")
+      assert.includeMembers(Object.keys(operation.responses), ["200", "400", "403", "404", "409"])
+    }))
+
+  it.effect("the dashboard's social section lists approved pieces ready to publish and publishes one with the same rules", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const owner = yield* provision()
+      const h = bearer(owner.apiKey)
+      yield* connectAsPerson(owner, "instagram")
+      const approvedPiece = (metadata: Record<string, unknown>) =>
+        Effect.gen(function*() {
+          const created = yield* call("POST", `/api/content/${owner.customerId}`, {
+            headers: h,
+            body: { type: "social", platform: "instagram", body: "From the dashboard", metadata, submit: true }
+          })
+          yield* call("POST", `/api/content/${owner.customerId}/${created.json.id}/review`, { headers: h, body: { action: "approve" } })
+          return created.json.id as string
+        })
+      const pictured = yield* approvedPiece({ media: ["https://cdn.example/b.jpg"] })
+      const bare = yield* approvedPiece({})
+      const signedIn = yield* call("POST", "/dashboard", {
+        headers: { "content-type": "application/x-www-form-urlencoded", origin: url },
+        body: new URLSearchParams({ apiKey: owner.apiKey }).toString(),
+        raw: true
+      })
+      assert.strictEqual(signedIn.status, 303, signedIn.text)
+      const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!
+      const page = yield* call("GET", "/dashboard", { headers: { cookie } })
+      assert.include(page.text, `data-content="${pictured}"`)
+      assert.include(page.text, `data-content="${bare}"`)
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!
+      const press = (contentId: string) =>
+        call("POST", "/dashboard/social/publish", {
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: url },
+          body: new URLSearchParams({ contentId, _csrf: csrf }).toString(),
+          raw: true
+        })
+      const done = yield* press(pictured)
+      assert.strictEqual(done.status, 303, done.text)
+      assert.strictEqual(done.headers.get("location"), "/dashboard#social")
+      yield* publishedPiece(owner, pictured)
+      const refused = yield* press(bare)
+      assert.strictEqual(refused.status, 400, refused.text)
+      assert.include(refused.text, "instagram posts need at least one media item")
+      const after = yield* call("GET", "/dashboard", { headers: { cookie } })
+      assert.notInclude(after.text, `data-content="${pictured}"`)
+      assert.include(after.text, `data-content="${bare}"`)
+    }))
+
   it.effect("ad spend is checked against the budget before anything is queued", () =>
     Effect.gen(function*() {
       const owner = yield* provision()

@@ -45,6 +45,15 @@ export type PublishRequest = typeof PublishRequest.Type
 
 const PostParams = { ...CustomerIdParam, contentId: PathId }
 
+export const PublishPieceRequest = Schema.Struct({
+  platform: Schema.optionalKey(SocialPlatform.annotate({
+    description: "Where to publish; the piece's own platform when omitted (required when it has none). The piece's platform becomes it."
+  })),
+  scheduledAt: Schema.optionalKey(DateTime.annotate({
+    description: "An instant with its offset (`Z` or `±hh:mm`), honoured as given; stored in UTC. Omitted: now. A past instant is 400."
+  }))
+}).annotate({ identifier: "PublishPieceRequest" })
+
 const publisher =
   "The publisher claims due posts from a PostgreSQL queue (FOR UPDATE SKIP LOCKED, with a lease), so several instances never post one piece twice. Every try is recorded as an attempt. Transient failures are retried after 1, 4, 10 and 15 minutes (5 tries); before each retry the provider is asked whether the post already exists, so an answer lost in a crash never leads to a second post. A final failure leaves the piece `approved` and writes `publish.failed` `{contentId, platform, cause}`. Success: `published`, `publishedUrl`, `publishedAt`, `content.published` event and webhook."
 
@@ -75,14 +84,24 @@ export class SocialApi extends HttpApiGroup.make("social")
       summary: "Publish attempts of a piece",
       description: `Oldest first. \`status\`: \`sent\` (the provider took it), \`failed\` (with \`error\`), \`reconciled\` (found already posted before a retry). ${publisher}`
     })),
+    HttpApiEndpoint.post("publishPiece", "/api/social/posts/:customerId/:contentId/publish", {
+      params: PostParams,
+      payload: [PublishPieceRequest, Schema.Null],
+      success: ContentPiece,
+      error: [NotFoundError, InvalidTransition, ValidationError, PlatformNotConnected, BudgetExceeded]
+    }).annotate(RequiredRole, "editor").annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
+      summary: "Publish or schedule an approved piece",
+      description:
+        `Answers the piece \`approved\` (queued) with \`scheduledAt\` (null for now); it becomes \`published\` when the network accepts it. Checks in order: a past \`scheduledAt\` (400 \`E_VALIDATION\`), the piece (404 unknown), its status (409 \`E_INVALID_TRANSITION\` unless \`approved\`), a social platform (400 naming \`body.platform\`), the platform's rules for its body and \`metadata.media\` (400 \`E_VALIDATION\`, e.g. \`body.media\`: instagram posts need at least one media item), the platform connected (403 \`E_PLATFORM_NOT_CONNECTED\`), the budget for an \`ad\` piece's \`metadata.spend\` (403 \`E_BUDGET_EXCEEDED\`, charged once per piece whichever path queues it). A future \`scheduledAt\` writes \`content.scheduled\`. Every publishing path (this, \`POST /api/social/publish/{customerId}\`, retry, workflows, MCP tools, the dashboard) applies the same rules. ${publisher} Editor role.`
+    })),
     HttpApiEndpoint.post("retry", "/api/social/posts/:customerId/:contentId/retry", {
       params: PostParams,
       payload: EmptyObject,
       success: ContentPiece,
-      error: [NotFoundError, InvalidTransition, PlatformNotConnected, BudgetExceeded]
+      error: [NotFoundError, InvalidTransition, ValidationError, PlatformNotConnected, BudgetExceeded]
     }).annotate(RequiredRole, "editor").annotateMerge(OpenApi.annotations({
       summary: "Queue a piece again",
-      description: "Queues an approved, unpublished social piece for publication now (after a final failure, a cancel, or for an approved piece never queued), with a fresh set of 5 tries. 409 when published or not approved. An `ad` piece's `metadata.spend` is charged to the `ads` budget channel the first time the piece is queued, by whichever path (403 `E_BUDGET_EXCEEDED` past a cap, nothing queued); queueing it again charges nothing. Editor role."
+      description: "Queues an approved, unpublished social piece for publication now (after a final failure, a cancel, or for an approved piece never queued), with a fresh set of 5 tries. 409 when published or not approved. The platform's rules apply as on every publishing path (400 `E_VALIDATION`, e.g. `body.media` for an instagram piece without media). An `ad` piece's `metadata.spend` is charged to the `ads` budget channel the first time the piece is queued, by whichever path (403 `E_BUDGET_EXCEEDED` past a cap, nothing queued); queueing it again charges nothing. Editor role."
     })),
     HttpApiEndpoint.post("cancel", "/api/social/posts/:customerId/:contentId/cancel", {
       params: PostParams,

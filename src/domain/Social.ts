@@ -51,6 +51,29 @@ export const publishViolation = (
   return undefined
 }
 
+/** A piece's media: the addresses in `metadata.media` (anything else in the list is not a medium). */
+export const mediaOf = (metadata: unknown): ReadonlyArray<string> => {
+  const listed = typeof metadata === "object" && metadata !== null ? (metadata as { readonly media?: unknown }).media : undefined
+  return Array.isArray(listed) ? listed.filter((m): m is string => typeof m === "string") : []
+}
+
+/**
+ * The one check every publishing path makes (a new post, an approved piece,
+ * a retry, a workflow's hand-off, the publisher before it sends): the first
+ * rule a stored piece breaks on `platform`, else undefined.
+ */
+export const pieceViolation = (
+  platform: SocialPlatform,
+  piece: { readonly body: string | null; readonly metadata: unknown }
+): PublishViolation | undefined => publishViolation(platform, piece.body ?? "", mediaOf(piece.metadata))
+
+/** The violation as people read it, with the field it names (`body.media`, as a request's own check says). */
+export const violationText = (violation: PublishViolation) => ({
+  path: `body.${violation.path}`,
+  error: `Invalid body.${violation.path}: ${violation.message}`,
+  message: violation.message
+})
+
 const isHttpUri = (text: string) => {
   if (!/^https?:\/\//i.test(text)) return false
   try {

@@ -1,9 +1,17 @@
 import { Context, type Effect } from "effect"
 import type { ContentPiece } from "../domain/Content.ts"
 import type { BudgetExceeded } from "../domain/Errors.ts"
+import type { PublishViolation } from "../domain/Social.ts"
 
 /** What the queue needs of a piece: which post, where, and what it costs. */
-export type QueuedPiece = Pick<ContentPiece, "id" | "type" | "platform" | "metadata">
+export type QueuedPiece = Pick<ContentPiece, "id" | "type" | "platform" | "body" | "metadata">
+
+/** What became of a piece offered to the queue. */
+export type Enqueued =
+  | { readonly _tag: "Queued" }
+  | { readonly _tag: "NotConnected" }
+  /** It breaks its platform's rules (length, required media): nothing queued, nothing charged. */
+  | { readonly _tag: "Refused"; readonly violation: PublishViolation }
 
 /**
  * The port through which content and the social front door hand a piece to
@@ -18,9 +26,10 @@ export class PublishQueue extends Context.Service<PublishQueue, {
   /**
    * Queues the piece on its platform, due at `due` (now when undefined),
    * resetting the row an earlier queueing left (fresh tries, no claim), when
-   * that platform is connected; otherwise does nothing and answers false. An
-   * ad's spend is charged to the budget the first time the piece is queued
-   * and never again; past a cap nothing is queued.
+   * that platform is connected and the piece keeps its platform's rules;
+   * otherwise does nothing and answers why. An ad's spend is charged to the
+   * budget the first time the piece is queued and never again; past a cap
+   * nothing is queued.
    */
-  readonly enqueue: (customerId: string, piece: QueuedPiece, due?: Date | undefined) => Effect.Effect<boolean, BudgetExceeded>
+  readonly enqueue: (customerId: string, piece: QueuedPiece, due?: Date | undefined) => Effect.Effect<Enqueued, BudgetExceeded>
 }>()("herald/platform/PublishQueue") {}

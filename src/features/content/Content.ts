@@ -102,12 +102,14 @@ export class Content extends Context.Service<Content, {
   readonly remove: (customerId: string, contentId: string) => Effect.Effect<void, MoveError>
   /**
    * Sets or clears (`null`) when an approved, unpublished piece is due; any
-   * other status is 409. Used by the publisher's schedule, retry and cancel.
+   * other status is 409. Used by the publisher's schedule, retry and cancel;
+   * publishing an approved piece elsewhere than its platform sets `platform`.
    */
   readonly reschedule: (
     customerId: string,
     contentId: string,
-    scheduledAt: Date | null
+    scheduledAt: Date | null,
+    platform?: string | undefined
   ) => Effect.Effect<ContentPiece, MoveError>
 }>()("herald/features/content/Content") {
   static readonly layer = Layer.effect(Content, Effect.gen(function*() {
@@ -235,7 +237,7 @@ export class Content extends Context.Service<Content, {
     })
 
     const reschedule = Effect.fn("Content.reschedule")(
-      function*(customerId: string, contentId: string, scheduledAt: Date | null) {
+      function*(customerId: string, contentId: string, scheduledAt: Date | null, platform?: string) {
         return yield* inTransaction(Effect.gen(function*() {
           const found = yield* repo.find(customerId, contentId, true)
           if (Option.isNone(found)) return yield* notFound()
@@ -245,7 +247,7 @@ export class Content extends Context.Service<Content, {
               error: `Cannot schedule content: it is ${current.status}, only approved, unpublished pieces can be (re)scheduled`
             })
           }
-          return yield* repo.update(customerId, contentId, { status: current.status, scheduledAt })
+          return yield* repo.update(customerId, contentId, { status: current.status, scheduledAt, platform })
         }))
       }
     )

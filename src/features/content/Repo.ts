@@ -53,6 +53,8 @@ export interface RowChanges {
   readonly publishedUrl?: string | undefined
   /** `null` clears it; undefined leaves it. */
   readonly scheduledAt?: Date | null | undefined
+  /** undefined leaves it. */
+  readonly platform?: string | undefined
 }
 
 export interface PublishedItem {
@@ -135,6 +137,7 @@ export class ContentRepo extends Context.Service<ContentRepo, {
       sql<ContentRow>`
         UPDATE content SET
           status = ${changes.status},
+          platform = COALESCE(${changes.platform ?? null}, platform),
           title = COALESCE(${changes.title ?? null}, title),
           body = COALESCE(${changes.body ?? null}, body),
           metadata = COALESCE(${changes.metadata === undefined ? null : JSON.stringify(changes.metadata)}::json, metadata),

@@ -2,7 +2,7 @@ import { Array as Arr, Cause, Duration, Effect, Exit, Layer, Option } from "effe
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
-import type { SocialPlatform } from "../../domain/Social.ts"
+import { mediaOf, type PublishViolation, publishViolation, type SocialPlatform } from "../../domain/Social.ts"
 import { retryDelaySeconds } from "../../domain/Webhooks.ts"
 import { Events } from "../../platform/Events.ts"
 import { Content } from "../content/Content.ts"
@@ -28,15 +28,16 @@ interface Job {
   readonly connected: boolean
   /** Whether any try of this piece was recorded before (then the provider is asked first). */
   readonly triedBefore: boolean
+  /** When the latest earlier try began (its recorded attempt, or the lapsed claim), null for none. */
+  readonly lastTriedAt: Date | null
 }
 
 type Claimed = Job & { readonly token: string }
 
-/** `metadata.media`'s addresses (anything else in the list is not a medium). */
-const mediaOf = (job: Job): ReadonlyArray<string> => {
-  const listed: unknown = job.media === null ? [] : JSON.parse(job.media)
-  return Array.isArray(listed) ? listed.filter((m): m is string => typeof m === "string") : []
-}
+const mediaOfJob = (job: Job): ReadonlyArray<string> => mediaOf({ media: job.media === null ? [] : JSON.parse(job.media) })
+
+/** The rules every path checked, checked again at the door: a row queued before a rule existed is refused, not sent. */
+const violationOf = (job: Job): PublishViolation | undefined => publishViolation(job.platform, job.body ?? "", mediaOfJob(job))
 
 /**
  * Publishes queued social posts when due. Each poll claims due rows of
@@ -59,7 +60,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
     const token = randomUUID()
     return sql<Job>`
       WITH picked AS (
-        SELECT content_id FROM publish_jobs
+        SELECT content_id, locked_until AS lease_end FROM publish_jobs
         WHERE status = 'queued' AND next_attempt_at <= now()
           AND (locked_until IS NULL OR locked_until <= now())
         ORDER BY next_attempt_at, content_id
@@ -70,14 +71,18 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
         UPDATE publish_jobs j SET attempts = j.attempts + 1, claim_token = ${token},
           locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds})
         FROM picked WHERE j.content_id = picked.content_id
-        RETURNING j.content_id, j.customer_id, j.platform, j.attempts
+        RETURNING j.content_id, j.customer_id, j.platform, j.attempts, picked.lease_end
       )
       SELECT c.content_id, c.customer_id, c.platform, c.attempts AS attempt,
         p.status AS piece_status, p.body, (p.metadata -> 'media')::text AS media,
         EXISTS (SELECT 1 FROM social_connections s WHERE s.customer_id = c.customer_id AND s.platform = c.platform) AS connected,
-        EXISTS (SELECT 1 FROM publish_attempts a WHERE a.content_id = c.content_id) AS tried_before
+        EXISTS (SELECT 1 FROM publish_attempts a WHERE a.content_id = c.content_id) AS tried_before,
+        GREATEST((SELECT max(a.attempted_at) FROM publish_attempts a WHERE a.content_id = c.content_id),
+          c.lease_end - make_interval(secs => ${config.publishLeaseSeconds})) AS last_tried_at
       FROM claimed c LEFT JOIN content p ON p.id = c.content_id AND p.customer_id = c.customer_id`.pipe(
-      Effect.map((jobs) => jobs.map((job): Claimed => ({ ...job, token })))
+      Effect.map((jobs) =>
+        jobs.map((job): Claimed => ({ ...job, lastTriedAt: job.lastTriedAt === null ? null : new Date(job.lastTriedAt), token }))
+      )
     )
   }
 
@@ -135,7 +140,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
   const fail = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
     Effect.gen(function*() {
       yield* recordAttempts([{ job, status: "failed", providerPostId: null, error: `${error.cause}: ${error.message}` }], attemptedAt)
-      const delay = error.transient ? retryDelaySeconds(job.attempt, config.publishRetrySchedule) : undefined
+      const delay = error.transient ? retryDelaySeconds(job.attempt, config.publishRetrySchedule, error.retryAfterSeconds) : undefined
       if (delay !== undefined) {
         yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${delay}),
             locked_until = NULL, claim_token = NULL, last_error = ${error.message}
@@ -170,8 +175,16 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
           message: `Platform ${job.platform} is not connected`
         }), attemptedAt)
       }
+      const violation = violationOf(job)
+      if (violation !== undefined) {
+        return yield* fail(job, new ProviderError({
+          transient: false,
+          cause: "invalid_post",
+          message: `${violation.path}: ${violation.message}`
+        }), attemptedAt)
+      }
       if (job.attempt > 1 || job.triedBefore) {
-        const existing = yield* Effect.exit(provider.findPost(job.customerId, job.contentId, job.platform))
+        const existing = yield* Effect.exit(provider.findPost(job.customerId, job.contentId, job.platform, job.lastTriedAt ?? undefined))
         if (Exit.isFailure(existing)) {
           const error = Cause.findErrorOption(existing.cause)
           if (Option.isSome(error)) return yield* fail(job, error.value, attemptedAt)
@@ -202,7 +215,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
         contentId: job.contentId,
         platform: job.platform,
         body: bodies[i]!,
-        media: mediaOf(job)
+        media: mediaOfJob(job)
       })))
       const sent: Array<{ job: Claimed; post: PublishedPost }> = []
       const refused: Array<{ job: Claimed; error: ProviderError }> = []
@@ -221,7 +234,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
     })
 
   const isFirstTry = (job: Claimed) =>
-    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore
+    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore && violationOf(job) === undefined
 
   /** A claimed batch: first tries together, the rest (settled, refused or reconciled first) one by one. */
   const runBatch = (jobs: ReadonlyArray<Claimed>) =>
@@ -231,6 +244,50 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
       ),
       Effect.forEach(jobs.filter((job) => !isFirstTry(job)), run, { concurrency: provider.batchSize, discard: true })
     ], { concurrency: 2, discard: true })
+
+  /**
+   * Claims held when this process starts may be a crashed process's, whose
+   * post reached the provider but was never recorded. Each is looked up once
+   * now: a post the provider has is recorded at once (the claim taken over by
+   * its token, so a live owner's late outcome no longer decides) instead of
+   * after the lease. A claim whose post the provider does not show is left to
+   * its lease: its owner may still be sending.
+   */
+  const reconcileHeldClaims = Effect.gen(function*() {
+    const held = yield* sql<{ contentId: string; customerId: string; platform: SocialPlatform; claimToken: string }>`
+      SELECT content_id, customer_id, platform, claim_token FROM publish_jobs
+      WHERE status = 'queued' AND claim_token IS NOT NULL AND locked_until > now()
+      ORDER BY locked_until LIMIT 1000`
+    yield* Effect.forEach(held, (row) =>
+      Effect.gen(function*() {
+        const found = yield* provider.findPost(row.customerId, row.contentId, row.platform)
+        if (Option.isNone(found)) return
+        const token = randomUUID()
+        const taken = yield* sql<{ attempts: number }>`UPDATE publish_jobs SET claim_token = ${token}, attempts = attempts + 1
+          WHERE content_id = ${row.contentId} AND claim_token = ${row.claimToken} AND status = 'queued' RETURNING attempts`
+        if (taken.length === 0) return
+        const job: Claimed = {
+          contentId: row.contentId,
+          customerId: row.customerId,
+          platform: row.platform,
+          attempt: taken[0]!.attempts,
+          pieceStatus: "approved",
+          body: null,
+          media: null,
+          connected: true,
+          triedBefore: true,
+          lastTriedAt: null,
+          token
+        }
+        yield* succeed(job, found.value, "reconciled", new Date())
+      }).pipe(Effect.catchCause((cause) =>
+        Effect.logWarning("start-up reconciliation of a held claim failed; it waits for its lease", {
+          contentId: row.contentId,
+          cause: Cause.pretty(cause)
+        })
+      )), { concurrency: provider.batchSize, discard: true })
+  }).pipe(Effect.catchCause((cause) => Effect.logWarning("start-up reconciliation failed", { cause: Cause.pretty(cause) })))
+  yield* Effect.forkScoped(reconcileHeldClaims)
 
   yield* forkClaimLoop({
     name: "publish",

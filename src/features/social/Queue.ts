@@ -1,25 +1,32 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { adSpend } from "../../domain/Budget.ts"
-import { PublishQueue, type QueuedPiece } from "../../platform/PublishQueue.ts"
+import { isSocialPlatform, pieceViolation } from "../../domain/Social.ts"
+import { type Enqueued, PublishQueue, type QueuedPiece } from "../../platform/PublishQueue.ts"
 import { Budget } from "../settings/Budget.ts"
 
 /**
  * The publishing queue's one way in (the PublishQueue port). The charge and
  * the queue row commit together, and the charge is keyed by the piece: a
  * refused charge queues nothing, and queueing the piece again (retry,
- * reschedule, a workflow's hand-off) finds it paid.
+ * reschedule, a workflow's hand-off) finds it paid. Being the one way in, it
+ * is where every path meets the per-platform rules.
  */
+const notConnected: Enqueued = { _tag: "NotConnected" }
+const queued: Enqueued = { _tag: "Queued" }
+
 export const PublishQueueLive = Layer.effect(PublishQueue, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const budget = yield* Budget
 
   const enqueue = Effect.fn("PublishQueue.enqueue")(function*(customerId: string, piece: QueuedPiece, due?: Date) {
     const platform = piece.platform
-    if (platform === null) return false
+    if (!isSocialPlatform(platform)) return notConnected
+    const violation = pieceViolation(platform, piece)
+    if (violation !== undefined) return { _tag: "Refused", violation } satisfies Enqueued
     return yield* Effect.gen(function*() {
       const connected = yield* sql`SELECT 1 FROM social_connections WHERE customer_id = ${customerId} AND platform = ${platform}`
-      if (connected.length === 0) return false
+      if (connected.length === 0) return notConnected
       const spend = adSpend(piece)
       if (spend > 0) yield* budget.charge(customerId, "ads", spend, piece.id)
       const at = due === undefined ? sql`clock_timestamp()` : sql`${due}`
@@ -27,7 +34,7 @@ export const PublishQueueLive = Layer.effect(PublishQueue, Effect.gen(function*(
         VALUES (${piece.id}, ${customerId}, ${platform}, 'queued', ${at}, ${at})
         ON CONFLICT (content_id) DO UPDATE SET status = 'queued', due_at = EXCLUDED.due_at,
           next_attempt_at = EXCLUDED.next_attempt_at, attempts = 0, locked_until = NULL, claim_token = NULL, last_error = NULL`
-      return true
+      return queued
     }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
   })
 

@@ -16,11 +16,13 @@ import {
   isSocialPlatform,
   publishViolation,
   type PublishAttempt,
+  type PublishViolation,
   signState,
   type SocialConnection,
   type SocialPlatform,
   socialPlatforms,
-  verifyState
+  verifyState,
+  violationText
 } from "../../domain/Social.ts"
 import { Events } from "../../platform/Events.ts"
 import { PublishQueue } from "../../platform/PublishQueue.ts"
@@ -35,6 +37,13 @@ export interface PublishInput {
   /** ISO 8601 with an offset; the instant is what counts. */
   readonly scheduledAt?: string | undefined
   readonly spend?: number | undefined
+}
+
+/** Publishing a piece that exists: where (its own platform when not given) and when (now when not given). */
+export interface PublishPieceInput {
+  readonly platform?: SocialPlatform | undefined
+  /** ISO 8601 with an offset; the instant is what counts. */
+  readonly scheduledAt?: string | undefined
 }
 
 export interface PublishOptions {
@@ -84,17 +93,43 @@ export class Social extends Context.Service<Social, {
     input: PublishInput,
     options?: PublishOptions
   ) => Effect.Effect<ContentPiece, ValidationError | PlatformNotConnected | BudgetExceeded>
-  /** Queues an existing approved piece (workflows, MCP schedule_content): now, or at `scheduledAt`. */
+  /**
+   * Publishes an existing approved piece (the publish route, the dashboard): now, or at
+   * `scheduledAt`; on `platform` when given (the piece's platform becomes it).
+   */
+  readonly publishPiece: (
+    customerId: string,
+    contentId: string,
+    input: PublishPieceInput
+  ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded>
+  /** Queues an existing approved piece on its platform (workflows' hand-off): now, or at `scheduledAt`. */
   readonly schedule: (
     customerId: string,
     contentId: string,
     scheduledAt?: string | undefined
   ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded>
+  /**
+   * `schedule`, unless the piece is in the publishing queue already (level 5 queued it at creation, or a
+   * person did): then it is left as it is, since queueing it again would reset a job that may be in flight.
+   * Holds the queue row's lock until the caller's transaction ends, so a caller that records the hand-off
+   * in the same transaction hands a piece off once.
+   */
+  readonly scheduleUnlessQueued: (
+    customerId: string,
+    contentId: string,
+    scheduledAt?: string | undefined
+  ) => Effect.Effect<
+    | { readonly queue: "already"; readonly jobStatus: string }
+    | { readonly queue: "queued"; readonly piece: ContentPiece },
+    NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded
+  >
+  /** The newest approved social pieces that are neither queued nor published (the dashboard's "ready to publish"). */
+  readonly readyToPublish: (customerId: string) => Effect.Effect<ReadonlyArray<ContentPiece>>
   readonly attempts: (customerId: string, contentId: string) => Effect.Effect<ReadonlyArray<PublishAttempt>, NotFound>
   readonly retry: (
     customerId: string,
     contentId: string
-  ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | PlatformNotConnected | BudgetExceeded>
+  ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded>
   readonly cancel: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound | InvalidTransition>
 }>()("herald/features/social/Social") {
   static readonly layer = Layer.effect(Social, Effect.gen(function*() {
@@ -191,6 +226,11 @@ export class Social extends Context.Service<Social, {
       return dashboardPath
     })
 
+    const refused = (violation: PublishViolation) => {
+      const text = violationText(violation)
+      return new ValidationError({ error: text.error, details: [{ path: text.path, message: text.message }] })
+    }
+
     const pastError = () =>
       new ValidationError({
         error: "Invalid body.scheduledAt: must not be in the past",
@@ -202,20 +242,16 @@ export class Social extends Context.Service<Social, {
 
     /** Onto the queue (charging an ad's spend the first time); a platform disconnected since the check is refused as unconnected. */
     const enqueue = (customerId: string, piece: ContentPiece, platform: string, due: Date | undefined) =>
-      Effect.flatMap(
-        queue.enqueue(customerId, piece, due),
-        (queued) => queued ? Effect.void : Effect.fail(notConnected(platform))
-      )
+      Effect.gen(function*() {
+        const outcome = yield* queue.enqueue(customerId, piece, due)
+        if (outcome._tag === "NotConnected") return yield* notConnected(platform)
+        if (outcome._tag === "Refused") return yield* refused(outcome.violation)
+      })
 
     const publish = Effect.fn("Social.publish")(function*(customerId: string, input: PublishInput, options: PublishOptions = {}) {
       const now = Date.now()
       const violation = publishViolation(input.platform, input.body, input.media)
-      if (violation !== undefined) {
-        return yield* new ValidationError({
-          error: `Invalid body.${violation.path}: ${violation.message}`,
-          details: [{ path: `body.${violation.path}`, message: violation.message }]
-        })
-      }
+      if (violation !== undefined) return yield* refused(violation)
       const due = dueDate(input.scheduledAt, now)
       if (due !== undefined && due.getTime() < now) return yield* pastError()
       if (!(yield* isConnected(customerId, input.platform))) return yield* notConnected(input.platform)
@@ -240,31 +276,56 @@ export class Social extends Context.Service<Social, {
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
-    const schedule = Effect.fn("Social.schedule")(function*(customerId: string, contentId: string, scheduledAt?: string) {
+    const publishPiece = Effect.fn("Social.publishPiece")(function*(customerId: string, contentId: string, input: PublishPieceInput) {
       const now = Date.now()
-      const due = dueDate(scheduledAt, now)
+      const due = dueDate(input.scheduledAt, now)
       if (due !== undefined && due.getTime() < now) return yield* pastError()
       const piece = yield* content.get(customerId, contentId)
       if (piece.status !== "approved") {
-        return yield* new InvalidTransition({ error: `Cannot schedule content: it is ${piece.status}, only approved pieces can be published` })
-      }
-      if (!isSocialPlatform(piece.platform)) {
-        return yield* new ValidationError({
-          error: `Content ${contentId} has no social platform (x, linkedin, instagram, facebook, tiktok, pinterest)`
+        return yield* new InvalidTransition({
+          error: `Cannot publish content: the move from ${piece.status} to published is not allowed (only approved pieces are published)`
         })
       }
-      const platform = piece.platform
+      const platform = input.platform ?? piece.platform
+      if (!isSocialPlatform(platform)) {
+        return yield* new ValidationError({
+          error: `Invalid body.platform: content ${contentId} has no social platform: give one of x, linkedin, instagram, facebook, tiktok, pinterest`,
+          details: [{ path: "body.platform", message: "is required: the piece has no social platform" }]
+        })
+      }
       return yield* Effect.gen(function*() {
-        // The queue entry checks the connection itself (an unconnected platform is refused before
-        // anything is written). Queued (and charged) before the piece is locked: every charge takes the customer's lock before
-        // any piece's, so two schedules of one piece cannot deadlock.
-        yield* enqueue(customerId, piece, platform, due)
-        const updated = yield* content.reschedule(customerId, contentId, due ?? null)
+        // The queue entry checks the platform's rules and the connection itself (a refused piece is refused
+        // before anything is written). Queued (and charged) before the piece is locked: every charge takes the
+        // customer's lock before any piece's, so two schedules of one piece cannot deadlock.
+        yield* enqueue(customerId, { ...piece, platform }, platform, due)
+        const updated = yield* content.reschedule(customerId, contentId, due ?? null, platform === piece.platform ? undefined : platform)
         if (due !== undefined) {
           yield* events.record(customerId, "content.scheduled", { contentId, platform, scheduledAt: updated.scheduledAt })
         }
         return updated
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+    })
+
+    const schedule = (customerId: string, contentId: string, scheduledAt?: string) =>
+      publishPiece(customerId, contentId, { scheduledAt })
+
+    const scheduleUnlessQueued = Effect.fn("Social.scheduleUnlessQueued")(
+      function*(customerId: string, contentId: string, scheduledAt?: string) {
+        const queued = yield* sql<{ status: string }>`SELECT status FROM publish_jobs
+          WHERE customer_id = ${customerId} AND content_id = ${contentId} FOR UPDATE`.pipe(Effect.orDie)
+        if (queued.length > 0) return { queue: "already" as const, jobStatus: queued[0]!.status }
+        return { queue: "queued" as const, piece: yield* schedule(customerId, contentId, scheduledAt) }
+      }
+    )
+
+    const readyToPublish = Effect.fnUntraced(function*(customerId: string) {
+      const page = yield* content.list(customerId, { status: "approved", limit: 50 }).pipe(Effect.orDie)
+      const social = page.content.filter((piece) => isSocialPlatform(piece.platform))
+      if (social.length === 0) return []
+      const queued = yield* sql<{ contentId: string }>`SELECT content_id FROM publish_jobs
+        WHERE customer_id = ${customerId} AND status = 'queued' AND content_id IN ${sql.in(social.map((p) => p.id))}`.pipe(Effect.orDie)
+      const busy = new Set(queued.map((row) => row.contentId))
+      return social.filter((piece) => !busy.has(piece.id)).slice(0, 10)
     })
 
     const attempts = Effect.fnUntraced(function*(customerId: string, contentId: string) {
@@ -289,9 +350,12 @@ export class Social extends Context.Service<Social, {
     const retry = Effect.fn("Social.retry")(function*(customerId: string, contentId: string) {
       const piece = yield* content.get(customerId, contentId)
       if (piece.status === "published") return yield* published()
-      return yield* schedule(customerId, contentId).pipe(
-        Effect.catchTag("ValidationError", (error) => Effect.fail(new InvalidTransition({ error: error.error })))
-      )
+      if (piece.status !== "approved") {
+        return yield* new InvalidTransition({
+          error: `Cannot retry content: it is ${piece.status}, only approved, unpublished pieces are queued again`
+        })
+      }
+      return yield* schedule(customerId, contentId)
     })
 
     const cancel = Effect.fn("Social.cancel")(function*(customerId: string, contentId: string) {
@@ -313,7 +377,10 @@ export class Social extends Context.Service<Social, {
       checkState,
       stateSecret,
       publish,
+      publishPiece,
       schedule,
+      scheduleUnlessQueued,
+      readyToPublish,
       attempts,
       retry,
       cancel

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { isSocialPlatform, platformNames, socialPlatforms } from "../../domain/Social.ts"
 import { html } from "../../platform/http/Html.ts"
-import { dashboardChange, invalidField } from "../dashboard/Change.ts"
+import { backTo, dashboardChange, invalidField } from "../dashboard/Change.ts"
 import { canChange, csrfField, type DashboardSection, formatDate, statusBadge } from "../dashboard/Dashboard.ts"
 import { Social } from "./Social.ts"
 
@@ -15,8 +15,22 @@ export const socialSection = (social: Social["Service"]): DashboardSection => ({
   render: (context) =>
     Effect.gen(function*() {
       const connections = yield* social.connections(context.customer.id)
+      const ready = yield* social.readyToPublish(context.customer.id)
       const editable = canChange(context, "admin")
-      return html`<ul class="plain list">${
+      const publishable = canChange(context, "editor")
+      const readyList = ready.length === 0 ? "" : html`<h3>Ready to publish</h3><ul class="plain list">${
+        ready.map((piece) =>
+          html`<li class="row" data-content="${piece.id}"><span><span class="item-title">${platformNames[piece.platform ?? ""] ?? piece.platform}</span><br><span class="muted small">${
+            (piece.body ?? "").slice(0, 120)
+          }</span></span><span>${statusBadge(piece.status)}${
+            publishable
+              ? html` <form method="post" action="/dashboard/social/publish" class="inline">${csrfField(context)}
+<input type="hidden" name="contentId" value="${piece.id}"><button type="submit">Publish</button></form>`
+              : ""
+          }</span></li>`
+        )
+      }</ul>`
+      return html`${readyList}<ul class="plain list">${
         socialPlatforms.map((platform) => {
           const connection = connections[platform]
           return html`<li class="row" data-platform="${platform}"><span><span class="item-title">${platformNames[platform]}</span>${
@@ -35,9 +49,10 @@ export const socialSection = (social: Social["Service"]): DashboardSection => ({
 })
 
 /**
- * The section's form route: POST /dashboard/social/connect (admin) with
- * `platform`; creates the connect link (Social.connect) and sends the browser
- * to the provider's consent page (303).
+ * The section's form routes: POST /dashboard/social/connect (admin) with
+ * `platform` creates the connect link (Social.connect) and sends the browser
+ * to the provider's consent page (303); POST /dashboard/social/publish
+ * (editor) with `contentId` publishes an approved piece now.
  */
 export const SocialDashboardRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
@@ -53,6 +68,14 @@ export const SocialDashboardRoutes = HttpRouter.use((router) =>
         const link = connectLinks[platform]
         if (link === undefined) return yield* invalidField("platform", "the provider offered no link for it")
         return HttpServerResponse.redirect(link, { status: 303 })
+      })))
+    // The publish route's rules and checks, for the signed-in editor: a refusal answers as the dashboard's error page.
+    yield* router.add("POST", "/dashboard/social/publish", change("editor", (session, form) =>
+      Effect.gen(function*() {
+        const contentId = form.get("contentId") ?? ""
+        if (contentId.length === 0 || contentId.length > 100) return yield* invalidField("contentId", "is required")
+        yield* social.publishPiece(session.principal.customerId, contentId, {})
+        return backTo("social")
       })))
   })
 )

@@ -13,6 +13,11 @@ export const SocialHandlers = leanGroup(Effect.gen(function*() {
       publish: ({ params, payload }) => social.publish(params.customerId, payload),
       attempts: ({ params }) =>
         Effect.map(social.attempts(params.customerId, params.contentId), (attempts) => ({ attempts })),
+      publishPiece: ({ params, payload }) =>
+        social.publishPiece(params.customerId, params.contentId, {
+          platform: payload?.platform,
+          scheduledAt: payload?.scheduledAt
+        }),
       retry: ({ params }) => social.retry(params.customerId, params.contentId),
       cancel: ({ params }) => social.cancel(params.customerId, params.contentId)
     })

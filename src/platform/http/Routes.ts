@@ -39,6 +39,7 @@ export const extraRoutes: Array<readonly [method: string, path: `/${string}`, op
   // Capabilities' dashboard sections (src/features/*/dashboard.ts)
   ["POST", "/dashboard/workflows/:workflowId/toggle"],
   ["POST", "/dashboard/social/connect"],
+  ["POST", "/dashboard/social/publish"],
   // Discovery documents and the home page (src/features/discovery)
   ["GET", "/"],
   ["GET", "/.well-known/mcp/server-card.json"],

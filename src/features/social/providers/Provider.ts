@@ -11,6 +11,8 @@ export class ProviderError extends Data.TaggedError("ProviderError")<{
   readonly transient: boolean
   readonly cause: string
   readonly message: string
+  /** The earliest a retry can learn more (a cached answer turning over): the retry waits at least this long. */
+  readonly retryAfterSeconds?: number | undefined
 }> {}
 
 export interface ConnectedAccount {
@@ -75,11 +77,18 @@ export class SocialProvider extends Context.Service<SocialProvider, {
   readonly publishMany: (
     posts: ReadonlyArray<OutgoingPost>
   ) => Effect.Effect<ReadonlyArray<Exit.Exit<PublishedPost, ProviderError>>>
-  /** A post this service already sent for the piece, if the provider has one. */
+  /**
+   * A post this service already sent for the piece, if the provider has one.
+   * `triedAt` is when the latest earlier try began: an answer that cannot
+   * show a post made by that try (a cached page older than it) is not taken
+   * for "none" but fails transient (`history_stale`), so no retry sends a
+   * post the provider already has.
+   */
   readonly findPost: (
     customerId: string,
     contentId: string,
-    platform: SocialPlatform
+    platform: SocialPlatform,
+    triedAt?: Date | undefined
   ) => Effect.Effect<Option.Option<PublishedPost>, ProviderError>
   readonly remove: (customerId: string, providerPostId: string) => Effect.Effect<void, ProviderError>
   /** Figures the provider reports; none (sandbox) is `Option.none()`, never zeros made up. */

@@ -20,6 +20,25 @@ export const noteFor = (contentId: string) => `herald:${contentId}`
 
 /** Ayrshare's default history page; larger pages are served from a one-minute cache. */
 const historyFreshLimit = 25
+/** How old a cached history page can be. */
+export const historyCacheSeconds = 60
+/** How long one request may take: a post made by a try exists at the provider by the try's start plus this. */
+const requestTimeoutMs = 20_000
+
+/**
+ * Whether a long (cached) history page can show every post of a try that began
+ * at `triedAt`: its snapshot (`lastUpdated`) must be later than the try could
+ * have lasted. Otherwise the seconds until the cache turns over. A page
+ * without `lastUpdated` is taken as cached for the whole minute.
+ */
+export const stalePageWait = (lastUpdated: string | undefined, triedAt: Date | undefined, now: number): number | undefined => {
+  if (triedAt === undefined) return undefined
+  const settled = triedAt.getTime() + requestTimeoutMs
+  const snapshot = lastUpdated === undefined ? Number.NaN : Date.parse(lastUpdated)
+  if (!Number.isNaN(snapshot) && snapshot >= settled) return undefined
+  const turnover = Number.isNaN(snapshot) ? settled + historyCacheSeconds * 1000 : Math.max(snapshot + historyCacheSeconds * 1000, settled)
+  return Math.max(1, Math.ceil((turnover - now) / 1000))
+}
 
 interface AyrshareError {
   readonly code?: number
@@ -66,7 +85,7 @@ export const AyrshareProvider = Layer.effect(SocialProvider, Effect.gen(function
         ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
         allowPrivateTargets: config.allowPrivateTargets,
         maxRedirects: 0,
-        timeoutMs: 20_000
+        timeoutMs: requestTimeoutMs
       }).pipe(Effect.mapError((error) =>
         new ProviderError({ transient: true, cause: "provider_unavailable", message: `Ayrshare unreachable (${error.reason})` })
       ))
@@ -177,20 +196,38 @@ export const AyrshareProvider = Layer.effect(SocialProvider, Effect.gen(function
       }
     })
 
-  const findPost = (customerId: string, contentId: string, platform: SocialPlatform) =>
+  const findPost = (customerId: string, contentId: string, platform: SocialPlatform, triedAt?: Date) =>
     Effect.gen(function*() {
       const key = yield* profileKey(customerId)
       const page = (limit: number) =>
         Effect.map(request("GET", `/api/history?lastDays=0&limit=${limit}`, { profileKey: key }), (answer) => {
           const history = Array.isArray(answer) ? answer : asRecord(answer).history
-          return Array.isArray(history) ? (history as ReadonlyArray<unknown>).map(asRecord) : []
+          const lastUpdated = asRecord(answer).lastUpdated
+          return {
+            posts: Array.isArray(history) ? (history as ReadonlyArray<unknown>).map(asRecord) : [],
+            lastUpdated: typeof lastUpdated === "string" ? lastUpdated : undefined
+          }
         })
       // A post that failed at the network was not published: it is not found, so the publisher tries again.
       const isOurs = (p: Record<string, unknown>) => p.notes === noteFor(contentId) && p.status !== "deleted" && p.status !== "error"
       // Ayrshare caches history for a minute when `limit` is over 25, so a long page can predate our post:
-      // the fresh default page first, the long one only when the fresh page is full.
+      // the fresh default page first, the long one only when the fresh page is full, and its "not there"
+      // believed only when its snapshot is younger than the earlier try.
       const fresh = yield* page(historyFreshLimit)
-      const found = fresh.find(isOurs) ?? (fresh.length >= historyFreshLimit ? (yield* page(1000)).find(isOurs) : undefined)
+      let found = fresh.posts.find(isOurs)
+      if (found === undefined && fresh.posts.length >= historyFreshLimit) {
+        const long = yield* page(1000)
+        found = long.posts.find(isOurs)
+        const wait = found === undefined ? stalePageWait(long.lastUpdated, triedAt, Date.now()) : undefined
+        if (wait !== undefined) {
+          return yield* new ProviderError({
+            transient: true,
+            cause: "history_stale",
+            message: `Ayrshare's history is cached and older than the last try: asking again in ${wait} s instead of posting twice`,
+            retryAfterSeconds: wait
+          })
+        }
+      }
       if (found === undefined || typeof found.id !== "string") return Option.none()
       const ids = Array.isArray(found.postIds) ? (found.postIds as ReadonlyArray<unknown>).map(asRecord) : []
       const mine = ids.find((p) => p.platform === toAyrshare(platform)) ?? ids[0]
