@@ -106,7 +106,7 @@ export class Dashboard extends Context.Service<Dashboard, {
 <input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="secondary">Sign out</button></form>`
           }</div></div>
 ${notice ?? ""}
-<nav class="muted small" aria-label="Sections">${
+<nav class="sections small" aria-label="Sections">${
             visible.map((section, i) => html`${i === 0 ? "" : " · "}<a href="#${section.id}">${section.title}</a>`)
           }</nav>
 <div class="grid">${rendered}</div>`

@@ -85,9 +85,11 @@ export const htmlResponse = (body: Html, options: { readonly status?: number; re
 
 export interface Layout {
   readonly title: string
+  /** The search-result summary of the page (`<meta name="description">`); a default says what Herald is. */
+  readonly description?: string | undefined
   readonly body: Html
-  /** Extra script from /assets (same origin), e.g. "/assets/signup.js". */
-  readonly script?: string | undefined
+  /** Scripts from /assets (same origin), e.g. "/assets/signup.js": the pages' CSP allows no inline script. */
+  readonly script?: string | ReadonlyArray<string> | undefined
   readonly bodyClass?: string | undefined
   /**
    * The document's own referrer policy (a `<meta name="referrer">`), for a
@@ -95,19 +97,43 @@ export interface Layout {
    * a browser posts `Origin: null`.
    */
   readonly referrer?: "same-origin" | undefined
+  /** The header link that is the current page (`aria-current`). */
+  readonly current?: "home" | "docs" | "status" | "dashboard" | undefined
+  /** A full title, not suffixed with " · Herald" (the home page's). */
+  readonly fullTitle?: boolean | undefined
 }
 
-/** The page shell every Herald page uses: one stylesheet, phone-width viewport. */
-export const layout = (page: Layout): Html =>
-  html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+export const defaultDescription =
+  "Herald is a managed AI marketing team sold as an API: content with approvals, social publishing, SEO and GEO scans, analytics and an MCP server."
+
+const navLinks = [
+  ["docs", "/docs", "Docs"],
+  ["status", "/status", "Status"],
+  ["dashboard", "/dashboard", "Sign in"]
+] as const
+
+/**
+ * The page shell every Herald page uses: one stylesheet (/assets/herald.css),
+ * phone-width viewport, a description for search results, the header with
+ * the site's links, one `main` landmark and the footer.
+ */
+export const layout = (page: Layout): Html => {
+  const scripts = page.script === undefined ? [] : typeof page.script === "string" ? [page.script] : page.script
+  return html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 ${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.referrer}">`}
-<title>${page.title} · Herald</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/herald.css">${
-    page.script === undefined ? "" : html`<script src="${page.script}" defer></script>`
+<title>${page.fullTitle === true ? page.title : `${page.title} · Herald`}</title><meta name="description" content="${page.description ?? defaultDescription}">
+<link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/herald.css">${
+    scripts.map((src) => html`<script src="${src}" defer></script>`)
   }</head><body class="${page.bodyClass ?? ""}">
-<header class="topbar"><a class="brand" href="/dashboard"><span class="logo" aria-hidden="true">H</span> Herald</a></header>
-<main>${page.body}</main>
-<footer class="foot">Herald · your AI marketing team</footer>
+<a class="skip" href="#main">Skip to content</a>
+<header class="topbar"><a class="brand" href="/"><span class="logo" aria-hidden="true">H</span> Herald</a>
+<nav class="site-nav" aria-label="Site">${
+    navLinks.map(([id, href, label]) => html`<a href="${href}"${page.current === id ? html` aria-current="page"` : ""}>${label}</a>`)
+  }</nav></header>
+<main id="main">${page.body}</main>
+<footer class="foot"><p>Herald · your AI marketing team</p><p class="foot-links"><a href="/docs">API reference</a> <a href="/status">Status</a> <a href="/llms.txt">llms.txt</a> <a href="/openapi.json">OpenAPI</a></p></footer>
 </body></html>`
+}
 
 /** An error as an HTML page, with the request id to quote. */
 export const errorPage = (status: number, message: string, requestId: string, extra?: Html): Html =>
