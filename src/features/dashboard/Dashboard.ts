@@ -17,6 +17,8 @@ export interface DashboardContext {
    * which is read-only: sections then show no forms.
    */
   readonly csrf: string | undefined
+  /** The page's query, for sections that confirm what just happened (`?connected=linkedin`); empty on the Bearer view. */
+  readonly query: URLSearchParams
 }
 
 /**
@@ -77,16 +79,16 @@ export const statusBadge = (status: string): Html => html`<span class="badge ${s
 
 /** Renders the whole dashboard page from the registered sections. */
 export class Dashboard extends Context.Service<Dashboard, {
-  readonly page: (principal: Principal, csrf: string | undefined, notice?: Html) => Effect.Effect<Html>
+  readonly page: (principal: Principal, csrf: string | undefined, notice?: Html, query?: URLSearchParams) => Effect.Effect<Html>
 }>()("herald/features/dashboard/Dashboard") {
   static readonly layer = Layer.effect(Dashboard, Effect.gen(function*() {
     const customers = yield* Customers
     const registry = yield* DashboardSections
 
-    const page = (principal: Principal, csrf: string | undefined, notice?: Html) =>
+    const page = (principal: Principal, csrf: string | undefined, notice?: Html, query = new URLSearchParams()) =>
       Effect.gen(function*() {
         const customer = yield* customers.get(principal.customerId).pipe(Effect.orDie)
-        const context: DashboardContext = { customer, principal, now: new Date(), csrf }
+        const context: DashboardContext = { customer, principal, now: new Date(), csrf, query }
         const visible = registry.all().filter((section) => roleAllows(principal.role, section.minRole ?? "viewer"))
         const rendered = yield* Effect.forEach(visible, (section) =>
           Effect.map(section.render(context), (body) =>
@@ -96,6 +98,9 @@ export class Dashboard extends Context.Service<Dashboard, {
         const title = customer.brandName ?? customer.email
         return layout({
           title: "Dashboard",
+          current: "dashboard",
+          description: "Your Herald dashboard: approvals, content, workflows, social accounts, analytics and settings.",
+          script: "/assets/copy.js",
           body: html`<div class="hero card section-wide">
 <div><p class="muted small">Dashboard</p><h1>${title}</h1>
 <p>${statusBadge(customer.status)} <span class="badge">Pro</span> ${

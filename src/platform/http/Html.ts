@@ -55,6 +55,28 @@ export const unsafeRaw = (value: string): Html => new Html(value)
 export const safeHref = (url: string | null | undefined): string =>
   url !== null && url !== undefined && (/^https?:\/\//i.test(url) || /^\/(?!\/)/.test(url)) ? url : "#"
 
+/** Characters that end a URL in running text rather than belong to it. */
+const trailingPunctuation = new Set([".", ",", ";", ":", "!", "?", ")", "]", "'", "\""])
+
+/**
+ * Text shown as is, with every http(s) URL in it a link: escaped like all
+ * text, `rel="nofollow noopener ugc"` (a visitor's post is user content) and
+ * opening in a new tab. Punctuation that ends a sentence stays outside the link.
+ */
+export const linkify = (text: string): Html => {
+  const parts: Array<Html | string> = []
+  let last = 0
+  for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/gi)) {
+    let url = match[0]
+    while (url.length > 0 && trailingPunctuation.has(url.at(-1)!)) url = url.slice(0, -1)
+    if (!URL.canParse(url) || url.length <= match[0].indexOf("//") + 2) continue
+    parts.push(text.slice(last, match.index), html`<a href="${url}" rel="nofollow noopener ugc" target="_blank">${url}</a>`)
+    last = match.index + url.length
+  }
+  parts.push(text.slice(last))
+  return html`${parts}`
+}
+
 /** The headers every HTML page carries (docs/api-rules.md, "Requests and answers"). */
 export const pageHeaders = (nonce?: string): Record<string, string> => ({
   "content-security-policy": [
