@@ -88,7 +88,9 @@ nav.sections a{display:inline-block;padding:.25rem .15rem;min-height:24px}
 .legend{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0;margin:.5rem 0;font-size:.85rem}
 .legend li::before{content:"";display:inline-block;width:.8rem;height:.8rem;border-radius:3px;margin-right:.35rem;vertical-align:-.1rem;background:var(--swatch)}
 .legend .s0{--swatch:#4f46e5}.legend .s1{--swatch:#0f7b4f}.legend .s2{--swatch:#c2410c}.legend .s3{--swatch:#64748b}
-.chart-wrap{overflow-x:auto}
+.charts{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,18rem),1fr));margin-bottom:1rem}
+.charts figure{margin:0;padding:.75rem}
+caption{text-align:left;padding:.25rem 0}
 .post{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;margin:0}
 .consent-actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
 @media (max-width:40rem){.hero-home h1{font-size:1.7rem}.topbar{padding:.5rem .75rem}.site-nav a{padding:.4rem .45rem}main{padding:.75rem}.card{padding:1rem}h1{font-size:1.35rem}.hide-narrow{display:none}}
