@@ -63,7 +63,8 @@ const chrome = await chromeLauncher.launch({
 let below = 0
 try {
   console.log("page".padEnd(10), "a11y".padEnd(5), "SEO".padEnd(5), "not passed")
-  for (const page of await pages()) {
+  const only = process.argv.slice(2)
+  for (const page of (await pages()).filter((p) => only.length === 0 || only.includes(p.name))) {
     const runner = await lighthouse(page.url, {
       port: chrome.port,
       onlyCategories: ["accessibility", "seo"],
@@ -86,6 +87,12 @@ try {
         .map((ref) => ref.id))
     if (score("accessibility") < 100 || score("seo") < 100) below++
     console.log(page.name.padEnd(10), String(score("accessibility")).padEnd(5), String(score("seo")).padEnd(5), failing.join(", "))
+    if (process.env.DETAILS !== undefined) {
+      for (const id of failing) {
+        const items = (lhr.audits[id]?.details as { items?: Array<{ node?: { snippet?: string; explanation?: string } }> } | undefined)?.items ?? []
+        for (const item of items.slice(0, 8)) console.log(`  ${id}: ${item.node?.snippet ?? JSON.stringify(item).slice(0, 200)} ${item.node?.explanation?.split("\n")[1] ?? ""}`)
+      }
+    }
   }
   console.log(`\nLighthouse ${(await import("lighthouse/package.json", { with: { type: "json" } })).default.version}, desktop 1280 px`)
 } finally {

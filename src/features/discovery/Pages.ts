@@ -108,7 +108,6 @@ export const homeHtml = (baseUrl: string): string =>
     layout({
       title: `${product.name}: your AI marketing team as an API`,
       fullTitle: true,
-      current: "home",
       description: `${product.description} Start a free trial, then use the dashboard, the REST API or the MCP server.`,
       script: "/assets/home.js",
       body: html`<section class="hero-home" aria-labelledby="home-title">

@@ -120,7 +120,9 @@ export interface Layout {
    */
   readonly referrer?: "same-origin" | undefined
   /** The header link that is the current page (`aria-current`). */
-  readonly current?: "home" | "docs" | "status" | "dashboard" | undefined
+  readonly current?: "docs" | "status" | "dashboard" | undefined
+  /** Stylesheets (same origin) before the shared one, e.g. the API reference's. */
+  readonly styles?: ReadonlyArray<string> | undefined
   /** A full title, not suffixed with " · Herald" (the home page's). */
   readonly fullTitle?: boolean | undefined
 }
@@ -144,7 +146,9 @@ export const layout = (page: Layout): Html => {
   return html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 ${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.referrer}">`}
 <title>${page.fullTitle === true ? page.title : `${page.title} · Herald`}</title><meta name="description" content="${page.description ?? defaultDescription}">
-<link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/herald.css">${
+<link rel="icon" href="data:,">${
+    (page.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)
+  }<link rel="stylesheet" href="/assets/herald.css">${
     scripts.map((src) => html`<script src="${src}" defer></script>`)
   }</head><body class="${page.bodyClass ?? ""}">
 <a class="skip" href="#main">Skip to content</a>
