@@ -2,6 +2,7 @@
  * Lighthouse's accessibility and SEO scores of Herald's own public pages:
  * home, API reference, checkout, key-once, consent, sign-in and the signed-in
  * dashboard, served by the service started as a child (embedded database),
+ * each in Lighthouse's mobile emulation and at desktop width,
  * audited with the machine's Chromium. Prints each page's two scores and the
  * audits that did not pass; exits 1 when a score is below 100.
  * npm run lighthouse:pages   (CHROME_PATH overrides /usr/bin/chromium)
@@ -62,21 +63,24 @@ const chrome = await chromeLauncher.launch({
 })
 let below = 0
 try {
-  console.log("page".padEnd(10), "a11y".padEnd(5), "SEO".padEnd(5), "not passed")
+  console.log("page".padEnd(18), "a11y".padEnd(5), "SEO".padEnd(5), "not passed")
   const only = process.argv.slice(2)
-  for (const page of (await pages()).filter((p) => only.length === 0 || only.includes(p.name))) {
+  const runs = (await pages()).filter((p) => only.length === 0 || only.includes(p.name))
+    .flatMap((page) => (["mobile", "desktop"] as const).map((device) => ({ ...page, device })))
+  for (const page of runs) {
     const runner = await lighthouse(page.url, {
       port: chrome.port,
       onlyCategories: ["accessibility", "seo"],
       output: "json",
       logLevel: "error",
-      formFactor: "desktop",
-      screenEmulation: { mobile: false, width: 1280, height: 900, deviceScaleFactor: 1, disabled: false },
+      ...(page.device === "desktop"
+        ? { formFactor: "desktop", screenEmulation: { mobile: false, width: 1280, height: 900, deviceScaleFactor: 1, disabled: false } }
+        : {}),
       ...(page.headers === undefined ? {} : { extraHeaders: page.headers })
     })
     const lhr = runner?.lhr
     if (lhr === undefined || lhr.runtimeError !== undefined) {
-      console.log(page.name.padEnd(10), `Lighthouse could not run (${lhr?.runtimeError?.code ?? "no result"})`)
+      console.log(`${page.name} ${page.device}`.padEnd(18), `Lighthouse could not run (${lhr?.runtimeError?.code ?? "no result"})`)
       below++
       continue
     }
@@ -86,7 +90,7 @@ try {
         .filter((ref) => ref.weight > 0 && lhr.audits[ref.id]?.score !== 1 && lhr.audits[ref.id]?.scoreDisplayMode !== "notApplicable")
         .map((ref) => ref.id))
     if (score("accessibility") < 100 || score("seo") < 100) below++
-    console.log(page.name.padEnd(10), String(score("accessibility")).padEnd(5), String(score("seo")).padEnd(5), failing.join(", "))
+    console.log(`${page.name} ${page.device}`.padEnd(18), String(score("accessibility")).padEnd(5), String(score("seo")).padEnd(5), failing.join(", "))
     if (process.env.DETAILS !== undefined) {
       for (const id of failing) {
         const items = (lhr.audits[id]?.details as { items?: Array<{ node?: { snippet?: string; explanation?: string } }> } | undefined)?.items ?? []
@@ -94,7 +98,7 @@ try {
       }
     }
   }
-  console.log(`\nLighthouse ${(await import("lighthouse/package.json", { with: { type: "json" } })).default.version}, desktop 1280 px`)
+  console.log(`\nLighthouse ${(await import("lighthouse/package.json", { with: { type: "json" } })).default.version}: mobile (its default emulation) and desktop 1280 px`)
 } finally {
   chrome.kill()
   service.child.kill("SIGTERM")

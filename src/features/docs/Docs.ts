@@ -42,6 +42,7 @@ const docsCss = `.swagger-ui .wrapper{padding:0;max-width:none}
 .swagger-ui .json-schema-2020-12-expand-deep-button{color:#3730a3}
 .swagger-ui .btn.authorize{color:#0f7b4f;border-color:#0f7b4f;background:#fff}
 .swagger-ui .btn.authorize svg{fill:#0f7b4f}
+.swagger-ui .opblock-summary-path a.nostyle{display:inline-block;min-height:24px;line-height:24px}
 .swagger-ui .scheme-container{padding:1rem 0;box-shadow:none;background:transparent}
 `
 
