@@ -51,7 +51,7 @@ const a11yScript = `(function(){
   function fix(root){
     var selects=root.querySelectorAll("select:not([aria-label])");
     for(var i=0;i<selects.length;i++){selects[i].setAttribute("aria-label",selects[i].id==="servers"?"Server":"Choose a value");}
-    var level2=root.querySelectorAll("h3.opblock-tag:not([aria-level]),section.models h4:not([aria-level])");
+    var level2=root.querySelectorAll("h1.title:not([aria-level]),h3.opblock-tag:not([aria-level]),section.models h4:not([aria-level])");
     for(var j=0;j<level2.length;j++){level2[j].setAttribute("role","heading");level2[j].setAttribute("aria-level","2");}
   }
   var target=document.getElementById("swagger-ui");
@@ -74,7 +74,7 @@ const initScript = `${a11yScript}window.addEventListener("load", function () {
  * The page in Herald's layout: the site header, a heading, Swagger UI in the
  * main landmark; docs.css after Swagger UI's own fixes what accessibility
  * checks find in it (contrast, target sizes), and the start-up script labels
- * its controls and levels its headings under the page's h1.
+ * its controls and levels its headings (its own title too) under the page's h1.
  */
 const page = `<!doctype html>\n${
   layout({
@@ -83,7 +83,8 @@ const page = `<!doctype html>\n${
     description: "Herald's REST API reference: every endpoint, schema, bound and error, from the OpenAPI document.",
     styles: ["/docs/assets/swagger-ui.css", "/docs/assets/docs.css"],
     script: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui-standalone-preset.js", "/docs/assets/docs-init.js"],
-    body: html`<p class="muted">Every endpoint of the REST API; the document itself is at <a href="/openapi.json">/openapi.json</a>. Agents can also use the <a href="/llms.txt">llms.txt</a> summary.</p>
+    body: html`<h1>API reference</h1>
+<p class="muted">Every endpoint of the REST API; the document itself is at <a href="/openapi.json">/openapi.json</a>. Agents can also use the <a href="/llms.txt">llms.txt</a> summary.</p>
 <div id="swagger-ui"><noscript>The interactive reference needs JavaScript; the document itself is at <a href="/openapi.json">/openapi.json</a>.</noscript></div>`
   }).value
 }`
