@@ -116,7 +116,7 @@ runScript(Effect.gen(function*() {
     const samples: Array<number> = []
     for (let i = 0; i < 100; i++) {
       const start = performance.now()
-      yield* section.render({ customer: customerView, principal, now: new Date(), csrf: "csrf-token" })
+      yield* section.render({ customer: customerView, principal, now: new Date(), csrf: "csrf-token", query: new URLSearchParams() })
       samples.push(performance.now() - start)
     }
     report(`  section ${section.id}`, samples)

@@ -17,6 +17,7 @@ import { ApiRoutes } from "./ApiRoutes.ts"
 import { DiscoveryRoutes } from "./features/discovery/Discovery.ts"
 import { CheckoutPages } from "./features/billing/pages.ts"
 import { AssetRoutes } from "./features/pages/Assets.ts"
+import { PublicPages } from "./features/pages/Public.ts"
 import { Dashboard, DashboardSections } from "./features/dashboard/Dashboard.ts"
 import { DashboardPages } from "./features/dashboard/pages.ts"
 import { CoreSections } from "./features/dashboard/sections.ts"
@@ -103,7 +104,7 @@ export const DashboardLive = Layer.mergeAll(Dashboard.layer, DashboardAuth.layer
 )
 
 /** The whole service: probes once before it listens, then serves. */
-export const AppWithoutConfig = httpServer(Layer.mergeAll(ApiRoutes, DiscoveryRoutes, CheckoutPages, AssetRoutes, DashboardPages, WorkflowDashboardRoutes, SocialDashboardRoutes, SocialPages, McpRoutes, OrchestratorRoutes, DocsRoutes)).pipe(
+export const AppWithoutConfig = httpServer(Layer.mergeAll(ApiRoutes, DiscoveryRoutes, CheckoutPages, AssetRoutes, PublicPages, DashboardPages, WorkflowDashboardRoutes, SocialDashboardRoutes, SocialPages, McpRoutes, OrchestratorRoutes, DocsRoutes)).pipe(
   Layer.provideMerge(DashboardLive),
   Layer.provide(ToolsLive),
   // The durable workflow engine, the catalog's runs and cron (after the domain services).

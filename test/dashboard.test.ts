@@ -487,8 +487,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       const linkedin = res.text.slice(res.text.indexOf(`data-platform="linkedin"`))
       assert.include(linkedin.slice(0, linkedin.indexOf("</li>")), "badge connected")
       // Analytics: an inline SVG chart and the per-channel figures of the period.
-      assert.include(res.text, `<svg class="chart"`)
-      assert.include(res.text, "<title>X: 4321</title>")
+      // One chart each of posts, clicks and revenue, and of impressions since a provider reported some; labels whole.
+      for (const title of ["Posts", "Clicks", "Revenue", "Impressions"]) assert.include(res.text, `aria-label="${title} per channel, last 30 days"`)
+      assert.include(res.text, "<title>X: 4,321</title>")
+      assert.include(res.text, "<title>X: 1</title>")
+      for (const label of ["LinkedIn", "Instagram", "Pinterest", "Facebook"]) assert.include(res.text, `>${label}</text>`)
       assert.include(res.text, `<tr data-channel="x"><td>X</td><td>1</td><td>0</td><td>4,321</td><td>12</td><td>0</td></tr>`)
       // Read-only: no form of the new sections.
       assert.notInclude(res.text, "/dashboard/workflows/")

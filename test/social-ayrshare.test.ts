@@ -56,7 +56,7 @@ const connectX = (owner: Provisioned) =>
     fake.link(profileKey, ["twitter"])
     const back = yield* call("GET", new URL(redirect).pathname + new URL(redirect).search)
     assert.strictEqual(back.status, 302, back.text)
-    assert.strictEqual(back.headers.get("location"), "/dashboard")
+    assert.strictEqual(back.headers.get("location"), "/dashboard?connected=x#social")
     return profileKey
   })
 

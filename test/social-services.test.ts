@@ -29,7 +29,7 @@ const connect = (customerId: string, platform: "x" | "linkedin" | "instagram") =
     const social = yield* Social
     const { connectLinks } = yield* social.connect(customerId, [platform])
     const state = new URL(connectLinks[platform]).searchParams.get("state")!
-    assert.strictEqual(yield* social.completeCallback({ state, consent: consentProof(social.stateSecret, state) }), "/dashboard")
+    assert.strictEqual(yield* social.completeCallback({ state, consent: consentProof(social.stateSecret, state) }), `/dashboard?connected=${platform}#social`)
   })
 
 const publishedSoon = (customerId: string, contentId: string) =>

@@ -37,7 +37,7 @@ const connectAsPerson = (owner: Provisioned, platform: string, account?: string)
     assert.isTrue(callback.startsWith("/api/integration/callback?state="), callback)
     const back = yield* call("GET", callback)
     assert.strictEqual(back.status, 302, back.text)
-    assert.strictEqual(back.headers.get("location"), "/dashboard")
+    assert.strictEqual(back.headers.get("location"), `/dashboard?connected=${platform}#social`)
     return { link, callback, cookie, page }
   })
 
@@ -210,9 +210,12 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.include(html, "Launch &lt;b&gt;day&lt;/b&gt;!")
       assert.notInclude(html, "<b>day</b>")
       assert.include(html, "mailto:a@b.co")
-      const codes = [...html.matchAll(new RegExp(`${url.replace(/[.:/]/g, "\\$&")}/r/([A-Za-z0-9_-]+)`, "g"))].map((m) => m[1])
+      const codes = [...new Set([...html.matchAll(new RegExp(`${url.replace(/[.:/]/g, "\\$&")}/r/([A-Za-z0-9_-]+)`, "g"))].map((m) => m[1]))]
       assert.strictEqual(codes.length, 2, html)
-      assert.include(html, `/r/${codes[0]}.`)
+      assert.include(html, `/r/${codes[0]}</a>.`)
+      // Each link is clickable, marked as user content; mailto: stays text.
+      for (const code of codes) assert.include(html, `<a href="${url}/r/${code}" rel="nofollow noopener ugc" target="_blank">`)
+      assert.notInclude(html, `href="mailto:`)
 
       // A click: 302 to the target with UTM added and the existing utm_source kept.
       const click = yield* call("GET", `/r/${codes[0]}`, { headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" } })

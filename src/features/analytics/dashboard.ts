@@ -11,9 +11,20 @@ const channelNames: Record<string, string> = { ...platformNames, web: "Web", ema
 
 const number = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
 
+const money = (value: number) => value.toLocaleString("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 })
+
+/** The metrics charted, in this order; impressions only when a provider reported some. */
+const charted = [
+  { metric: "posts", title: "Posts", color: "#4f46e5", format: number },
+  { metric: "clicks", title: "Clicks", color: "#0f7b4f", format: number },
+  { metric: "revenue", title: "Revenue", color: "#c2410c", format: money },
+  { metric: "impressions", title: "Impressions", color: "#475569", format: number }
+] as const
+
 /**
- * The last 30 days per channel (a fixed list of eight): a bar chart of
- * impressions and the table of every figure, from Analytics.report.
+ * The last 30 days per channel (a fixed list of eight): a bar chart each of
+ * posts, clicks and revenue (and impressions when the provider reports
+ * them), then the table of every figure, from Analytics.report.
  */
 export const analyticsSection = (analytics: Analytics["Service"]): DashboardSection => ({
   id: "analytics",
@@ -24,15 +35,20 @@ export const analyticsSection = (analytics: Analytics["Service"]): DashboardSect
     Effect.gen(function*() {
       const report = yield* analytics.report(context.customer.id, dashboardPeriod)
       const rows = analyticsChannels.map((channel) => ({ channel, metrics: report.channels[channel] }))
-      const chart = svgBarChart(rows.map((r) => ({ label: channelNames[r.channel] ?? r.channel, value: r.metrics.impressions })), {
-        title: "Impressions per channel, last 30 days"
-      })
+      const charts = charted.filter((c) => c.metric !== "impressions" || report.totals.impressions > 0).map((c) =>
+        html`<figure class="card">${
+          svgBarChart(rows.map((r) => ({ label: channelNames[r.channel] ?? r.channel, value: r.metrics[c.metric] })), {
+            title: `${c.title} per channel, last 30 days`,
+            color: c.color,
+            format: c.format
+          })
+        }<figcaption class="small"><strong>${c.title}</strong> · total ${c.format(report.totals[c.metric])}</figcaption></figure>`)
       return html`${
         report.totals.posts === 0 && report.totals.clicks === 0 && report.totals.revenue === 0
           ? html`<p class="muted small">Nothing published or clicked in the last 30 days yet.</p>`
           : ""
-      }<figure>${chart}<figcaption class="muted small">Impressions per channel</figcaption></figure>
-<div class="table-scroll"><table><thead><tr><th>Channel</th>${metricNames.map((m) => html`<th>${m}</th>`)}</tr></thead><tbody>${
+      }<div class="charts">${charts}</div>
+<div class="table-scroll"><table><caption class="muted small">Every figure per channel, last 30 days</caption><thead><tr><th scope="col">Channel</th>${metricNames.map((m) => html`<th scope="col">${m}</th>`)}</tr></thead><tbody>${
         rows.map((r) => html`<tr data-channel="${r.channel}"><td>${channelNames[r.channel] ?? r.channel}</td>${metricNames.map((m) => html`<td>${number(r.metrics[m])}</td>`)}</tr>`)
       }<tr class="total"><td><strong>Total</strong></td>${metricNames.map((m) => html`<td><strong>${number(report.totals[m])}</strong></td>`)}</tr></tbody></table></div>`
     })

@@ -17,6 +17,7 @@ export const CheckoutPages = HttpRouter.use((router) =>
     const checkoutPage = (id: string, email: string, token: string) =>
       layout({
         title: "Start your free trial",
+        description: `Start Herald Pro: a ${trialDays}-day free trial of your AI marketing team, with the REST API and the MCP server.`,
         body: html`<section class="card narrow" aria-labelledby="plan">
 <p class="muted small">Checkout</p>
 <h1 id="plan">Herald Pro</h1>
@@ -67,13 +68,16 @@ export const CheckoutPages = HttpRouter.use((router) =>
       const id = yield* sessionParam
       return htmlResponse(layout({
         title: "Welcome to Herald",
-        script: "/assets/signup.js",
+        description: "Your Herald API key and MCP endpoint, shown once.",
+        script: ["/assets/signup.js", "/assets/copy.js"],
         body: html`<section class="card narrow" id="signup-result" data-session="${id}">
 <h1>Welcome to Herald</h1>
 <p id="signup-status" class="notice" role="status">Loading your API key…</p>
 <div id="signup-key" hidden>
-<p><strong>API key</strong></p><code class="secret" id="signup-api-key"></code>
-<p><strong>MCP endpoint</strong></p><code class="secret" id="signup-mcp"></code>
+<h2>API key</h2><div class="copy-row"><code class="secret" id="signup-api-key"></code>
+<button type="button" class="secondary" data-copy="signup-api-key" hidden>Copy key</button></div>
+<h2>MCP endpoint</h2><div class="copy-row"><code class="secret" id="signup-mcp"></code>
+<button type="button" class="secondary" data-copy="signup-mcp" hidden>Copy endpoint</button></div>
 <p class="muted small">Customer id: <code id="signup-customer"></code></p>
 <p>Use the key as <code>Authorization: Bearer &lt;key&gt;</code> on the API, or add the MCP endpoint to your agent.</p>
 </div>

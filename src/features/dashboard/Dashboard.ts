@@ -17,6 +17,8 @@ export interface DashboardContext {
    * which is read-only: sections then show no forms.
    */
   readonly csrf: string | undefined
+  /** The page's query, for sections that confirm what just happened (`?connected=linkedin`); empty on the Bearer view. */
+  readonly query: URLSearchParams
 }
 
 /**
@@ -77,16 +79,16 @@ export const statusBadge = (status: string): Html => html`<span class="badge ${s
 
 /** Renders the whole dashboard page from the registered sections. */
 export class Dashboard extends Context.Service<Dashboard, {
-  readonly page: (principal: Principal, csrf: string | undefined, notice?: Html) => Effect.Effect<Html>
+  readonly page: (principal: Principal, csrf: string | undefined, notice?: Html, query?: URLSearchParams) => Effect.Effect<Html>
 }>()("herald/features/dashboard/Dashboard") {
   static readonly layer = Layer.effect(Dashboard, Effect.gen(function*() {
     const customers = yield* Customers
     const registry = yield* DashboardSections
 
-    const page = (principal: Principal, csrf: string | undefined, notice?: Html) =>
+    const page = (principal: Principal, csrf: string | undefined, notice?: Html, query = new URLSearchParams()) =>
       Effect.gen(function*() {
         const customer = yield* customers.get(principal.customerId).pipe(Effect.orDie)
-        const context: DashboardContext = { customer, principal, now: new Date(), csrf }
+        const context: DashboardContext = { customer, principal, now: new Date(), csrf, query }
         const visible = registry.all().filter((section) => roleAllows(principal.role, section.minRole ?? "viewer"))
         const rendered = yield* Effect.forEach(visible, (section) =>
           Effect.map(section.render(context), (body) =>
@@ -96,6 +98,9 @@ export class Dashboard extends Context.Service<Dashboard, {
         const title = customer.brandName ?? customer.email
         return layout({
           title: "Dashboard",
+          current: "dashboard",
+          description: "Your Herald dashboard: approvals, content, workflows, social accounts, analytics and settings.",
+          script: "/assets/copy.js",
           body: html`<div class="hero card section-wide">
 <div><p class="muted small">Dashboard</p><h1>${title}</h1>
 <p>${statusBadge(customer.status)} <span class="badge">Pro</span> ${
@@ -106,7 +111,7 @@ export class Dashboard extends Context.Service<Dashboard, {
 <input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="secondary">Sign out</button></form>`
           }</div></div>
 ${notice ?? ""}
-<nav class="muted small" aria-label="Sections">${
+<nav class="sections small" aria-label="Sections">${
             visible.map((section, i) => html`${i === 0 ? "" : " · "}<a href="#${section.id}">${section.title}</a>`)
           }</nav>
 <div class="grid">${rendered}</div>`
@@ -120,29 +125,33 @@ ${notice ?? ""}
 /**
  * An inline SVG bar chart (no script, no style attribute: the page's CSP
  * allows neither inline), for sections that chart a period, e.g. analytics.
+ * Bars run across, one row per point, so every label is shown whole (up to
+ * 14 characters, the longest channel name fits) with its value after the bar.
  * Labels and values are escaped like everything else made with `html`.
  */
 export const svgBarChart = (
   points: ReadonlyArray<{ readonly label: string; readonly value: number }>,
-  options: { readonly title: string; readonly height?: number } = { title: "Chart" }
+  options: { readonly title: string; readonly color?: string; readonly format?: (value: number) => string } = { title: "Chart" }
 ): Html => {
-  const height = options.height ?? 160
-  const barWidth = 28
-  const gap = 12
-  const top = 16
-  const bottom = 28
-  const width = Math.max(1, points.length) * (barWidth + gap) + gap
-  const max = Math.max(0, ...points.map((p) => (Number.isFinite(p.value) ? p.value : 0)))
-  const scale = max === 0 ? 0 : (height - top - bottom) / max
+  const row = 22
+  const labelWidth = 96
+  const valueWidth = 72
+  const barArea = 200
+  const width = labelWidth + barArea + valueWidth
+  const height = Math.max(1, points.length) * row + 4
+  const values = points.map((p) => (Number.isFinite(p.value) ? Math.max(0, p.value) : 0))
+  const max = Math.max(0, ...values)
+  const format = options.format ?? String
   return html`<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-label="${options.title}" xmlns="http://www.w3.org/2000/svg">
-<title>${options.title}</title>
-<line x1="0" y1="${height - bottom}" x2="${width}" y2="${height - bottom}" stroke="#e3e7ef"/>${
+<title>${options.title}</title>${
     points.map((point, i) => {
-      const value = Number.isFinite(point.value) ? Math.max(0, point.value) : 0
-      const h = Math.round(value * scale)
-      const x = gap + i * (barWidth + gap)
-      return html`<g><rect x="${x}" y="${height - bottom - h}" width="${barWidth}" height="${h}" rx="3" fill="#4f46e5"><title>${point.label}: ${value}</title></rect>
-<text x="${x + barWidth / 2}" y="${height - bottom + 16}" font-size="10" text-anchor="middle" fill="#5b6475">${point.label.slice(0, 6)}</text></g>`
+      const value = values[i]!
+      const w = max === 0 ? 0 : Math.max(value > 0 ? 2 : 0, Math.round((value / max) * barArea))
+      const y = 2 + i * row
+      const label = [...point.label].length > 14 ? `${[...point.label].slice(0, 13).join("")}…` : point.label
+      return html`<g><text x="${labelWidth - 8}" y="${y + 15}" font-size="12" text-anchor="end" fill="#1d2433">${label}</text>
+<rect x="${labelWidth}" y="${y + 3}" width="${w}" height="${row - 8}" rx="3" fill="${options.color ?? "#4f46e5"}"><title>${point.label}: ${format(value)}</title></rect>
+<text x="${labelWidth + w + 6}" y="${y + 15}" font-size="12" fill="#5b6475">${format(value)}</text></g>`
     })
   }</svg>`
 }

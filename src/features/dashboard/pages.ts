@@ -51,8 +51,8 @@ export const DashboardPages = HttpRouter.use((router) =>
     const request = Effect.service(HttpServerRequest.HttpServerRequest)
     const signedIn = Effect.flatMap(request, (req) => auth.current(req.headers.cookie))
 
-    const render = (session: SignedIn, notice?: Html, status = 200) =>
-      Effect.map(dashboard.page(session.principal, session.csrf, notice), (page) => htmlResponse(page, { status }))
+    const render = (session: SignedIn, notice?: Html, status = 200, query?: URLSearchParams) =>
+      Effect.map(dashboard.page(session.principal, session.csrf, notice, query), (page) => htmlResponse(page, { status }))
 
     /** A change: session, CSRF token, same site, role, the customer's REST limit; then `run`. */
     const change = yield* dashboardChange
@@ -61,7 +61,9 @@ export const DashboardPages = HttpRouter.use((router) =>
       const session = yield* signedIn
       if (session === undefined) return yield* signInResponse()
       yield* limits.enforce(policies.rest, session.principal.customerId)
-      return yield* render(session)
+      const url = (yield* request).url
+      const q = url.indexOf("?")
+      return yield* render(session, undefined, 200, new URLSearchParams(q === -1 ? "" : url.slice(q + 1)))
     })))
 
     yield* router.add("POST", "/dashboard", htmlPage(Effect.gen(function*() {
@@ -143,7 +145,8 @@ export const DashboardPages = HttpRouter.use((router) =>
         const member = yield* team.invite(session.principal.customerId, email, role)
         return yield* render(session, html`<section class="card notice ok section-wide" role="status">
 <h2>${member.email} was invited as ${member.role}</h2>
-<p>Give them this key now: it is shown only this once.</p><code class="secret" id="invited-key">${member.apiKey}</code></section>`)
+<p>Give them this key now: it is shown only this once.</p><div class="copy-row"><code class="secret" id="invited-key">${member.apiKey}</code>
+<button type="button" class="secondary" data-copy="invited-key" hidden>Copy key</button></div></section>`)
       })))
   })
 )

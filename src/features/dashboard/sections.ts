@@ -1,7 +1,8 @@
 import { Effect, Layer } from "effect"
 import type { ContentPiece } from "../../domain/Content.ts"
+import type { PublicStatus } from "../../domain/Health.ts"
 import { recoveryWindowDays, type Webhook } from "../../domain/Webhooks.ts"
-import { html, safeHref } from "../../platform/http/Html.ts"
+import { type Html, html, safeHref } from "../../platform/http/Html.ts"
 import { Content } from "../content/Content.ts"
 import { Health } from "../health/Health.ts"
 import { Settings } from "../settings/Settings.ts"
@@ -204,21 +205,23 @@ const teamSection = (team: Team["Service"]): DashboardSection => ({
     })
 })
 
+/** The public status: overall badge, uptime, components and the latest incidents (the dashboard section and /status). */
+export const statusDetails = (status: PublicStatus, level: 2 | 3 = 3): Html =>
+  html`<p>${statusBadge(status.status)} <span class="muted small">uptime 24 h ${(status.uptime24h * 100).toFixed(2)}%${
+    status.uptime7d === null ? "" : ` · 7 d ${(status.uptime7d * 100).toFixed(2)}%`
+  }</span></p><ul class="plain">${
+    status.components.map((c) => html`<li class="row"><span>${c.name}</span>${statusBadge(c.status)}</li>`)
+  }</ul>${
+    status.incidents.length === 0 ? "" : html`${level === 2 ? html`<h2>Incidents</h2>` : html`<h3>Incidents</h3>`}<ul class="plain list">${
+      status.incidents.slice(0, 5).map((i) => html`<li>${i.component}: ${i.summary} <span class="muted small">${formatDate(i.startedAt)}</span></li>`)
+    }</ul>`
+  }`
+
 const statusSection = (health: Health["Service"]): DashboardSection => ({
   id: "status",
   title: "Service status",
   order: 90,
-  render: () =>
-    Effect.map(health.publicStatus, (status) =>
-      html`<p>${statusBadge(status.status)} <span class="muted small">uptime 24 h ${(status.uptime24h * 100).toFixed(2)}%${
-        status.uptime7d === null ? "" : ` · 7 d ${(status.uptime7d * 100).toFixed(2)}%`
-      }</span></p><ul class="plain">${
-        status.components.map((c) => html`<li class="row"><span>${c.name}</span>${statusBadge(c.status)}</li>`)
-      }</ul>${
-        status.incidents.length === 0 ? "" : html`<h3>Incidents</h3><ul class="plain list">${
-          status.incidents.slice(0, 5).map((i) => html`<li>${i.component}: ${i.summary} <span class="muted small">${formatDate(i.startedAt)}</span></li>`)
-        }</ul>`
-      }`)
+  render: () => Effect.map(health.publicStatus, (status) => statusDetails(status))
 })
 
 /** The built-in sections: account, approval queue, recent content, settings, webhooks, team, status. */

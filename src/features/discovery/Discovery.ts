@@ -2,6 +2,7 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../Config.ts"
 import { scopesByRole } from "../../domain/Identity.ts"
+import { pageHeaders } from "../../platform/http/Html.ts"
 import { discoveryHeaders, jsonDocumentRoute } from "../../platform/http/JsonDocument.ts"
 import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { a2aAgentCard, apiCatalog, apiCatalogMediaType, paths, serverCard } from "./Documents.ts"
@@ -21,11 +22,10 @@ export const protectedResourceMetadata = (baseUrl: string) => ({
 /** Methods a discovery document answers from any origin (CORS `*`): a browser may read them. */
 const cors = { ...discoveryHeaders, "access-control-allow-methods": "GET, HEAD" }
 
-/** HTML pages: nothing loads from anywhere, nothing frames them. */
+/** The home page: every page's headers (its own stylesheet and sign-up script only, nothing frames it), readable from any origin. */
 const htmlHeaders = {
+  ...pageHeaders(),
   ...cors,
-  "content-security-policy": "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  "referrer-policy": "no-referrer",
   vary: "Accept"
 }
 

@@ -1,3 +1,4 @@
+import { html, layout } from "../../platform/http/Html.ts"
 import { operations, paths, product, streamableVersions, registryTools as tools, authenticationText } from "./Documents.ts"
 
 /**
@@ -97,43 +98,57 @@ export const homeLinks = [
   `<${paths.llms}>; rel="llms-txt"; type="text/plain"`
 ].join(", ")
 
-const htmlEscape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
-
-/** Builds HTML from text that is always escaped: no value reaches the page unescaped. */
-const h = (tag: string, content: string | ReadonlyArray<string>, attrs: Record<string, string> = {}) =>
-  `<${tag}${Object.entries(attrs).map(([k, v]) => ` ${k}="${htmlEscape(v)}"`).join("")}>${
-    typeof content === "string" ? htmlEscape(content) : content.join("")
-  }</${tag}>`
-
-export const homeHtml = (baseUrl: string) =>
-  "<!doctype html>" +
-  h("html", [
-    h("head", [
-      '<meta charset="utf-8">',
-      '<meta name="viewport" content="width=device-width, initial-scale=1">',
-      h("title", `${product.name}: AI marketing team as an API`),
-      `<link rel="alternate" type="text/markdown" href="${htmlEscape(paths.indexMd)}">`,
-      `<link rel="service-desc" type="application/openapi+json" href="${htmlEscape(paths.openapi)}">`
-    ]),
-    h("body", [
-      h("h1", product.name),
-      h("p", product.description),
-      h("h2", "Connect"),
-      h("ul", [
-        h("li", [h("code", `${baseUrl}${paths.sse}?token=YOUR_API_KEY`), htmlEscape(" (MCP over SSE)")]),
-        h("li", [h("code", `${baseUrl}${paths.streamable}`), htmlEscape(" (MCP Streamable HTTP, Bearer key)")]),
-        h("li", [h("a", "OpenAPI description", { href: paths.openapi })])
-      ]),
-      h("h2", "MCP tools"),
-      h("ul", tools().map((tool) => h("li", [h("strong", tool.name), htmlEscape(`: ${tool.description}`)]))),
-      h("h2", "REST endpoints"),
-      h("ul", operations().map((op) => h("li", [h("code", `${op.method} ${op.path}`), htmlEscape(` ${op.summary}`)]))),
-      h("h2", "For agents"),
-      h("ul", [paths.llms, paths.indexMd, "/?mode=agent", paths.serverCard, paths.agentCard, paths.a2aCard, paths.apiCatalog, paths.sitemap]
-        .map((path) => h("li", [h("a", path, { href: path })])))
-    ])
-  ], { lang: "en" })
+/**
+ * The home page: what Herald does, a sign-up form (its script posts the
+ * checkout), sign-in, the API reference and status; then, for developers and
+ * agents, how to connect and every tool and REST operation.
+ */
+export const homeHtml = (baseUrl: string): string =>
+  `<!doctype html>\n${
+    layout({
+      title: `${product.name}: your AI marketing team as an API`,
+      fullTitle: true,
+      description: `${product.description} Start a free trial, then use the dashboard, the REST API or the MCP server.`,
+      script: "/assets/home.js",
+      body: html`<section class="hero-home" aria-labelledby="home-title">
+<h1 id="home-title">Your AI marketing team, as an API</h1>
+<p class="lead">${product.description}</p>
+<form id="signup-form" class="signup">
+<label>Work email<input type="email" name="email" required maxlength="254" autocomplete="email" placeholder="you@company.com"></label>
+<button type="submit">Start free trial</button></form>
+<p id="signup-message" class="notice error narrow" role="alert" hidden></p>
+<noscript><p class="muted small">The sign-up form needs JavaScript; without it, send <code>POST /api/checkout</code> with your email.</p></noscript>
+<p class="muted small">30 days free, no card needed. Your API key is shown once at the end.</p>
+<div class="actions"><a class="button secondary" href="/dashboard">Sign in</a><a class="button secondary" href="/docs">Read the API docs</a><a class="button secondary" href="/status">Service status</a></div>
+</section>
+<section class="features" aria-label="What Herald does">
+<div class="card"><h2>Content with approvals</h2><p>Drafts for your blog, newsletter and social channels wait in an approval queue until you say yes.</p></div>
+<div class="card"><h2>Social publishing</h2><p>Connect X, LinkedIn, Instagram, Facebook, TikTok and Pinterest; publish now or on a schedule.</p></div>
+<div class="card"><h2>SEO and GEO scans</h2><p>Scan any page for search and AI-answer readiness, with the fixes in order of impact.</p></div>
+<div class="card"><h2>Analytics</h2><p>Posts, clicks and revenue per channel over the period, in the dashboard and the API.</p></div>
+</section>
+<section class="card reference" aria-labelledby="dev-title">
+<h2 id="dev-title">For developers and agents</h2>
+<h3>Connect</h3>
+<ul>
+<li><code>${baseUrl}${paths.sse}?token=YOUR_API_KEY</code> (MCP over SSE)</li>
+<li><code>${baseUrl}${paths.streamable}</code> (MCP Streamable HTTP, Bearer key)</li>
+<li><a href="${paths.openapi}">OpenAPI description</a> · <a href="/docs">API reference</a></li>
+</ul>
+<details><summary>MCP tools (${tools().length})</summary><ul>${
+        tools().map((tool) => html`<li><strong>${tool.name}</strong>: ${tool.description}</li>`)
+      }</ul></details>
+<details><summary>REST endpoints (${operations().length})</summary><ul>${
+        operations().map((op) => html`<li><code>${op.method} ${op.path}</code> ${op.summary}</li>`)
+      }</ul></details>
+<h3>For agents</h3>
+<ul>${
+        [paths.llms, paths.indexMd, "/?mode=agent", paths.serverCard, paths.agentCard, paths.a2aCard, paths.apiCatalog, paths.sitemap]
+          .map((path) => html`<li><a href="${path}">${path}</a></li>`)
+      }</ul>
+</section>`
+    }).value
+  }`
 
 /** `/?mode=agent`: what an agent needs to start, as JSON. */
 export const agentDescriptor = (baseUrl: string, runnable: ReadonlySet<string>) => ({

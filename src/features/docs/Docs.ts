@@ -3,6 +3,7 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
+import { html, layout } from "../../platform/http/Html.ts"
 
 /**
  * The API reference at /docs: the OpenAPI document rendered by Swagger UI,
@@ -21,7 +22,44 @@ const assets: Record<string, { readonly file: string; readonly contentType: stri
   "favicon-16x16.png": { file: "favicon-16x16.png", contentType: "image/png" }
 }
 
-const initScript = `window.addEventListener("load", function () {
+
+/** Swagger UI in Herald's page: its own margins off, text dark enough to read, controls big enough to tap. */
+const docsCss = `.swagger-ui .wrapper{padding:0;max-width:none}
+.swagger-ui .information-container.wrapper .info{margin:1rem 0}
+.swagger-ui .info .title small{background:#5b6475}
+.swagger-ui .info .title small.version-stamp{background:#3f6212}
+.swagger-ui .info .base-url,.swagger-ui .info a,.swagger-ui .info li a,.swagger-ui a.nostyle,.swagger-ui .opblock-tag small a{color:#3730a3}
+.swagger-ui .opblock.opblock-get .opblock-summary-method{background:#1d4ed8}
+.swagger-ui .opblock.opblock-post .opblock-summary-method{background:#0f7b4f}
+.swagger-ui .opblock.opblock-put .opblock-summary-method{background:#9a4a00}
+.swagger-ui .opblock.opblock-delete .opblock-summary-method{background:#b91c1c}
+.swagger-ui .opblock.opblock-patch .opblock-summary-method{background:#0f766e}
+.swagger-ui .opblock.opblock-head .opblock-summary-method{background:#6d28d9}
+.swagger-ui .opblock.opblock-options .opblock-summary-method{background:#1e3a8a}
+.swagger-ui .opblock .opblock-summary-description,.swagger-ui .opblock-tag small,.swagger-ui .model-title,.swagger-ui .models-control{color:#1d2433}
+.swagger-ui .opblock-summary-control,.swagger-ui .expand-operation,.swagger-ui .authorization__btn,.swagger-ui .opblock-control-arrow{min-width:24px;min-height:24px}
+.swagger-ui button:not(.btn){background:transparent;color:inherit;border-color:transparent;font-weight:inherit}
+.swagger-ui .json-schema-2020-12-expand-deep-button{color:#3730a3}
+.swagger-ui .btn.authorize{color:#0f7b4f;border-color:#0f7b4f;background:#fff}
+.swagger-ui .btn.authorize svg{fill:#0f7b4f}
+.swagger-ui .opblock-summary-path a.nostyle{display:inline-block;min-height:24px;line-height:24px}
+.swagger-ui .scheme-container{padding:1rem 0;box-shadow:none;background:transparent}
+`
+
+/** Labels Swagger UI's unlabelled controls and levels its headings under its h1, as it (re-)renders. */
+const a11yScript = `(function(){
+  function fix(root){
+    var selects=root.querySelectorAll("select:not([aria-label])");
+    for(var i=0;i<selects.length;i++){selects[i].setAttribute("aria-label",selects[i].id==="servers"?"Server":"Choose a value");}
+    var level2=root.querySelectorAll("h1.title:not([aria-level]),h3.opblock-tag:not([aria-level]),section.models h4:not([aria-level])");
+    for(var j=0;j<level2.length;j++){level2[j].setAttribute("role","heading");level2[j].setAttribute("aria-level","2");}
+  }
+  var target=document.getElementById("swagger-ui");
+  new MutationObserver(function(){fix(target);}).observe(target,{childList:true,subtree:true});
+})();
+`
+
+const initScript = `${a11yScript}window.addEventListener("load", function () {
   window.ui = SwaggerUIBundle({
     url: "/openapi.json",
     dom_id: "#swagger-ui",
@@ -32,24 +70,24 @@ const initScript = `window.addEventListener("load", function () {
 })
 `
 
-const page = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Herald API reference</title>
-<link rel="stylesheet" href="/docs/assets/swagger-ui.css">
-<link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png" sizes="32x32">
-<link rel="icon" type="image/png" href="/docs/assets/favicon-16x16.png" sizes="16x16">
-</head>
-<body>
-<div id="swagger-ui"><noscript>The reference needs JavaScript; the document itself is at <a href="/openapi.json">/openapi.json</a>.</noscript></div>
-<script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script src="/docs/assets/swagger-ui-standalone-preset.js"></script>
-<script src="/docs/assets/docs-init.js"></script>
-</body>
-</html>
-`
+/**
+ * The page in Herald's layout: the site header, a heading, Swagger UI in the
+ * main landmark; docs.css after Swagger UI's own fixes what accessibility
+ * checks find in it (contrast, target sizes), and the start-up script labels
+ * its controls and levels its headings (its own title too) under the page's h1.
+ */
+const page = `<!doctype html>\n${
+  layout({
+    title: "API reference",
+    current: "docs",
+    description: "Herald's REST API reference: every endpoint, schema, bound and error, from the OpenAPI document.",
+    styles: ["/docs/assets/swagger-ui.css", "/docs/assets/docs.css"],
+    script: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui-standalone-preset.js", "/docs/assets/docs-init.js"],
+    body: html`<h1>API reference</h1>
+<p class="muted">Every endpoint of the REST API; the document itself is at <a href="/openapi.json">/openapi.json</a>. Agents can also use the <a href="/llms.txt">llms.txt</a> summary.</p>
+<div id="swagger-ui"><noscript>The interactive reference needs JavaScript; the document itself is at <a href="/openapi.json">/openapi.json</a>.</noscript></div>`
+  }).value
+}`
 
 /** Assets are versioned with the installed package: cacheable for a day. */
 const assetHeaders = { "cache-control": "public, max-age=86400" }
@@ -71,6 +109,9 @@ export const DocsRoutes = HttpRouter.use((router) =>
     yield* router.add("GET", "/docs/assets/:file", Effect.gen(function*() {
       const { params } = yield* HttpRouter.RouteContext
       const name = params.file ?? ""
+      if (name === "docs.css") {
+        return HttpServerResponse.text(docsCss, { contentType: "text/css; charset=utf-8", headers: assetHeaders })
+      }
       if (name === "docs-init.js") {
         return HttpServerResponse.text(initScript, { contentType: "text/javascript; charset=utf-8", headers: assetHeaders })
       }

@@ -61,9 +61,39 @@ th{color:var(--muted);font-weight:600}
 .kpi strong{display:block;font-size:1.4rem}
 details summary{cursor:pointer;color:var(--brand);font-weight:600}
 .chart{width:100%;height:auto}
-nav{margin:0 0 1rem;line-height:2}
+nav.sections{margin:0 0 1rem;line-height:2}
 hr{border:0;border-top:1px solid var(--line);margin:1rem 0}
-@media (max-width:40rem){main{padding:.75rem}.card{padding:1rem}h1{font-size:1.35rem}.hide-narrow{display:none}}
+.skip{position:absolute;left:-999px;top:0;background:var(--card);padding:.5rem 1rem;z-index:10}
+.skip:focus{left:.5rem}
+.site-nav{display:flex;flex-wrap:wrap;gap:.25rem}
+.site-nav a{display:inline-block;padding:.4rem .7rem;border-radius:8px;text-decoration:none;font-weight:600;min-height:44px;line-height:1.75}
+.site-nav a:hover,.site-nav a[aria-current=page]{background:var(--bg)}
+.foot p{margin:.25rem 0}
+.foot-links a{display:inline-block;padding:.5rem .6rem;min-height:44px}
+nav.sections a{display:inline-block;padding:.25rem .15rem;min-height:24px}
+.hero-home{padding:2.5rem 0 1.5rem;text-align:center}
+.hero-home h1{font-size:2.2rem;margin-bottom:.5rem}
+.hero-home .lead{max-width:40rem;margin:0 auto 1.5rem}
+.signup{display:flex;flex-wrap:wrap;gap:.5rem;justify-content:center;max-width:32rem;margin:0 auto}
+.signup label{flex:1 1 14rem;text-align:left}
+.signup button{align-self:end;min-height:44px}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;justify-content:center;margin-top:1rem}
+.actions a{min-height:44px;line-height:1.75}
+.features{display:grid;gap:1.25rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,15rem),1fr));margin:2rem 0}
+.features .card{margin:0}
+.reference li{margin:.35rem 0;overflow-wrap:anywhere}
+.copy-row{display:flex;gap:.5rem;align-items:stretch;margin:.25rem 0 1rem}
+.copy-row .secret{flex:1;margin:0;min-width:0}
+.copy-row button{flex:none;min-height:44px}
+.legend{display:flex;flex-wrap:wrap;gap:1rem;list-style:none;padding:0;margin:.5rem 0;font-size:.85rem}
+.legend li::before{content:"";display:inline-block;width:.8rem;height:.8rem;border-radius:3px;margin-right:.35rem;vertical-align:-.1rem;background:var(--swatch)}
+.legend .s0{--swatch:#4f46e5}.legend .s1{--swatch:#0f7b4f}.legend .s2{--swatch:#c2410c}.legend .s3{--swatch:#64748b}
+.charts{display:grid;gap:1rem;grid-template-columns:repeat(auto-fit,minmax(min(100%,18rem),1fr));margin-bottom:1rem}
+.charts figure{margin:0;padding:.75rem}
+caption{text-align:left;padding:.25rem 0}
+.post{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;margin:0}
+.consent-actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
+@media (max-width:40rem){.hero-home h1{font-size:1.7rem}.topbar{padding:.5rem .75rem}.site-nav a{padding:.4rem .45rem}main{padding:.75rem}.card{padding:1rem}h1{font-size:1.35rem}.hide-narrow{display:none}}
 `
 
 /**
@@ -104,12 +134,67 @@ export const signupScript = `
 })();
 `
 
+/**
+ * Copy buttons: a `button[data-copy]` copies the text of the element whose
+ * id it names and says so in its own label for a moment. Buttons start
+ * hidden and are shown here, so a page without script shows none.
+ */
+export const copyScript = `
+(function(){
+  function wire(button){
+    button.hidden=false;
+    button.addEventListener("click",function(){
+      var source=document.getElementById(button.getAttribute("data-copy"));
+      if(!source)return;
+      var label=button.textContent;
+      function done(text){button.textContent=text;setTimeout(function(){button.textContent=label;},2000);}
+      if(navigator.clipboard&&navigator.clipboard.writeText){
+        navigator.clipboard.writeText(source.textContent).then(function(){done("Copied");},function(){select(source);done("Press Ctrl+C");});
+      }else{select(source);done("Press Ctrl+C");}
+    });
+  }
+  function select(node){var range=document.createRange();range.selectNodeContents(node);var sel=window.getSelection();sel.removeAllRanges();sel.addRange(range);}
+  var buttons=document.querySelectorAll("button[data-copy]");
+  for(var i=0;i<buttons.length;i++)wire(buttons[i]);
+})();
+`
+
+/**
+ * The home page's sign-up form: it posts the checkout (`POST /api/checkout`,
+ * JSON, as any client would) and sends the visitor to the hosted page it
+ * answers with; a refusal is shown under the form.
+ */
+export const homeScript = `
+(function(){
+  var form=document.getElementById("signup-form");
+  if(!form)return;
+  var message=document.getElementById("signup-message");
+  var button=form.querySelector("button");
+  function show(text){message.textContent=text;message.hidden=false;}
+  form.addEventListener("submit",function(event){
+    event.preventDefault();
+    var email=form.elements.email.value.trim();
+    button.disabled=true;message.hidden=true;
+    fetch("/api/checkout",{method:"POST",headers:{"content-type":"application/json",accept:"application/json"},body:JSON.stringify({email:email})}).then(function(res){
+      return res.json().then(function(body){return {status:res.status,body:body};},function(){return {status:res.status,body:{}};});
+    }).then(function(r){
+      if(r.status===200&&typeof r.body.url==="string"){window.location.assign(r.body.url);return;}
+      button.disabled=false;
+      show(r.status===429?"Too many sign-ups from this address just now; try again in a minute.":(r.body&&r.body.error)||"The sign-up failed; try again.");
+    },function(){button.disabled=false;show("Network error; try again.");});
+  });
+})();
+`
+
 /** Static assets of the pages, cacheable, served with nosniff. */
 export const AssetRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const headers = { "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }
     yield* router.add("GET", "/assets/herald.css", HttpServerResponse.text(stylesheet, { contentType: "text/css; charset=utf-8", headers }))
-    yield* router.add("GET", "/assets/signup.js", HttpServerResponse.text(signupScript, { contentType: "text/javascript; charset=utf-8", headers }))
+    const script = (body: string) => HttpServerResponse.text(body, { contentType: "text/javascript; charset=utf-8", headers })
+    yield* router.add("GET", "/assets/signup.js", script(signupScript))
+    yield* router.add("GET", "/assets/copy.js", script(copyScript))
+    yield* router.add("GET", "/assets/home.js", script(homeScript))
   })
 )
 

@@ -223,7 +223,8 @@ export class Social extends Context.Service<Social, {
           })
         }
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-      return dashboardPath
+      // The dashboard confirms the connection it reads back, in its social section.
+      return `${dashboardPath}?connected=${platform}#social`
     })
 
     const refused = (violation: PublishViolation) => {

@@ -30,7 +30,14 @@ export const socialSection = (social: Social["Service"]): DashboardSection => ({
           }</span></li>`
         )
       }</ul>`
-      return html`${readyList}<ul class="plain list">${
+      // Back from a provider's consent (`?connected=linkedin`): confirmed only if the account is connected now.
+      const just = context.query.get("connected")
+      const confirmed = just !== null && isSocialPlatform(just) && connections[just].connected ? just : undefined
+      return html`${
+        confirmed === undefined ? "" : html`<p class="notice ok" role="status" id="connected-notice">${platformNames[confirmed]} connected${
+          connections[confirmed].accountName === null ? "" : ` as ${connections[confirmed].accountName}`
+        }</p>`
+      }${readyList}<ul class="plain list">${
         socialPlatforms.map((platform) => {
           const connection = connections[platform]
           return html`<li class="row" data-platform="${platform}"><span><span class="item-title">${platformNames[platform]}</span>${

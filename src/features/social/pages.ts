@@ -5,43 +5,22 @@ import { randomBytes, timingSafeEqual } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { consentToken, platformNames } from "../../domain/Social.ts"
 import { isStorableText } from "../../domain/Text.ts"
-import { type Html, html } from "../../platform/http/Html.ts"
+import { errorPage as sharedErrorPage, type Html, html, htmlResponse, layout, linkify } from "../../platform/http/Html.ts"
 import { currentRequest, pickRequestId } from "../../platform/http/RequestContext.ts"
 import { baseSecurityHeaders, FastLanes, infoEnabled, requestLine } from "../../platform/http/Server.ts"
 import { Links } from "./Links.ts"
 import { consentProof } from "./providers/sandbox.ts"
 import { Social } from "./Social.ts"
 
-/** Headers of every HTML page: no scripts, no framing, no referrer. */
-const pageHeaders = {
-  "content-security-policy":
-    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  "referrer-policy": "no-referrer",
-  "x-content-type-options": "nosniff",
-  "cache-control": "no-store"
-}
-
-const layout = (title: string, body: Html) =>
-  html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Herald</title>
-<style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem;color:#1b1b1f}
-.card{border:1px solid #ddd;border-radius:12px;padding:1.5rem}button{font-size:1rem;padding:.6rem 1.2rem;border-radius:8px;border:0;background:#2b59c3;color:#fff;cursor:pointer}
-a.secondary{margin-left:1rem}pre{white-space:pre-wrap;word-wrap:break-word;font:inherit}.muted{color:#666;font-size:.9rem}</style>
-</head><body>${body}</body></html>`
-
-const page = (status: number, title: string, body: Html, headers: Record<string, string> = {}) =>
-  HttpServerResponse.text(layout(title, body).value, {
-    status,
-    contentType: "text/html; charset=utf-8",
-    headers: { ...pageHeaders, ...headers }
-  })
+/** A page in Herald's layout and headers (its stylesheet, no script). */
+const page = (status: number, title: string, body: Html, headers: Record<string, string> = {}, description?: string) =>
+  htmlResponse(layout({ title, body, description }), { status, headers })
 
 /** An error page: HTML, with the code and request id a support request needs. */
 const errorPage = (status: number, code: string, message: string) =>
   Effect.map(currentRequest, (request) =>
-    page(status, message, html`<div class="card"><h1>${message}</h1>
-<p class="muted">Error ${code} · request ${request.requestId}</p><p><a href="/dashboard">Back to the dashboard</a></p></div>`))
+    htmlResponse(sharedErrorPage(status, message, request.requestId, html`<p class="muted small">Error ${code}</p>
+<p><a href="/dashboard">Back to the dashboard</a></p>`), { status }))
 
 const queryOf = (url: string) => new URL(url, "http://local").searchParams
 
@@ -76,15 +55,16 @@ export const SocialPages = HttpRouter.use((router) =>
       const name = platformNames[platform] ?? platform
       const cookie = request.cookies[cookieName] ?? randomBytes(18).toString("base64url")
       const csrf = consentToken(social.stateSecret, state, cookie)
-      return page(200, `Connect ${name}`, html`<div class="card">
-<h1>Connect ${name}</h1>
+      return page(200, `Connect ${name}`, html`<section class="card narrow" aria-labelledby="consent-title">
+<p class="muted small">Connect an account</p>
+<h1 id="consent-title">Connect ${name}</h1>
 <p>Herald asks to publish posts to your ${name} account. This is the sandbox provider: posts appear on Herald's own permalink pages, nothing leaves this server.</p>
-<form method="post" action="/connect/sandbox">
+<form method="post" action="/connect/sandbox" class="stack">
 <input type="hidden" name="state" value="${state}">
 <input type="hidden" name="_csrf" value="${csrf}">
-<p><label>Account name <input name="account" maxlength="100" value="${`@${name.toLowerCase()}-sandbox`}"></label></p>
-<button type="submit" name="decision" value="allow">Allow</button><a class="secondary" href="/dashboard">Cancel</a>
-</form></div>`, {
+<label>Account name<input name="account" maxlength="100" value="${`@${name.toLowerCase()}-sandbox`}"></label>
+<div class="consent-actions"><button type="submit" name="decision" value="allow">Allow</button><a class="button secondary" href="/dashboard">Cancel</a></div>
+</form></section>`, {
         "set-cookie": `${cookieName}=${cookie}; Path=/connect; HttpOnly; SameSite=Strict; Max-Age=900${secure ? "; Secure" : ""}`
       })
     }))
@@ -122,9 +102,10 @@ export const SocialPages = HttpRouter.use((router) =>
       const post = rows[0]
       if (post === undefined) return yield* errorPage(404, "E_NOT_FOUND", "No such post")
       const name = platformNames[post.platform] ?? post.platform
-      return page(200, `Post on ${name}`, html`<article class="card">
-<p class="muted">${name} · sandbox post · ${new Date(post.createdAt).toISOString()}</p>
-<pre>${post.body}</pre></article>`, { "cache-control": "public, max-age=60" })
+      return page(200, `Post on ${name}`, html`<article class="card narrow" aria-labelledby="post-title">
+<h1 id="post-title">Post on ${name}</h1>
+<p class="muted small">${name} · sandbox post · ${new Date(post.createdAt).toISOString()}</p>
+<p class="post">${linkify(post.body)}</p></article>`, { "cache-control": "public, max-age=60" }, `${name} post: ${[...post.body].slice(0, 150).join("")}`)
     }))
 
     // Tracked links: 302 to the target, one click counted (bots apart).

@@ -56,6 +56,28 @@ export const unsafeRaw = (value: string): Html => new Html(value)
 export const safeHref = (url: string | null | undefined): string =>
   url !== null && url !== undefined && (/^https?:\/\//i.test(url) || /^\/(?!\/)/.test(url)) ? url : "#"
 
+/** Characters that end a URL in running text rather than belong to it. */
+const trailingPunctuation = new Set([".", ",", ";", ":", "!", "?", ")", "]", "'", "\""])
+
+/**
+ * Text shown as is, with every http(s) URL in it a link: escaped like all
+ * text, `rel="nofollow noopener ugc"` (a visitor's post is user content) and
+ * opening in a new tab. Punctuation that ends a sentence stays outside the link.
+ */
+export const linkify = (text: string): Html => {
+  const parts: Array<Html | string> = []
+  let last = 0
+  for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/gi)) {
+    let url = match[0]
+    while (url.length > 0 && trailingPunctuation.has(url.at(-1)!)) url = url.slice(0, -1)
+    if (!URL.canParse(url) || url.length <= match[0].indexOf("//") + 2) continue
+    parts.push(text.slice(last, match.index), html`<a href="${url}" rel="nofollow noopener ugc" target="_blank">${url}</a>`)
+    last = match.index + url.length
+  }
+  parts.push(text.slice(last))
+  return html`${parts}`
+}
+
 /** The headers every HTML page carries (docs/api-rules.md, "Requests and answers"). */
 export const pageHeaders = (nonce?: string): Record<string, string> => ({
   "content-security-policy": [
@@ -86,9 +108,11 @@ export const htmlResponse = (body: Html, options: { readonly status?: number; re
 
 export interface Layout {
   readonly title: string
+  /** The search-result summary of the page (`<meta name="description">`); a default says what Herald is. */
+  readonly description?: string | undefined
   readonly body: Html
-  /** Extra script from /assets (same origin), e.g. "/assets/signup.js". */
-  readonly script?: string | undefined
+  /** Scripts from /assets (same origin), e.g. "/assets/signup.js": the pages' CSP allows no inline script. */
+  readonly script?: string | ReadonlyArray<string> | undefined
   readonly bodyClass?: string | undefined
   /**
    * The document's own referrer policy (a `<meta name="referrer">`), for a
@@ -96,19 +120,47 @@ export interface Layout {
    * a browser posts `Origin: null`.
    */
   readonly referrer?: "same-origin" | undefined
+  /** The header link that is the current page (`aria-current`). */
+  readonly current?: "docs" | "status" | "dashboard" | undefined
+  /** Stylesheets (same origin) before the shared one, e.g. the API reference's. */
+  readonly styles?: ReadonlyArray<string> | undefined
+  /** A full title, not suffixed with " · Herald" (the home page's). */
+  readonly fullTitle?: boolean | undefined
 }
 
-/** The page shell every Herald page uses: one stylesheet, phone-width viewport. */
-export const layout = (page: Layout): Html =>
-  html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+export const defaultDescription =
+  "Herald is a managed AI marketing team sold as an API: content with approvals, social publishing, SEO and GEO scans, analytics and an MCP server."
+
+const navLinks = [
+  ["docs", "/docs", "Docs"],
+  ["status", "/status", "Status"],
+  ["dashboard", "/dashboard", "Sign in"]
+] as const
+
+/**
+ * The page shell every Herald page uses: one stylesheet (/assets/herald.css),
+ * phone-width viewport, a description for search results, the header with
+ * the site's links, one `main` landmark and the footer.
+ */
+export const layout = (page: Layout): Html => {
+  const scripts = page.script === undefined ? [] : typeof page.script === "string" ? [page.script] : page.script
+  return html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 ${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.referrer}">`}
-<title>${page.title} · Herald</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/assets/herald.css">${
-    page.script === undefined ? "" : html`<script src="${page.script}" defer></script>`
+<title>${page.fullTitle === true ? page.title : `${page.title} · Herald`}</title><meta name="description" content="${page.description ?? defaultDescription}">
+<link rel="icon" href="data:,">${
+    (page.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)
+  }<link rel="stylesheet" href="/assets/herald.css">${
+    scripts.map((src) => html`<script src="${src}" defer></script>`)
   }</head><body class="${page.bodyClass ?? ""}">
-<header class="topbar"><a class="brand" href="/dashboard"><span class="logo" aria-hidden="true">H</span> Herald</a></header>
-<main>${page.body}</main>
-<footer class="foot">Herald · your AI marketing team</footer>
+<a class="skip" href="#main">Skip to content</a>
+<header class="topbar"><a class="brand" href="/"><span class="logo" aria-hidden="true">H</span> Herald</a>
+<nav class="site-nav" aria-label="Site">${
+    navLinks.map(([id, href, label]) => html`<a href="${href}"${page.current === id ? html` aria-current="page"` : ""}>${label}</a>`)
+  }</nav></header>
+<main id="main">${page.body}</main>
+<footer class="foot"><p>Herald · your AI marketing team</p><p class="foot-links"><a href="/docs">API reference</a> <a href="/status">Status</a> <a href="/llms.txt">llms.txt</a> <a href="/openapi.json">OpenAPI</a></p></footer>
 </body></html>`
+}
 
 /** An error as an HTML page, with the request id to quote. */
 export const errorPage = (status: number, message: string, requestId: string, extra?: Html): Html =>

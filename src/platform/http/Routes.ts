@@ -24,6 +24,11 @@ export const extraRoutes: Array<readonly [method: string, path: `/${string}`, op
   // Sign-up pages and their assets (src/features/billing/pages.ts, src/features/pages/Assets.ts)
   ["GET", "/assets/herald.css"],
   ["GET", "/assets/signup.js"],
+  ["GET", "/assets/copy.js"],
+  ["GET", "/assets/home.js"],
+  // Pages for people and crawlers (src/features/pages)
+  ["GET", "/status"],
+  ["GET", "/robots.txt"],
   ["GET", "/checkout/:sessionId"],
   ["POST", "/checkout/:sessionId"],
   ["GET", "/checkout/:sessionId/success"],
