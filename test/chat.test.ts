@@ -142,14 +142,34 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the 
       assert.deepStrictEqual(reply.events[1]!.data.arguments, { metrics: ["sessions"] })
     }), 5_000)
 
-  it.effect("another customer's id in a tool call is a tool failure, never data", () =>
+  it.effect("tools run for the session's customer: another customer's id in the arguments does not count", () =>
     Effect.gen(function*() {
       const a = yield* provision("chat-tool-a@x.co")
       const b = yield* provision("chat-tool-b@x.co")
       const reply = yield* chat(a, { message: `run_content_creation ${JSON.stringify({ customerId: b.id, type: "blog", topic: "Theirs" })}` })
+      assert.strictEqual(names(reply).at(-1), "done")
       const result = reply.events.find((e) => e.event === "tool_result")!.data
-      assert.strictEqual(result.result.code, "E_FORBIDDEN")
       assert.strictEqual((yield* call("GET", `/api/content/${b.id}`, { headers: b.h })).json.content.length, 0)
+      const mine = (yield* call("GET", `/api/content/${a.id}`, { headers: a.h })).json.content
+      assert.deepStrictEqual(mine.map((p: any) => p.id), [result.result.data.id])
+    }))
+
+  it.effect("a tool the model calls with missing arguments is an error event {error, code}, stored as such, with no internals", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-tool-bad@x.co")
+      const reply = yield* chat(t, { message: "Please run cro_audit {\"depth\": 3}" })
+      assert.strictEqual(reply.status, 200)
+      assert.deepStrictEqual(names(reply), ["thread", "tool_call", "error"])
+      const error = reply.events[2]!.data
+      assert.deepStrictEqual(Object.keys(error).sort(), ["code", "error"])
+      assert.strictEqual(error.code, "E_VALIDATION")
+      assert.match(error.error, /url/)
+      assert.notInclude(reply.raw, "_tag")
+      assert.notInclude(reply.raw, "AiError")
+      const thread = yield* call("GET", `/api/chat/${t.id}/threads/${reply.events[0]!.data.threadId}`, { headers: t.h })
+      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "tool"])
+      const stored = JSON.parse(thread.json.messages[1].content)
+      assert.deepStrictEqual(stored, { name: "cro_audit", arguments: { depth: 3 }, error: error.error, code: "E_VALIDATION" })
     }))
 
   it.effect("another customer's or an unknown threadId is 404 JSON before any stream; reads too", () =>
@@ -203,13 +223,19 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
       const sent = model.requests[before]!.messages as Array<{ role: string; content: string }>
       assert.strictEqual(sent[0]!.role, "system")
       assert.include(sent[0]!.content, "Crumb Bakery")
-      assert.include(sent[0]!.content, t.id)
+      // The tools act for the session's customer: the model is given no id to pass on.
+      assert.notInclude(sent[0]!.content, t.id)
       assert.deepStrictEqual(sent.slice(1).map((m) => [m.role, m.content]), [
         ["user", "Give me a slogan"],
         ["assistant", "Sourdough every morning."],
         ["user", "Shorter please"]
       ])
-      assert.isAbove(model.requests[before]!.tools.length, 0)
+      const tools = model.requests[before]!.tools as Array<{ function: { name: string; parameters: { properties?: object; required?: Array<string> } } }>
+      assert.isAbove(tools.length, 0)
+      for (const tool of tools) {
+        assert.notProperty(tool.function.parameters.properties ?? {}, "customerId", tool.function.name)
+        assert.notInclude(tool.function.parameters.required ?? [], "customerId", tool.function.name)
+      }
     }))
 
   it.effect("a client that goes away stops the model call: no more tokens are served", () =>

@@ -34,6 +34,9 @@ export class ModelFailed extends Data.TaggedError("ModelFailed")<{ readonly mess
  */
 export const briefLine = (brief: Brief): string => `${briefMarker}${JSON.stringify(brief)}`
 
+/** The line of a system prompt that carries the confirmed brand profile as JSON (the house model reads it). */
+export const profileMarker = "Brand profile (JSON): "
+
 /** A model call's failure as the caller's error: a refusal by the budget, or the model failing. */
 export const modelRefusal = (error: AiError.AiError): BudgetExceeded | ModelFailed =>
   isBudgetRefusal(error)

@@ -12,7 +12,7 @@ import { makeRunner } from "../../platform/tools/ToolRunner.ts"
 import { Customers } from "../customers/Customers.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
 import { Settings } from "../settings/Settings.ts"
-import { type AgentTurn, agentTurn, briefLine, ModelFailed, modelRefusal } from "./Agent.ts"
+import { type AgentTurn, agentTurn, briefLine, ModelFailed, modelRefusal, profileMarker } from "./Agent.ts"
 
 const settingsFacts = (settings: SettingsShape): Array<string> => {
   const { autonomy, budget } = settings
@@ -65,10 +65,10 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
         const system = [
           `You are the chief marketing officer of ${brief.brandName}. Answer the question with concrete, prioritised advice in plain language.`,
           tools.length > 0
-            ? `You may call these read-only tools for figures: ${tools.join(", ")} (pass customerId ${input.customerId}). You cannot create, publish or change anything.`
+            ? `You may call these read-only tools for figures: ${tools.join(", ")}; they read this customer's account. You cannot create, publish or change anything.`
             : "You cannot create, publish or change anything.",
           Object.keys(profile).length > 0
-            ? `Brand profile (JSON): ${JSON.stringify(profile)}`
+            ? `${profileMarker}${JSON.stringify(profile)}`
             : "No brand profile has been confirmed yet (onboarding and analyze_brand_url provide one).",
           `Settings: ${facts.join(" ")}`,
           briefLine(brief)
