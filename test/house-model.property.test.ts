@@ -36,7 +36,8 @@ describe("house writer", () => {
   it("fits every platform's length limit, with a non-empty title and body", () => {
     fc.assert(fc.property(brief, (b) => {
       const draft = writeDraft(b)
-      const limit = b.platform == null ? undefined : platformBodyLimits[b.platform]
+      // A report is read in Herald, never posted: no platform limit applies to it.
+      const limit = b.platform == null || b.kind === "report" ? undefined : platformBodyLimits[b.platform]
       if (limit !== undefined) assert.isAtMost(charLength(draft.body), limit)
       assert.isAtMost(charLength(draft.title), 300)
       assert.isAbove(draft.body.trim().length, 0)
