@@ -5,6 +5,8 @@ import { type Brief, type CopyKind, fitWords } from "../../domain/Copywriting.ts
 import { platformBodyLimits } from "../../domain/Content.ts"
 import { BudgetExceeded } from "../../domain/Errors.ts"
 import { briefMarker, makeHouseModel } from "./HouseModel.ts"
+
+export { profileMarker } from "./HouseModel.ts"
 import { budgetReason, isBudgetRefusal, makeOpenAiModel, ModelBilling } from "./OpenAiModel.ts"
 
 export { ModelBilling } from "./OpenAiModel.ts"
@@ -33,9 +35,6 @@ export class ModelFailed extends Data.TaggedError("ModelFailed")<{ readonly mess
  * never with the marker itself.
  */
 export const briefLine = (brief: Brief): string => `${briefMarker}${JSON.stringify(brief)}`
-
-/** The line of a system prompt that carries the confirmed brand profile as JSON (the house model reads it). */
-export const profileMarker = "Brand profile (JSON): "
 
 /** A model call's failure as the caller's error: a refusal by the budget, or the model failing. */
 export const modelRefusal = (error: AiError.AiError): BudgetExceeded | ModelFailed =>
