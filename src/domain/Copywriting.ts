@@ -195,6 +195,13 @@ export const isPlural = (phrase: string): boolean => {
 /** The head of a noun phrase: the words before a clause or a preposition ("people" of "people who bake at home"). */
 const postModifier = /\s(?:who|that|which|with|at|for|in|of|on|from)\s/
 
+/** Whether an audience group names many: a plural among the words of its head ("couples planning a wedding"). */
+export const groupIsPlural = (phrase: string): boolean => {
+  const cut = phrase.search(postModifier)
+  const head = cut < 0 ? phrase : phrase.slice(0, cut)
+  return isPlural(head) || head.split(" ").some((word) => isPlural(word))
+}
+
 /** The plural of a singular count noun phrase ("home baker" → "home bakers"); names and plurals are kept. */
 const pluralize = (phrase: string): string => {
   const cut = phrase.search(postModifier)
@@ -203,7 +210,7 @@ const pluralize = (phrase: string): string => {
   const words = head.split(" ")
   const first = words[0]!.toLowerCase()
   const last = words.at(-1)!
-  if (isPlural(head) || determiners.has(first) || !/^\p{Ll}+$/u.test(last)) return phrase
+  if (groupIsPlural(phrase) || determiners.has(first) || !/^\p{Ll}+$/u.test(last) || words.some((w) => determiners.has(w))) return phrase
   const plural = /(?:[sxz]|ch|sh)$/.test(last) ? `${last}es` : last.endsWith("y") && !/[aeiou]y$/.test(last) ? `${last.slice(0, -1)}ies` : `${last}s`
   return [...words.slice(0, -1), plural].join(" ") + tail
 }
@@ -215,7 +222,7 @@ const topicMidSentence = (topic: string, brandName: string): string => {
   const significant = words.filter((w) => /^\p{L}{4,}/u.test(w))
   const titleCase = words.length > 1 && significant.length > 0 && significant.every((w) => /^\p{Lu}/u.test(w))
   return words.map((word, i) => {
-    const common = /^\p{Lu}\p{Ll}+$/u.test(word) && !brandWords.has(word.toLowerCase()) && word !== "I"
+    const common = (/^\p{Lu}\p{Ll}+$/u.test(word) || (word === "A" && words.length > 1)) && !brandWords.has(word.toLowerCase())
     return common && (i === 0 || titleCase) ? word.toLowerCase() : word
   }).join(" ")
 }
@@ -271,7 +278,7 @@ const resolve = (brief: Brief): Resolved => {
     topic,
     platform: clean(brief.platform) || undefined,
     audience,
-    plural: audienceList.length !== 1 || isPlural(audience.split(postModifier)[0]!),
+    plural: audienceList.length !== 1 || groupIsPlural(audience),
     voice: clean(brief.voice).toLowerCase(),
     product: products.length === 0 ? undefined : pick(products, seed >>> 3),
     url: clean(brief.url) || undefined,

@@ -49,6 +49,8 @@ export interface BrandVoice {
   readonly voice?: string | null | undefined
   readonly audience?: string | null | undefined
   readonly products?: ReadonlyArray<string> | undefined
+  /** The brand's own topics and keywords: hashtags come from them. */
+  readonly topics?: ReadonlyArray<string> | undefined
   readonly url?: string | null | undefined
 }
 
