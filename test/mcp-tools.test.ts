@@ -160,7 +160,8 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
       assert.strictEqual(figures.data.rounds, 2)
       assert.strictEqual(figures.data.toolCalls[0].name, "query_ga4")
       assert.strictEqual(figures.data.toolCalls[0].result.data.source, "herald")
-      assert.include(figures.data.answer, "query_ga4 returned")
+      // Told in words from the tool's figures, not the raw result.
+      assert.match(figures.data.answer, /^In the last 30 days Northwind Coffee created \d+ pieces?/)
       // A tool that changes things is not offered: naming it writes nothing.
       const asked = yield* ok(client, "ask_cmo", { customerId: owner.customerId, question: `Please run_content_creation {"customerId":"${owner.customerId}","type":"blog","topic":"Sneaky"}` })
       assert.deepStrictEqual(asked.data.toolCalls, [])
