@@ -18,6 +18,7 @@ import { ScanHandlers } from "./features/scan/http.ts"
 import { OnboardingHandlers } from "./features/onboarding/http.ts"
 import { WorkflowsHandlers } from "./features/workflows/http.ts"
 import { ChatHandlers } from "./features/chat/http.ts"
+import { ReportsHandlers } from "./features/reports/http.ts"
 
 /** Every HttpApi group's handlers; a new group adds its handlers layer here. */
 export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
@@ -40,7 +41,8 @@ export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
     ScanHandlers,
     OnboardingHandlers,
     WorkflowsHandlers,
-    ChatHandlers
+    ChatHandlers,
+    ReportsHandlers
   ]),
   Layer.provide([AuthenticationLive, AdminAuthenticationLive, SignupLimitsLive, PaymentSignatureLive])
 )

@@ -46,6 +46,8 @@ import { WorkflowDashboardRoutes, workflowsSection } from "./features/workflows/
 import { SocialDashboardRoutes, socialSection } from "./features/social/dashboard.ts"
 import { analyticsSection } from "./features/analytics/dashboard.ts"
 import { LanguageModelLive, Writer } from "./features/agent/Agent.ts"
+import { Reports } from "./features/reports/Reports.ts"
+import { reportsSection } from "./features/reports/dashboard.ts"
 import { OrchestratorRoutes } from "./features/workflows/Orchestrator.ts"
 
 const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
@@ -68,7 +70,7 @@ const SocialProviderLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
 const DomainServices = Onboarding.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(Social.layer, Links.layer, Analytics.layer, Billing.layer, Scanner.layerLive)),
   Layer.provideMerge(SocialProviderLive),
-  Layer.provideMerge(Layer.mergeAll(Team.layer, Content.layer, Webhooks.layer)),
+  Layer.provideMerge(Layer.mergeAll(Team.layer, Content.layer, Webhooks.layer, Reports.layer)),
   // The queue charges ad spend, so it stands on the budget; content queues through it.
   Layer.provideMerge(PublishQueueLive),
   Layer.provideMerge(Budget.layer),
@@ -98,7 +100,8 @@ export const DashboardLive = Layer.mergeAll(Dashboard.layer, DashboardAuth.layer
     CoreSections,
     DashboardSections.register(Effect.map(Effect.service(Workflows), workflowsSection)),
     DashboardSections.register(Effect.map(Effect.service(Social), socialSection)),
-    DashboardSections.register(Effect.map(Effect.service(Analytics), analyticsSection))
+    DashboardSections.register(Effect.map(Effect.service(Analytics), analyticsSection)),
+    DashboardSections.register(Effect.map(Effect.service(Reports), reportsSection))
   )),
   Layer.provideMerge(DashboardSections.layer)
 )

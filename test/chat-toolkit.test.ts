@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
+import { Tool } from "effect/ai"
 import { CurrentPrincipal } from "../src/api/Security.ts"
 import { chatToolkit } from "../src/platform/tools/ChatToolkit.ts"
 import { ToolsLive } from "../src/Tools.ts"
@@ -39,13 +40,37 @@ layer(ToolsLive.pipe(Layer.provideMerge(WorkflowsLive), Layer.provideMerge(testS
       assert.strictEqual(piece.agentId, "chat")
     }))
 
-  it.effect("another customer's id is a failure the model reads, never data", () =>
+  it.effect("the model is shown no customerId; the session's customer is used whatever the model sends", () =>
     Effect.gen(function*() {
+      const { toolkit } = yield* chatToolkit
+      for (const tool of Object.values(toolkit.tools)) {
+        const schema = Tool.getJsonSchema(tool) as { properties?: Record<string, unknown>; required?: ReadonlyArray<string> }
+        assert.notProperty(schema.properties ?? {}, "customerId", tool.name)
+        assert.notInclude(schema.required ?? [], "customerId", tool.name)
+        assert.notInclude(tool.description ?? "", "Pass the customerId", tool.name)
+      }
       const customers = yield* Customers
       const { customer: a } = yield* customers.provision({ email: "chat-a@example.com" })
       const { customer: b } = yield* customers.provision({ email: "chat-b@example.com" })
-      const refused = yield* callTool("query_ga4", { customerId: b.id }, a.id)
-      assert.isTrue(refused.isFailure)
-      assert.strictEqual(refused.result.code, "E_FORBIDDEN")
+      const created = yield* callTool("run_content_creation", { customerId: b.id, type: "blog", topic: "Not theirs" }, a.id)
+      assert.isFalse(created.isFailure)
+      const content = yield* Content
+      // Content.get reads within the customer: the piece is the caller's.
+      assert.strictEqual((yield* content.get(a.id, created.result.data.id)).title, "Not theirs")
+      const figures = yield* callTool("query_ga4", {}, a.id)
+      assert.isFalse(figures.isFailure)
+    }))
+
+  it.effect("a missing or wrong argument is a short refusal naming it, as plain {code, message}", () =>
+    Effect.gen(function*() {
+      const customers = yield* Customers
+      const { customer } = yield* customers.provision({ email: "chat-bad-args@example.com" })
+      for (const params of [{}, "not an object", { url: 42 }]) {
+        const refused = yield* callTool("ai_seo_audit", params, customer.id)
+        assert.isTrue(refused.isFailure)
+        assert.deepStrictEqual(Object.keys(refused.result).sort(), ["code", "message"])
+        assert.strictEqual(refused.result.code, "E_VALIDATION")
+        assert.match(refused.result.message, /url/)
+      }
     }))
 })

@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
+import { httpClient } from "./support/mcp-clients.ts"
 import { type Tenant, tenant } from "./support/processes.ts"
 
 interface SseEvent {
@@ -47,7 +48,8 @@ const chat = (tenant: Tenant, body: unknown, headers: Record<string, string> = {
 
 const names = (reply: ChatReply) => reply.events.map((e) => e.event)
 
-layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the house model", (it) => {
+// Proxy headers trusted: each provisioning comes from its own address, under the admin limit.
+layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })("chat with the house model", (it) => {
   it.effect("streams thread, deltas, done in order, every data JSON; stores the thread", () =>
     Effect.gen(function*() {
       const t = yield* provision("chat-order@x.co")
@@ -58,7 +60,10 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the 
       assert.strictEqual(order[0], "thread")
       assert.strictEqual(order.at(-1), "done")
       assert.isAbove(order.filter((e) => e === "delta").length, 1)
-      assert.deepStrictEqual([...new Set(order.slice(1, -1))], ["delta"])
+      // A draft request is answered through the content tool: the piece waits in the queue, the answer shows it.
+      assert.deepStrictEqual([...new Set(order.slice(1, -1))], ["tool_call", "tool_result", "delta"])
+      assert.strictEqual(reply.events[1]!.data.name, "run_content_creation")
+      assert.strictEqual(reply.events[1]!.data.arguments.platform, "linkedin")
       const threadId = reply.events[0]!.data.threadId as string
       assert.match(threadId, /^thr_/)
       const done = reply.events.at(-1)!.data
@@ -69,10 +74,10 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the 
       const thread = yield* call("GET", `/api/chat/${t.id}/threads/${threadId}`, { headers: t.h })
       assert.strictEqual(thread.status, 200)
       assert.strictEqual(thread.json.threadId, threadId)
-      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "assistant"])
+      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "tool", "assistant"])
       assert.strictEqual(thread.json.messages[0].content, "Write a linkedin post about our spring launch")
-      assert.strictEqual(thread.json.messages[1].content, text)
-      assert.strictEqual(thread.json.messages[1].messageId, done.messageId)
+      assert.strictEqual(thread.json.messages[2].content, text)
+      assert.strictEqual(thread.json.messages[2].messageId, done.messageId)
     }))
 
   it.effect("a second message continues the thread; the list counts messages, newest first", () =>
@@ -90,14 +95,14 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the 
       const list = yield* call("GET", `/api/chat/${t.id}/threads`, { headers: t.h })
       assert.strictEqual(list.status, 200)
       assert.deepStrictEqual(list.json.threads.map((th: any) => [th.threadId, th.messageCount, th.title]), [
-        [threadId, 4, "Write an email about pricing"],
-        [otherId, 2, "Write a blog about hiring"]
+        [threadId, 5, "Write an email about pricing"],
+        [otherId, 3, "Write a blog about hiring"]
       ])
       assert.isAtLeast(Date.parse(list.json.threads[0].updatedAt), Date.parse(list.json.threads[0].createdAt))
       const limited = yield* call("GET", `/api/chat/${t.id}/threads?limit=1`, { headers: t.h })
       assert.strictEqual(limited.json.threads.length, 1)
       const thread = yield* call("GET", `/api/chat/${t.id}/threads/${threadId}`, { headers: t.h })
-      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "assistant", "user", "assistant"])
+      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "tool", "assistant", "user", "assistant"])
     }))
 
   it.effect("a tool named in the message is called inside the chat, and its piece exists", () =>
@@ -142,21 +147,115 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("chat with the 
       assert.deepStrictEqual(reply.events[1]!.data.arguments, { metrics: ["sessions"] })
     }), 5_000)
 
-  it.effect("another customer's id in a tool call is a tool failure, never data", () =>
+  it.effect("the house model answers like a marketer who knows the account: ideas, figures, approvals, profile, limits", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-brewline@x.co")
+      const confirmed = yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, {
+        headers: t.h,
+        body: {
+          brandName: "Brewline Coffee Roasters",
+          audience: ["home coffee brewers", "specialty coffee enthusiasts"],
+          products: ["coffee subscriptions", "single-origin beans"],
+          topics: ["cold brew", "pour over"],
+          voice: ["warm"],
+          sourceUrl: "https://brewline.example/"
+        }
+      })
+      assert.strictEqual(confirmed.status, 200)
+      const textOf = (reply: ChatReply) => reply.events.filter((e) => e.event === "delta").map((e) => e.data.text).join("")
+
+      const question = "What should we post on LinkedIn this week to grow our coffee subscriptions? Give me 3 ideas."
+      const ideas = yield* chat(t, { message: question })
+      assert.deepStrictEqual([...new Set(names(ideas))], ["thread", "delta", "done"])
+      const ideasText = textOf(ideas)
+      assert.include(ideasText, "3 ideas for Brewline Coffee Roasters on LinkedIn, for home coffee brewers and specialty coffee enthusiasts")
+      assert.include(ideasText, "cold brew")
+      assert.include(ideasText, "\n3. ")
+      assert.notInclude(ideasText.toLowerCase(), "what should we post")
+      assert.notInclude(ideasText, "busy teams")
+      assert.notInclude(ideasText, "#")
+
+      const performed = yield* chat(t, { message: "How did our posts perform this week?" })
+      assert.deepStrictEqual(performed.events.filter((e) => e.event === "tool_call").map((e) => e.data), [{ name: "query_ga4", arguments: { period: "last_7_days" } }])
+      assert.match(textOf(performed), /^In the last 7 days Brewline Coffee Roasters created \d+ pieces? .*published 0/)
+
+      const queued = yield* chat(t, { message: "Draft an Instagram post about our cold brew launch" })
+      assert.strictEqual(queued.events.find((e) => e.event === "tool_call")!.data.name, "run_content_creation")
+      const waiting = yield* chat(t, { message: "What is waiting for my approval?" })
+      assert.strictEqual(waiting.events.find((e) => e.event === "tool_call")!.data.name, "query_ga4")
+      assert.include(textOf(waiting), "1 piece waits for your approval")
+
+      const profile = textOf(yield* chat(t, { message: "What does our brand profile say?" }))
+      assert.include(profile, "Audience: home coffee brewers and specialty coffee enthusiasts")
+      assert.include(profile, "Products: coffee subscriptions and single-origin beans")
+
+      const unknown = textOf(yield* chat(t, { message: "Who won the football last night?" }))
+      assert.match(unknown, /^I can't answer that one on my own/)
+      assert.include(unknown, "language model")
+      assert.notInclude(unknown.toLowerCase(), "football")
+
+      const audit = yield* chat(t, { message: "Please audit our site" })
+      assert.deepStrictEqual(audit.events.find((e) => e.event === "tool_call")!.data, { name: "ai_seo_audit", arguments: { url: "https://brewline.example/" } })
+    }))
+
+  it.effect("ask_cmo over MCP answers from the account and never pitches the brand to itself", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const owner = yield* provision("cmo-brewline@x.co")
+      yield* call("POST", `/api/onboard/${owner.id}/confirm-profile`, {
+        headers: owner.h,
+        body: { brandName: "Brewline Coffee Roasters", audience: ["home coffee brewers"], topics: ["cold brew"], sourceUrl: "https://brewline.example/" }
+      })
+      const client = yield* httpClient(url, owner.key)
+      const ask = (question: string) =>
+        Effect.promise(async () => (await client.callTool({ name: "ask_cmo", arguments: { customerId: owner.id, question } })) as any)
+      const ideas = yield* ask("Give me 2 post ideas for Instagram")
+      assert.notStrictEqual(ideas.isError, true)
+      const answer = ideas.structuredContent.answer as string
+      assert.include(answer, "2 ideas for Brewline Coffee Roasters on Instagram")
+      assert.notMatch(answer, /see (?:how|what) Brewline Coffee Roasters/i)
+      assert.notMatch(answer, /ask Brewline Coffee Roasters/i)
+      const figures = yield* ask("How are we doing this month?")
+      assert.deepStrictEqual(figures.structuredContent.toolCalls.map((c: any) => [c.name, c.params]), [["query_ga4", { period: "last_30_days" }]])
+      assert.include(figures.structuredContent.answer, "In the last 30 days Brewline Coffee Roasters created")
+      assert.notInclude(JSON.stringify(figures.structuredContent), "_tag")
+    }))
+
+  it.effect("tools run for the session's customer: another customer's id in the arguments does not count", () =>
     Effect.gen(function*() {
       const a = yield* provision("chat-tool-a@x.co")
       const b = yield* provision("chat-tool-b@x.co")
       const reply = yield* chat(a, { message: `run_content_creation ${JSON.stringify({ customerId: b.id, type: "blog", topic: "Theirs" })}` })
+      assert.strictEqual(names(reply).at(-1), "done")
       const result = reply.events.find((e) => e.event === "tool_result")!.data
-      assert.strictEqual(result.result.code, "E_FORBIDDEN")
       assert.strictEqual((yield* call("GET", `/api/content/${b.id}`, { headers: b.h })).json.content.length, 0)
+      const mine = (yield* call("GET", `/api/content/${a.id}`, { headers: a.h })).json.content
+      assert.deepStrictEqual(mine.map((p: any) => p.id), [result.result.data.id])
+    }))
+
+  it.effect("a tool the model calls with missing arguments is an error event {error, code}, stored as such, with no internals", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-tool-bad@x.co")
+      const reply = yield* chat(t, { message: "Please run cro_audit {\"depth\": 3}" })
+      assert.strictEqual(reply.status, 200)
+      assert.deepStrictEqual(names(reply), ["thread", "tool_call", "error"])
+      const error = reply.events[2]!.data
+      assert.deepStrictEqual(Object.keys(error).sort(), ["code", "error"])
+      assert.strictEqual(error.code, "E_VALIDATION")
+      assert.match(error.error, /url/)
+      assert.notInclude(reply.raw, "_tag")
+      assert.notInclude(reply.raw, "AiError")
+      const thread = yield* call("GET", `/api/chat/${t.id}/threads/${reply.events[0]!.data.threadId}`, { headers: t.h })
+      assert.deepStrictEqual(thread.json.messages.map((m: any) => m.role), ["user", "tool"])
+      const stored = JSON.parse(thread.json.messages[1].content)
+      assert.deepStrictEqual(stored, { name: "cro_audit", arguments: { depth: 3 }, error: error.error, code: "E_VALIDATION" })
     }))
 
   it.effect("another customer's or an unknown threadId is 404 JSON before any stream; reads too", () =>
     Effect.gen(function*() {
       const a = yield* provision("chat-own-a@x.co")
       const b = yield* provision("chat-own-b@x.co")
-      const theirs = (yield* chat(a, { message: "Write a tweet about coffee" })).events[0]!.data.threadId as string
+      const theirs = (yield* chat(a, { message: "What can you do?" })).events[0]!.data.threadId as string
       for (const threadId of [theirs, "thr_unknown", ""]) {
         const reply = yield* chat(b, { message: "Continue", threadId })
         assert.strictEqual(reply.status, 404, threadId)
@@ -203,13 +302,19 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
       const sent = model.requests[before]!.messages as Array<{ role: string; content: string }>
       assert.strictEqual(sent[0]!.role, "system")
       assert.include(sent[0]!.content, "Crumb Bakery")
-      assert.include(sent[0]!.content, t.id)
+      // The tools act for the session's customer: the model is given no id to pass on.
+      assert.notInclude(sent[0]!.content, t.id)
       assert.deepStrictEqual(sent.slice(1).map((m) => [m.role, m.content]), [
         ["user", "Give me a slogan"],
         ["assistant", "Sourdough every morning."],
         ["user", "Shorter please"]
       ])
-      assert.isAbove(model.requests[before]!.tools.length, 0)
+      const tools = model.requests[before]!.tools as Array<{ function: { name: string; parameters: { properties?: object; required?: Array<string> } } }>
+      assert.isAbove(tools.length, 0)
+      for (const tool of tools) {
+        assert.notProperty(tool.function.parameters.properties ?? {}, "customerId", tool.function.name)
+        assert.notInclude(tool.function.parameters.required ?? [], "customerId", tool.function.name)
+      }
     }))
 
   it.effect("a client that goes away stops the model call: no more tokens are served", () =>

@@ -3,7 +3,8 @@ import fc from "fast-check"
 import { Schema } from "effect"
 import { NewContent, platformBodyLimits } from "../src/domain/Content.ts"
 import { charLength } from "../src/domain/Text.ts"
-import { draftPiece, fitTo } from "../src/features/content/drafting.ts"
+import { capitalize, fitWords } from "../src/domain/Copywriting.ts"
+import { draftPiece } from "../src/features/content/drafting.ts"
 import { RunContentCreationInput } from "../src/api/tools/inputs.ts"
 
 const words = fc.string({ minLength: 1, maxLength: 40, unit: "grapheme-ascii" }).filter((s) => s.trim().length > 0)
@@ -27,7 +28,7 @@ describe("run_content_creation drafting", () => {
       assert.isAbove(draft.body.length, 0)
       const limit = input.platform === undefined ? undefined : platformBodyLimits[input.platform]
       if (limit !== undefined) assert.isAtMost(charLength(draft.body), limit)
-      assert.strictEqual(draft.title, input.topic.trim())
+      assert.strictEqual(draft.title, capitalize(input.topic.trim()))
       // What Content.create is given passes the REST schema's own rules.
       const piece = { type: input.type, title: draft.title.slice(0, 300) || "t", body: draft.body, ...(input.platform === undefined ? {} : { platform: input.platform }) }
       assert.isTrue(Schema.is(NewContent)(piece), JSON.stringify(piece))
@@ -40,9 +41,9 @@ describe("run_content_creation drafting", () => {
       for (const number of draftPiece(input).body.match(/\d+/g) ?? []) assert.include(source, number)
     }), { numRuns: 300 }))
 
-  it("fitTo never exceeds the limit and keeps text that fits", () =>
+  it("fitWords never exceeds the limit and keeps text that fits", () =>
     fc.assert(fc.property(fc.string({ maxLength: 600 }), fc.integer({ min: 1, max: 500 }), (text, max) => {
-      const fitted = fitTo(text, max)
+      const fitted = fitWords(text, max)
       assert.isAtMost(charLength(fitted), max)
       if (charLength(text) <= max) assert.strictEqual(fitted, text)
     })))

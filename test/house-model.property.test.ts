@@ -6,7 +6,7 @@ import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
 import { platformBodyLimits } from "../src/domain/Content.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
-import { houseTurn, makeHouseModel } from "../src/features/agent/HouseModel.ts"
+import { houseTurn, intentOf, makeHouseModel } from "../src/features/agent/HouseModel.ts"
 
 const platforms = Object.keys(platformBodyLimits)
 const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
@@ -36,7 +36,8 @@ describe("house writer", () => {
   it("fits every platform's length limit, with a non-empty title and body", () => {
     fc.assert(fc.property(brief, (b) => {
       const draft = writeDraft(b)
-      const limit = b.platform == null ? undefined : platformBodyLimits[b.platform]
+      // A report is read in Herald, never posted: no platform limit applies to it.
+      const limit = b.platform == null || b.kind === "report" ? undefined : platformBodyLimits[b.platform]
       if (limit !== undefined) assert.isAtMost(charLength(draft.body), limit)
       assert.isAtMost(charLength(draft.title), 300)
       assert.isAbove(draft.body.trim().length, 0)
@@ -87,7 +88,13 @@ describe("house writer", () => {
       { role: "tool", content: [{ type: "tool-result", id: "1", name: "scan_site", isFailure: false, result: { score: 91 } }] }
     ])
     const turn = houseTurn({ prompt: after, tools: [tool], toolChoice: "auto" })
-    assert.deepStrictEqual(turn, { _tag: "text", text: "Here is what I found.\n\nscan_site returned: {\"score\":91}" })
+    assert.deepStrictEqual(turn, { _tag: "text", text: "scan_site returned: {\"score\":91}" })
+    const summarised = Prompt.make([
+      { role: "user", content: "scan_site" },
+      { role: "assistant", content: [{ type: "tool-call", id: "1", name: "scan_site", params: {} }] },
+      { role: "tool", content: [{ type: "tool-result", id: "1", name: "scan_site", isFailure: false, result: { summary: "SEO 91.", data: {} } }] }
+    ])
+    assert.deepStrictEqual(houseTurn({ prompt: summarised, tools: [tool], toolChoice: "auto" }), { _tag: "text", text: "SEO 91." })
   })
 
   it.effect("an agent turn loops tool rounds until the model answers, within the bound", () =>
@@ -107,11 +114,37 @@ describe("house writer", () => {
       )
       assert.strictEqual(turn.rounds, 2)
       assert.deepStrictEqual(turn.toolCalls, [{ name: "lookup_brand", params: { name: "Acme" }, result: { name: "Acme", voice: "warm" } }])
-      assert.strictEqual(turn.text, "Here is what I found.\n\nlookup_brand returned: {\"name\":\"Acme\",\"voice\":\"warm\"}")
+      assert.strictEqual(turn.text, "lookup_brand returned: {\"name\":\"Acme\",\"voice\":\"warm\"}")
       const bounded = yield* agentTurn({ customerId: "c", prompt, toolkit, maxRounds: 1 }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       assert.strictEqual(bounded.rounds, 1)
       assert.strictEqual(bounded.toolCalls.length, 1)
     }))
+
+  it("reads what a request asks for as a marketer would", () => {
+    const cases: ReadonlyArray<readonly [string, ReturnType<typeof intentOf>]> = [
+      ["What should we post on LinkedIn this week to grow our coffee subscriptions? Give me 3 ideas.", "ideas"],
+      ["How did our posts perform this week?", "performance"],
+      ["What is waiting for my approval?", "approvals"],
+      ["Run an SEO audit of https://a.example", "audit"],
+      ["Schedule it for Monday", "publish"],
+      ["Draft a blog post about cold brew", "draft"],
+      ["What does our brand profile say?", "profile"],
+      ["What can you do?", "capabilities"],
+      ["Who won the football?", "unknown"]
+    ]
+    for (const [text, intent] of cases) assert.strictEqual(intentOf(text), intent, text)
+  })
+
+  it("never pastes an unknown question into a template: it says what it can do", () => {
+    fc.assert(fc.property(fc.string({ minLength: 12, maxLength: 80 }).filter((q) => intentOf(q) === "unknown" && /\p{L}{4}/u.test(q)), (question) => {
+      const turn = houseTurn({ prompt: Prompt.make([{ role: "user", content: question }]), tools: [], toolChoice: "auto" })
+      assert.strictEqual(turn._tag, "text")
+      if (turn._tag === "text") {
+        assert.notInclude(turn.text, question.trim())
+        assert.include(turn.text, "language model")
+      }
+    }))
+  })
 })

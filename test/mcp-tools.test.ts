@@ -147,10 +147,11 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
       const answer = yield* ok(client, "ask_cmo", { customerId: owner.customerId, question: "What should we post next week?" })
       assert.isString(answer.data.answer)
       assert.isAbove(answer.data.answer.length, 40)
-      // Grounded in the brand profile (its audience) and the settings (autonomy, budget).
+      // Grounded in the brand profile (its audience).
       assert.include(answer.data.answer, "home baristas")
-      assert.include(answer.data.answer, "Autonomy: level 2")
-      assert.include(answer.data.answer, "Budget caps: none")
+      // Post ideas for the brand itself: never a pitch of the brand to its own team.
+      assert.include(answer.data.answer, "ideas for Northwind Coffee")
+      assert.notMatch(answer.data.answer, /(?:see how|ask) Northwind Coffee/i)
       assert.deepStrictEqual(answer.data.toolCalls, [])
       assert.include(answer.text, answer.data.answer)
 
@@ -159,7 +160,8 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
       assert.strictEqual(figures.data.rounds, 2)
       assert.strictEqual(figures.data.toolCalls[0].name, "query_ga4")
       assert.strictEqual(figures.data.toolCalls[0].result.data.source, "herald")
-      assert.include(figures.data.answer, "query_ga4 returned")
+      // Told in words from the tool's figures, not the raw result.
+      assert.match(figures.data.answer, /^In the last 30 days Northwind Coffee created \d+ pieces?/)
       // A tool that changes things is not offered: naming it writes nothing.
       const asked = yield* ok(client, "ask_cmo", { customerId: owner.customerId, question: `Please run_content_creation {"customerId":"${owner.customerId}","type":"blog","topic":"Sneaky"}` })
       assert.deepStrictEqual(asked.data.toolCalls, [])

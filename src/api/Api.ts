@@ -14,6 +14,7 @@ import { ScanApi } from "./Scan.ts"
 import { OnboardingApi } from "./Onboarding.ts"
 import { WorkflowsApi } from "./Workflows.ts"
 import { ChatApi } from "./Chat.ts"
+import { ReportsApi } from "./Reports.ts"
 
 export class Api extends HttpApi.make("herald")
   .add(HealthApi)
@@ -35,6 +36,7 @@ export class Api extends HttpApi.make("herald")
   .add(OnboardingApi)
   .add(WorkflowsApi)
   .add(ChatApi)
+  .add(ReportsApi)
   // Every failing field is reported, not only the first (an endpoint's own parse options still win).
   .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotateMerge(OpenApi.annotations({

@@ -12,7 +12,8 @@ export const ChatEventStream = Schema.String.pipe(HttpApiSchema.asText({ content
     description: "Server-Sent Events. `event: thread` `{threadId}`; zero or more `event: delta` `{text}`, " +
       "`event: tool_call` `{name, arguments}` and `event: tool_result` `{name, result}`; then `event: done` " +
       "`{threadId, messageId}`. A failure after the stream began is `event: error` `{error, code}` (e.g. " +
-      "`E_BUDGET_EXCEEDED` when the model budget refuses a call), and the stream ends. Every `data:` line is JSON. " +
+      "`E_BUDGET_EXCEEDED` when the model budget refuses a call, or a tool's refusal such as `E_VALIDATION` naming " +
+      "the argument the model left out), and the stream ends. Every `data:` line is JSON. " +
       "Comment lines (`: keep-alive`) come every 15 s while the agent works."
   })
 
@@ -29,7 +30,8 @@ export class ChatApi extends HttpApiGroup.make("chat")
       description:
         "Answers `text/event-stream`, never compressed. The agent answers with the language model, the " +
         "customer's brand profile and the thread's history, and may call the MCP tools (the same registry as " +
-        "`/mcp`, run with the caller's key and role) for up to LLM_MAX_TOOL_ROUNDS rounds. Without `threadId` a " +
+        "`/mcp`, run with the caller's key, role and budget, always for this customer: the model is not shown a " +
+        "customerId and any it sends is ignored) for up to LLM_MAX_TOOL_ROUNDS rounds. Without `threadId` a " +
         "new thread begins; with one, the message continues it (404 `E_NOT_FOUND`, before any stream, when it is " +
         "unknown or another customer's). Validation errors are 400 JSON before any stream. The user's message, " +
         "each tool call and the agent's answer are stored in the thread. Closing the connection stops the model " +

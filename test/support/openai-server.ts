@@ -28,6 +28,14 @@ export type Script =
     readonly argumentFragments: ReadonlyArray<string>
     readonly usage: { prompt: number; completion: number }
   }
+  /** Several tool calls in one turn, their argument fragments interleaved chunk by chunk. */
+  | {
+    readonly kind: "tools"
+    readonly calls: ReadonlyArray<{ readonly name: string; readonly argumentFragments: ReadonlyArray<string> }>
+    readonly usage: { prompt: number; completion: number }
+  }
+  /** A refusal: `delta.refusal` fragments instead of content. */
+  | { readonly kind: "refusal"; readonly chunks: ReadonlyArray<string>; readonly usage: { prompt: number; completion: number } }
   /** Streams these text chunks, then drops the connection mid-stream. */
   | { readonly kind: "drop"; readonly chunks: ReadonlyArray<string> }
   /** Streams these text chunks, then an error event as OpenAI sends one mid-stream. */
@@ -132,6 +140,29 @@ export const startOpenAiServer = async (): Promise<OpenAiServer> => {
         res.end("data: [DONE]\n\n")
         return
       }
+      case "tools": {
+        const longest = Math.max(...script.calls.map((c) => c.argumentFragments.length))
+        for (let step = 0; step < longest; step++) {
+          script.calls.forEach((call, index) => {
+            const fragment = call.argumentFragments[step]
+            if (fragment === undefined) return
+            const delta = step === 0
+              ? { tool_calls: [{ index, id: `call_${served}_${index}`, type: "function", function: { name: call.name, arguments: fragment } }] }
+              : { tool_calls: [{ index, function: { arguments: fragment } }] }
+            res.write(chunk([{ index: 0, delta, finish_reason: null }]))
+          })
+        }
+        res.write(chunk([{ index: 0, delta: {}, finish_reason: "tool_calls" }]))
+        if (includeUsage) res.write(chunk([], usageOf(script.usage)))
+        res.end("data: [DONE]\n\n")
+        return
+      }
+      case "refusal":
+        for (const text of script.chunks) res.write(chunk([{ index: 0, delta: { refusal: text }, finish_reason: null }]))
+        res.write(chunk([{ index: 0, delta: {}, finish_reason: "stop" }]))
+        if (includeUsage) res.write(chunk([], usageOf(script.usage)))
+        res.end("data: [DONE]\n\n")
+        return
       case "drop":
         for (const text of script.chunks) res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]))
         setTimeout(() => res.socket?.destroy(), 20)

@@ -21,7 +21,7 @@ const fetchesWeb: ToolAnnotations = { readOnlyHint: false, destructiveHint: fals
 /** Posts to a social network in the customer's name: cannot be taken back. */
 const publishes: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }
 
-const customerNote = "Pass the customerId of your API key's customer."
+export const customerNote = "Pass the customerId of your API key's customer."
 
 export const runResearch: ToolDefinition<typeof RunResearchInput.Type> = {
   name: "run_research",

@@ -5,6 +5,8 @@ import { type Brief, type CopyKind, fitWords } from "../../domain/Copywriting.ts
 import { platformBodyLimits } from "../../domain/Content.ts"
 import { BudgetExceeded } from "../../domain/Errors.ts"
 import { briefMarker, makeHouseModel } from "./HouseModel.ts"
+
+export { profileMarker } from "./HouseModel.ts"
 import { budgetReason, isBudgetRefusal, makeOpenAiModel, ModelBilling } from "./OpenAiModel.ts"
 
 export { ModelBilling } from "./OpenAiModel.ts"
@@ -47,6 +49,8 @@ export interface BrandVoice {
   readonly voice?: string | null | undefined
   readonly audience?: string | null | undefined
   readonly products?: ReadonlyArray<string> | undefined
+  /** The brand's own topics and keywords: hashtags come from them. */
+  readonly topics?: ReadonlyArray<string> | undefined
   readonly url?: string | null | undefined
 }
 

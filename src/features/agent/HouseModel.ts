@@ -1,9 +1,23 @@
 import { Effect, Stream } from "effect"
 import { LanguageModel, Prompt, Response, Tool } from "effect/ai"
-import { type Brief, type CopyKind, stableHash, writeDraft } from "../../domain/Copywriting.ts"
+import {
+  audienceGroups,
+  type BrandFields,
+  brandFrom,
+  type Brief,
+  capitalize,
+  type CopyKind,
+  joinList,
+  stableHash,
+  trimTrailing,
+  writeDraft
+} from "../../domain/Copywriting.ts"
 import { platformBodyLimits } from "../../domain/Content.ts"
 import { charLength, lastLineStart } from "../../domain/Text.ts"
 import { firstJsonObject } from "./firstJsonObject.ts"
+
+/** The line of a system prompt that carries the confirmed brand profile as JSON. */
+export const profileMarker = "Brand profile (JSON): "
 
 /** The marker before the JSON brief in a system message (the Writer puts it there). */
 export const briefMarker = "Brief (JSON): "
@@ -50,20 +64,17 @@ const aboutTopic = (text: string): string | undefined => {
 }
 
 /** A brief from a free request ("a linkedin post about onboarding"): platform and kind from its words. */
-const briefFromRequest = (text: string): Brief => {
+const briefFromRequest = (text: string, brand: BrandFields): Brief => {
   const lower = text.toLowerCase()
-  const platform = Object.keys(platformBodyLimits).find((p) => new RegExp(`\\b${p}\\b`).test(lower))
+  const platform = platformIn(lower)
   const kind: CopyKind = platform !== undefined || /\b(?:post|tweet)\b/.test(lower)
     ? "social"
     : /\bemail\b/.test(lower)
     ? "email"
     : /\b(?:ad|advert)\b/.test(lower)
     ? "ad"
-    : /\breport\b/.test(lower)
-    ? "report"
     : "blog"
-  const topic = (aboutTopic(text.trim()) ?? text).replace(/(?<![.?!])[.?!]+$/, "").slice(0, 120)
-  return { kind, brandName: "", topic, platform }
+  return { ...brand, kind, topic: topicOf(text, brand), platform }
 }
 
 const toolNamed = (tools: ReadonlyArray<Tool.Any>, text: string): Tool.Any | undefined => {
@@ -71,40 +82,280 @@ const toolNamed = (tools: ReadonlyArray<Tool.Any>, text: string): Tool.Any | und
   return tools.find((t) => lower.includes(t.name.toLowerCase()) || lower.includes(t.name.toLowerCase().replaceAll("_", " ")))
 }
 
+const platformNames: Record<string, string> = {
+  x: "X",
+  linkedin: "LinkedIn",
+  instagram: "Instagram",
+  facebook: "Facebook",
+  tiktok: "TikTok",
+  pinterest: "Pinterest"
+}
+
+/** The platform a request names ("twitter" is X). */
+const platformIn = (lower: string): string | undefined =>
+  /\b(?:twitter|tweets?)\b/.test(lower) ? "x" : Object.keys(platformBodyLimits).find((p) => new RegExp(`\\b${p}\\b`).test(lower))
+
+/** What a request asks for, as a marketer would read it. */
+export type Intent = "capabilities" | "profile" | "approvals" | "performance" | "audit" | "publish" | "ideas" | "draft" | "unknown"
+
+/** The intent of a request (pure: word rules a person would apply, tested on their own). */
+export const intentOf = (text: string): Intent => {
+  const lower = text.toLowerCase()
+  if (/\b(?:what can you do|what do you do|how can you help|your capabilities|what are you able)\b/.test(lower) || lower.trim() === "help") return "capabilities"
+  if (/\b(?:approv\w*|pending|waiting|waits|to review|in review)\b/.test(lower)) return "approvals"
+  if (/\b(?:perform\w*|analytics|traffic|sessions|visitors|results|stats|metrics|numbers|how did|how are we doing|engagement)\b/.test(lower)) return "performance"
+  if (/\b(?:audit|scan|seo|check (?:our|my) (?:site|website|page))\b/.test(lower)) return "audit"
+  if (/\b(?:brand profile|our profile|our brand|our audience|our voice|who are we|about us)\b/.test(lower)) return "profile"
+  if (/\b(?:ideas?|what should (?:we|i) post|suggest\w*|inspiration|brainstorm)\b/.test(lower)) return "ideas"
+  if (/\b(?:schedule|publish|post it|go live)\b/.test(lower)) return "publish"
+  if (/\b(?:write|draft|create|compose|blog|email|newsletter|tweet|caption|post)\b/.test(lower)) return "draft"
+  return "unknown"
+}
+
+/** The brand as the system prompt tells it (the confirmed profile), or a neutral name. */
+const brandOf = (system: string): { readonly brand: BrandFields; readonly profile: Record<string, unknown> | undefined } => {
+  const line = system.split("\n").find((l) => l.startsWith(profileMarker))
+  let profile: Record<string, unknown> | undefined
+  if (line !== undefined) {
+    try {
+      const value = JSON.parse(line.slice(profileMarker.length)) as unknown
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) profile = value as Record<string, unknown>
+    } catch {
+      profile = undefined
+    }
+  }
+  return { brand: brandFrom([profile], "your brand"), profile }
+}
+
+/** The topic a request names after "about", else the brand's first topic or product, else what it does. */
+const topicOf = (text: string, brand: BrandFields): string => {
+  const about = aboutTopic(text.trim())
+  const cut = about === undefined ? undefined : trimTrailing(about, ".?! ").slice(0, 120).trim()
+  return cut !== undefined && cut.length > 0 ? cut : brand.topics?.[0] ?? brand.products?.[0] ?? "what we do"
+}
+
+const numberWords: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 }
+
+const howMany = (text: string): number => {
+  const lower = text.toLowerCase()
+  const digits = /\b(\d{1,2})\b/.exec(lower)
+  const word = Object.keys(numberWords).find((w) => new RegExp(`\\b${w}\\b`).test(lower))
+  const n = digits !== null ? Number(digits[1]) : word !== undefined ? numberWords[word]! : 3
+  return Math.min(Math.max(n, 1), 10)
+}
+
+const formatFor: Record<string, string> = {
+  x: "a short post",
+  linkedin: "a LinkedIn post",
+  instagram: "a carousel",
+  facebook: "a post",
+  tiktok: "a 30-second video",
+  pinterest: "a pin"
+}
+
+/** Post ideas for the brand: its topics and products, its audience, the platform's format. */
+const ideas = (text: string, brand: BrandFields): string => {
+  const platform = platformIn(text.toLowerCase())
+  const subjects = [...(brand.topics ?? []), ...(brand.products ?? [])]
+  const fallback = topicOf(text, brand)
+  const audience = joinList(audienceGroups(brand.audience)) || "your customers"
+  const format = platform === undefined ? "a post" : formatFor[platform] ?? "a post"
+  const angles: ReadonlyArray<(subject: string) => string> = [
+    (subject) => `a quick how-to for ${audience} on ${subject}`,
+    (subject) => `behind the scenes: how ${brand.brandName} works on ${subject}`,
+    (subject) => `a question to ${audience}: what would they like to know about ${subject}?`,
+    (subject) => `a myth about ${subject} that ${brand.brandName} can put right`,
+    (subject) => `a customer story or review that mentions ${subject}`,
+    (subject) => `three tips on ${subject}, one line each`,
+    (subject) => `a before-and-after that shows ${subject} at work`
+  ]
+  const n = howMany(text)
+  const lines = Array.from({ length: n }, (_, i) => {
+    const subject = subjects.length > 0 ? subjects[i % subjects.length]! : fallback
+    const idea = angles[i % angles.length]!(subject)
+    return `${i + 1}. ${capitalize(format)}: ${idea}${idea.endsWith("?") ? "" : "."}`
+  })
+  const where = platform === undefined ? "" : ` on ${platformNames[platform]}`
+  const missing = subjects.length === 0 ? "\n\nConfirm a brand profile with your topics and products and the ideas will use them." : ""
+  return `${n === 1 ? "One idea" : `${n} ideas`} for ${brand.brandName}${where}, for ${audience}:\n\n${lines.join("\n")}\n\nAsk me to draft one ("draft a ${platform === undefined ? "post" : `${platformNames[platform]} post`} about …") and it goes to your content queue for approval.${missing}`
+}
+
+const profileAnswer = (brand: BrandFields, profile: Record<string, unknown> | undefined): string => {
+  if (profile === undefined || Object.keys(profile).length <= 1) {
+    return "No brand profile has been confirmed yet. Start onboarding with your site's address and confirm what it finds; I then write in your voice, for your audience."
+  }
+  const lines = [
+    `Brand: ${brand.brandName}`,
+    brand.description === undefined ? undefined : `What you do: ${brand.description}`,
+    brand.audience === undefined ? undefined : `Audience: ${joinList(audienceGroups(brand.audience))}`,
+    brand.voice === undefined ? undefined : `Voice: ${brand.voice}`,
+    (brand.products ?? []).length === 0 ? undefined : `Products: ${joinList(brand.products ?? [])}`,
+    (brand.topics ?? []).length === 0 ? undefined : `Topics: ${joinList(brand.topics ?? [])}`,
+    brand.url === undefined ? undefined : `Site: ${brand.url}`
+  ].filter((l): l is string => l !== undefined)
+  return `Here is the brand profile I work from:\n\n${lines.join("\n")}`
+}
+
+const capabilities = (brand: BrandFields): string =>
+  [
+    `I am Herald, the marketing assistant of ${brand.brandName}. Without a language model I can:`,
+    "- suggest post ideas for a platform (\"3 LinkedIn ideas\")",
+    "- draft a post, blog or email into your content queue (\"draft an Instagram post about our new blend\")",
+    "- report how your content performed (\"how did we do this week?\")",
+    "- tell you what waits for your approval",
+    "- run an SEO and AI-visibility audit of your site (\"audit https://…\")",
+    "- tell you what your brand profile says",
+    "For open questions, an administrator can configure a language model (LLM_PROVIDER=openai with an OpenAI-compatible server)."
+  ].join("\n")
+
+const unknownAnswer = (brand: BrandFields): string => `I can't answer that one on my own.\n\n${capabilities(brand)}`
+
+/** The first http(s) address in a text, without the punctuation after it. */
+const urlIn = (text: string): string | undefined => {
+  const found = /\bhttps?:\/\/[^\s"'<>]+/.exec(text)?.[0]
+  return found === undefined ? undefined : trimTrailing(found, ".,;:!?)")
+}
+
+const offered = (tools: ReadonlyArray<Tool.Any>, name: string) => tools.some((t) => t.name === name)
+
+const contentType = (kind: CopyKind): "blog" | "social" | "email" | "ad" => (kind === "email" || kind === "ad" || kind === "social" ? kind : "blog")
+
+/** What the house model does for a request in plain words: a tool call for the customer's data, or an answer. */
+const answerRequest = (request: string, system: string, tools: ReadonlyArray<Tool.Any>): HouseTurn => {
+  const { brand, profile } = brandOf(system)
+  switch (intentOf(request)) {
+    case "capabilities":
+      return { _tag: "text", text: capabilities(brand) }
+    case "profile":
+      return { _tag: "text", text: profileAnswer(brand, profile) }
+    case "approvals":
+      return offered(tools, "query_ga4")
+        ? { _tag: "tool", name: "query_ga4", params: { period: "last_90_days" } }
+        : { _tag: "text", text: "The content queue lists what waits for your approval (status pending_approval)." }
+    case "performance": {
+      const lower = request.toLowerCase()
+      const period = /\b(?:quarter|90 days|three months)\b/.test(lower) ? "last_90_days" : /\b(?:month|30 days)\b/.test(lower) ? "last_30_days" : "last_7_days"
+      return offered(tools, "query_ga4") ? { _tag: "tool", name: "query_ga4", params: { period } } : { _tag: "text", text: unknownAnswer(brand) }
+    }
+    case "audit": {
+      const url = urlIn(request) ?? brand.url
+      if (url === undefined) return { _tag: "text", text: "Which page should I audit? Send me its full address, for example https://example.com." }
+      return offered(tools, "ai_seo_audit")
+        ? { _tag: "tool", name: "ai_seo_audit", params: { url } }
+        : { _tag: "text", text: `Ask me in the chat to audit ${url}; here I only read figures.` }
+    }
+    case "publish":
+      return {
+        _tag: "text",
+        text: `I publish only what you have approved, on platforms you have connected. Approve a draft in the content queue and the publisher posts it for ${brand.brandName}, or give me the platform, the exact text and the time and I will schedule it.`
+      }
+    case "ideas":
+      return { _tag: "text", text: ideas(request, brand) }
+    case "draft": {
+      const brief = briefFromRequest(request, brand)
+      if (offered(tools, "run_content_creation")) {
+        const type = contentType(brief.kind)
+        const draft = writeDraft({ ...brief, kind: type })
+        return {
+          _tag: "tool",
+          name: "run_content_creation",
+          params: { type, topic: draft.title, ...(brief.platform === undefined ? {} : { platform: brief.platform }), brief: draft.body }
+        }
+      }
+      const draft = writeDraft(brief)
+      return { _tag: "text", text: `${draft.title}\n\n${draft.body}` }
+    }
+    case "unknown":
+      return { _tag: "text", text: unknownAnswer(brand) }
+  }
+}
+
+const count = (value: unknown): number => (typeof value === "number" ? value : 0)
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+/** A tool's result told as a person would: what it found for the brand, from the tool's own data. */
+const summarise = (result: Prompt.ToolResultPart, request: string, system: string): string => {
+  const { brand } = brandOf(system)
+  const value = result.result as { summary?: unknown; data?: Record<string, unknown>; message?: unknown } | null
+  if (result.isFailure) {
+    const message = typeof value?.message === "string" ? value.message : "it failed"
+    return `I could not run ${result.name}: ${message}`
+  }
+  const data = value?.data ?? {}
+  const summary = typeof value?.summary === "string" ? value.summary : ""
+  if (result.name === "query_ga4" && data["source"] === "herald") {
+    const byStatus = (data["contentByStatus"] ?? {}) as Record<string, unknown>
+    const waiting = count(byStatus["pending_approval"])
+    if (intentOf(request) === "approvals") {
+      return waiting === 0
+        ? `Nothing waits for your approval right now. Ask me for post ideas and I will draft some for ${brand.brandName}.`
+        : `${plural(waiting, "piece waits", "pieces wait")} for your approval in the content queue, and ${plural(count(byStatus["draft"]), "draft is", "drafts are")} still open. Approve or reject them there; the publisher takes the approved ones.`
+    }
+    const created = Object.entries((data["contentCreated"] ?? {}) as Record<string, unknown>)
+    const total = created.reduce((sum, [, n]) => sum + count(n), 0)
+    const days = String(data["period"] ?? "last_7_days").replace("last_", "").replace("_days", "")
+    const kinds = created.map(([type, n]) => `${count(n)} ${type}`).join(", ")
+    return [
+      `In the last ${days} days ${brand.brandName} created ${plural(total, "piece", "pieces")}${kinds.length > 0 ? ` (${kinds})` : ""} and published ${count(data["published"])}; ${waiting} ${waiting === 1 ? "waits" : "wait"} for your approval.`,
+      "Google Analytics is not connected to this Herald server, so these are Herald's own figures, not website traffic; with GA4 set up I report sessions, users and conversions."
+    ].join(" ")
+  }
+  if (result.name === "run_content_creation") {
+    const status = String(data["status"] ?? "draft")
+    const where = status === "pending_approval" ? "waits for your approval" : status === "approved" ? "is approved and queued" : "is a draft"
+    return `I drafted "${String(data["title"] ?? "")}" for ${brand.brandName}; it ${where} in the content queue.\n\n${String(data["body"] ?? "")}`
+  }
+  if (summary.length > 0) return summary
+  const json = JSON.stringify(result.result) ?? "null"
+  return `${result.name} returned: ${charLength(json) > 1500 ? `${Array.from(json).slice(0, 1500).join("")}…` : json}`
+}
+
 export type HouseTurn =
   | { readonly _tag: "text"; readonly text: string }
   | { readonly _tag: "tool"; readonly name: string; readonly params: Record<string, unknown> }
 
+const lastUserText = (messages: ReadonlyArray<Prompt.Message>): string => {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i]!.role === "user") return userText(messages[i])
+  return ""
+}
+
 /**
  * What the house model answers to a prompt (pure, so tests can assert it):
- * a tool call when the last user message names an offered tool (its params the
- * first JSON object in the message), a summary after tool results, else a
- * piece written from the brief: the title, a blank line, the body.
+ * a tool call when the last user message names an offered tool (its params
+ * the first JSON object in the message, or the address it names); after tool
+ * results, what they say in words; for a writer's prompt (a brief in the
+ * system message), the piece; otherwise the request's intent answered from
+ * the brand profile and the customer's data through the offered tools, or
+ * an honest "I can't" with what it can do.
  */
 export const houseTurn = (options: Pick<LanguageModel.ProviderOptions, "prompt" | "tools" | "toolChoice">): HouseTurn => {
   const messages = options.prompt.content
   const last = messages[messages.length - 1]
+  const system = systemText(options.prompt)
   if (last?.role === "tool") {
     const results = last.content.filter((p): p is Prompt.ToolResultPart => p.type === "tool-result")
-    const lines = results.map((r) => {
-      const json = JSON.stringify(r.result) ?? "null"
-      const shown = charLength(json) > 1500 ? `${Array.from(json).slice(0, 1500).join("")}…` : json
-      return r.isFailure ? `${r.name} failed: ${shown}` : `${r.name} returned: ${shown}`
-    })
-    return { _tag: "text", text: lines.length === 0 ? "Done." : `Here is what I found.\n\n${lines.join("\n")}` }
+    const request = lastUserText(messages)
+    return { _tag: "text", text: results.length === 0 ? "Done." : results.map((r) => summarise(r, request, system)).join("\n\n") }
   }
   const request = userText(last)
   const choice = options.toolChoice
-  if (options.tools.length > 0 && choice !== "none" && last?.role === "user") {
-    const forced = typeof choice === "object" && "tool" in choice
-      ? options.tools.find((t) => t.name === choice.tool)
-      : undefined
-    const tool = forced ?? toolNamed(options.tools, request) ?? (choice === "required" ? options.tools[0] : undefined)
-    if (tool !== undefined) return { _tag: "tool", name: tool.name, params: firstJsonObject(request) }
+  const tools = choice === "none" ? [] : options.tools
+  if (tools.length > 0 && last?.role === "user") {
+    const forced = typeof choice === "object" && "tool" in choice ? tools.find((t) => t.name === choice.tool) : undefined
+    const tool = forced ?? toolNamed(tools, request) ?? (choice === "required" ? tools[0] : undefined)
+    if (tool !== undefined) {
+      const params = firstJsonObject(request)
+      const url = urlIn(request)
+      // "run ai_seo_audit on https://…" names the page in words: it is the url argument when no JSON is given.
+      return { _tag: "tool", name: tool.name, params: url !== undefined && Object.keys(params).length === 0 ? { url } : params }
+    }
   }
-  const brief = parseBrief(systemText(options.prompt)) ?? briefFromRequest(request)
-  const draft = writeDraft(brief)
-  return { _tag: "text", text: `${draft.title}\n\n${draft.body}` }
+  const brief = parseBrief(system)
+  if (brief !== undefined) {
+    const draft = writeDraft(brief)
+    return { _tag: "text", text: `${draft.title}\n\n${draft.body}` }
+  }
+  return answerRequest(request, system, tools)
 }
 
 /** About four characters a token, as the usage figures of a local writer. */

@@ -223,13 +223,16 @@ export const makeOpenAiModel = (config: Pick<AppConfigShape, "llmBaseUrl" | "llm
             }
             for (const choice of chunk.choices ?? []) {
               const delta = choice.delta
-              if (typeof delta?.content === "string" && delta.content.length > 0) {
+              // A refusal is the model's answer to the person: shown as its text, as content would be.
+              const refusal = (delta as { readonly refusal?: unknown } | undefined)?.refusal
+              for (const text of [delta?.content, refusal]) {
+                if (typeof text !== "string" || text.length === 0) continue
                 if (!textOpen) {
                   textOpen = true
                   out.push({ type: "text-start", id: "text_0" })
                 }
-                usage.streamedChars += delta.content.length
-                out.push({ type: "text-delta", id: "text_0", delta: delta.content })
+                usage.streamedChars += text.length
+                out.push({ type: "text-delta", id: "text_0", delta: text })
               }
               for (const call of delta?.tool_calls ?? []) {
                 const current = pending.get(call.index) ?? { id: "", name: "", args: "" }

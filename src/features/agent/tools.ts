@@ -3,7 +3,7 @@ import { LanguageModel } from "effect/ai"
 import { CurrentPrincipal } from "../../api/Security.ts"
 import { askCmo } from "../../api/tools/definitions.ts"
 import { AppConfig } from "../../Config.ts"
-import { type Brief, brandFrom } from "../../domain/Copywriting.ts"
+import { brandFrom } from "../../domain/Copywriting.ts"
 import type { BudgetExceeded } from "../../domain/Errors.ts"
 import type { Settings as SettingsShape } from "../../domain/Settings.ts"
 import { toolkitOf } from "../../platform/tools/ChatToolkit.ts"
@@ -12,7 +12,7 @@ import { makeRunner } from "../../platform/tools/ToolRunner.ts"
 import { Customers } from "../customers/Customers.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
 import { Settings } from "../settings/Settings.ts"
-import { type AgentTurn, agentTurn, briefLine, ModelFailed, modelRefusal } from "./Agent.ts"
+import { type AgentTurn, agentTurn, ModelFailed, modelRefusal, profileMarker } from "./Agent.ts"
 
 const settingsFacts = (settings: SettingsShape): Array<string> => {
   const { autonomy, budget } = settings
@@ -55,24 +55,18 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
         const profile = (yield* onboarding.profile(input.customerId)) ?? {}
         const current = yield* settings.get(input.customerId)
         const facts = settingsFacts(current)
-        const brief: Brief = {
-          ...brandFrom([profile, { brandName: customer.brandName }], customer.email.split("@")[1] ?? "the company"),
-          kind: "report",
-          topic: Array.from(input.question.trim()).slice(0, 200).join(""),
-          facts
-        }
+        const brandName = brandFrom([profile, { brandName: customer.brandName }], customer.email.split("@")[1] ?? "the company").brandName
         const { tools, withHandler } = byVia[context.via]
         const system = [
-          `You are the chief marketing officer of ${brief.brandName}. Answer the question with concrete, prioritised advice in plain language.`,
+          `You are the chief marketing officer of ${brandName}, advising its own team. Answer the question with concrete, prioritised advice in plain language.`,
           tools.length > 0
-            ? `You may call these read-only tools for figures: ${tools.join(", ")} (pass customerId ${input.customerId}). You cannot create, publish or change anything.`
+            ? `You may call these read-only tools for figures: ${tools.join(", ")}; they read this customer's account. You cannot create, publish or change anything.`
             : "You cannot create, publish or change anything.",
-          Object.keys(profile).length > 0
-            ? `Brand profile (JSON): ${JSON.stringify(profile)}`
-            : "No brand profile has been confirmed yet (onboarding and analyze_brand_url provide one).",
-          `Settings: ${facts.join(" ")}`,
-          briefLine(brief)
-        ].join("\n")
+          // The brand is the asker's own: advice is for its team, never a pitch of the brand to itself.
+          `${profileMarker}${JSON.stringify({ ...profile, brandName })}`,
+          Object.keys(profile).length > 0 ? "" : "No brand profile has been confirmed yet (onboarding and analyze_brand_url provide one).",
+          `Settings: ${facts.join(" ")}`
+        ].filter((line) => line.length > 0).join("\n")
         // The toolkit's general types leave its handlers' requirement open: it is CurrentPrincipal alone, provided here.
         const turn: AgentTurn = yield* (agentTurn({
           customerId: input.customerId,

@@ -5,9 +5,17 @@ import { AppConfig } from "../../Config.ts"
 import { type ChatEvent, type ChatMessage, type ChatRequest, type ChatThread, type ChatThreadSummary, threadTitle } from "../../domain/Chat.ts"
 import { BudgetExceeded, NotFound } from "../../domain/Errors.ts"
 import { chatToolkit } from "../../platform/tools/ChatToolkit.ts"
-import { ModelBilling, modelRefusal } from "../agent/Agent.ts"
+import { ModelBilling, modelRefusal, profileMarker } from "../agent/Agent.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
 import { ChatRepo } from "./Repo.ts"
+
+/** A tool's refusal (the registry's `{code, message}`) as the stream's error data; anything else is an internal error. */
+const toolError = (result: unknown): { readonly error: string; readonly code: string } => {
+  const failure = result as { readonly code?: unknown; readonly message?: unknown } | null
+  return typeof failure?.code === "string" && typeof failure.message === "string"
+    ? { error: failure.message, code: failure.code }
+    : { error: "The tool failed", code: "E_INTERNAL" }
+}
 
 /** Messages of a thread given to the model as history (the latest ones). */
 const historyLimit = 40
@@ -20,14 +28,17 @@ export interface ChatStart {
   readonly events: Stream.Stream<ChatEvent>
 }
 
-/** The system prompt: who the agent is, the brand it works for, and the id its tools take. */
-export const systemPrompt = (customerId: string, profile: Record<string, unknown> | undefined): string => {
+/**
+ * The system prompt: who the agent is and the brand it works for. The tools
+ * run for the session's customer, so the prompt carries no id to pass on.
+ */
+export const systemPrompt = (profile: Record<string, unknown> | undefined): string => {
   const brandName = typeof profile?.["brandName"] === "string" ? profile["brandName"] : undefined
   return [
     `You are Herald, the marketing team of ${brandName ?? "this customer"}: strategist, writer and analyst.`,
     "Answer briefly and concretely. Use the tools when the user asks for something they can do; never invent results.",
-    `Every tool takes customerId: always pass "${customerId}".`,
-    profile === undefined ? "No brand profile has been confirmed yet." : `Brand profile (JSON): ${JSON.stringify(profile)}`
+    "The tools act for this customer's account; they take no customer id.",
+    profile === undefined ? "No brand profile has been confirmed yet." : `${profileMarker}${JSON.stringify(profile)}`
   ].join("\n")
 }
 
@@ -47,6 +58,9 @@ const asPrompt = (message: ChatMessage): Prompt.MessageEncoded => {
 const errorEvent = (cause: Cause.Cause<AiError.AiError>): ChatEvent => {
   const error = Cause.squash(cause)
   if (AiError.isAiError(error)) {
+    if (error.reason._tag === "ToolNotFoundError") {
+      return { event: "error", data: { error: `The model asked for a tool that does not exist: ${error.reason.toolName}`, code: "E_UNKNOWN_TOOL" } }
+    }
     const refusal = modelRefusal(error)
     return refusal instanceof BudgetExceeded
       ? { event: "error", data: { error: refusal.error, code: refusal.code } }
@@ -80,6 +94,7 @@ export class ChatAgent extends Context.Service<ChatAgent, {
       Stream.unwrap(Effect.gen(function*() {
         const chat = yield* Chat.fromPrompt(prompt)
         let answer = ""
+        let failed = false
         const round = (n: number): Stream.Stream<ChatEvent, AiError.AiError> => {
           let called = 0
           const calls = new Map<string, unknown>()
@@ -97,7 +112,15 @@ export class ChatAgent extends Context.Service<ChatAgent, {
                   return Effect.succeed([{ event: "tool_call", data: { name: part.name, arguments: part.params } }])
                 case "tool-result": {
                   if (part.preliminary === true) return Effect.succeed([])
-                  const call = JSON.stringify({ name: part.name, arguments: calls.get(part.id) ?? null, result: part.result })
+                  const args = calls.get(part.id) ?? null
+                  if (part.isFailure) {
+                    // The refusal as the client reads any failure: its text and code, and the turn ends here.
+                    const { error, code } = toolError(part.result)
+                    failed = true
+                    const stored = JSON.stringify({ name: part.name, arguments: args, error, code })
+                    return Effect.as(repo.append(threadId, "tool", stored), [{ event: "error", data: { error, code } }])
+                  }
+                  const call = JSON.stringify({ name: part.name, arguments: args, result: part.result })
                   return Effect.as(repo.append(threadId, "tool", call), [{ event: "tool_result", data: { name: part.name, result: part.result } }])
                 }
                 default:
@@ -105,13 +128,14 @@ export class ChatAgent extends Context.Service<ChatAgent, {
               }
             }),
             Stream.flatMap((events) => Stream.fromIterable(events)),
-            Stream.concat(Stream.suspend(() => called > 0 && n < config.llmMaxToolRounds ? round(n + 1) : Stream.empty))
+            Stream.takeUntil((event) => event.event === "error"),
+            Stream.concat(Stream.suspend(() => !failed && called > 0 && n < config.llmMaxToolRounds ? round(n + 1) : Stream.empty))
           )
         }
         const done = Stream.fromEffect(Effect.suspend(() => repo.append(threadId, "assistant", answer))).pipe(
           Stream.map((message): ChatEvent => ({ event: "done", data: { threadId, messageId: message.messageId } }))
         )
-        return round(1).pipe(Stream.concat(done))
+        return round(1).pipe(Stream.concat(Stream.suspend(() => failed ? Stream.empty : done)))
       })).pipe(
         Stream.catchCause((cause) => Cause.hasInterruptsOnly(cause) ? Stream.failCause(cause) : Stream.make(errorEvent(cause))),
         Stream.provideContext(tools),
@@ -140,7 +164,7 @@ export class ChatAgent extends Context.Service<ChatAgent, {
         ], { concurrency: 2 })
       }
       const prompt: Prompt.RawInput = [
-        { role: "system", content: systemPrompt(customerId, profile) },
+        { role: "system", content: systemPrompt(profile) },
         ...history.map(asPrompt),
         { role: "user", content: request.message }
       ]

@@ -1,3 +1,4 @@
+import { capitalize, fitWords, hashtag, withoutDoubledWords } from "../../domain/Copywriting.ts"
 import { platformBodyLimits } from "../../domain/Content.ts"
 import { charLength } from "../../domain/Text.ts"
 import type { RunContentCreationInput } from "../../api/tools/inputs.ts"
@@ -15,19 +16,6 @@ export const briefPoints = (brief: string | undefined): ReadonlyArray<string> =>
   return brief.split(/(?<=[.!?])\s+/).map((s) => s.trim()).filter((s) => s.length > 0)
 }
 
-/** Words joined by `_`, so that separate numbers never merge into a new one. */
-const hashtag = (keyword: string) => "#" + keyword.replace(/[^\p{L}\p{N}]+/gu, "_").replace(/^_+|(?<!_)_+$/g, "")
-
-/** Cuts `text` to at most `max` characters (code points), at a word boundary when one is near, with an ellipsis. */
-export const fitTo = (text: string, max: number): string => {
-  if (charLength(text) <= max) return text
-  const chars = [...text].slice(0, Math.max(0, max - 1))
-  let cut = chars.join("")
-  const space = cut.lastIndexOf(" ")
-  if (space > cut.length * 0.6) cut = cut.slice(0, space)
-  return cut.trimEnd() + "…"
-}
-
 const link = (input: typeof RunContentCreationInput.Type) =>
   input.url === undefined ? "" : input.url
 
@@ -43,11 +31,12 @@ const closing = (input: typeof RunContentCreationInput.Type) =>
  */
 export const draftPiece = (input: typeof RunContentCreationInput.Type): Draft => {
   const draft = writePiece(input)
-  return { title: draft.title, body: fitForPlatform(draft.body, input.platform) }
+  return { title: draft.title, body: fitForPlatform(withoutDoubledWords(draft.body), input.platform) }
 }
 
 const writePiece = (input: typeof RunContentCreationInput.Type): Draft => {
-  const topic = input.topic.trim().length > 0 ? input.topic.trim() : input.topic
+  // The topic is the title: a title starts with a capital.
+  const topic = capitalize(input.topic.trim().length > 0 ? input.topic.trim() : input.topic)
   const points = briefPoints(input.brief)
   const keywords = input.keywords ?? []
   const end = closing(input)
@@ -79,7 +68,7 @@ const writePiece = (input: typeof RunContentCreationInput.Type): Draft => {
       return { title: topic, body: fitForPlatform(body, input.platform) }
     }
     case "social": {
-      const tags = keywords.map(hashtag).filter((tag) => tag.length > 1).join(" ")
+      const tags = keywords.map(hashtag).filter((tag) => tag !== undefined).join(" ")
       const parts = [topic, ...points.slice(0, 2), end, tags].filter((part) => part.length > 0)
       return { title: topic, body: fitForPlatform(socialBody(parts, input.platform), input.platform) }
     }
@@ -102,5 +91,5 @@ const socialBody = (parts: ReadonlyArray<string>, platform: string | undefined):
 
 const fitForPlatform = (body: string, platform: string | undefined): string => {
   const limit = platform === undefined ? undefined : platformBodyLimits[platform]
-  return limit === undefined ? body : fitTo(body, limit)
+  return limit === undefined ? body : fitWords(body, limit)
 }

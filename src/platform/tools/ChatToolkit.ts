@@ -1,32 +1,62 @@
 import { Effect, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { CurrentPrincipal } from "../../api/Security.ts"
-import { toolDefinitions } from "../../api/tools/definitions.ts"
+import { customerNote, toolDefinitions } from "../../api/tools/definitions.ts"
 import type { AnyToolDefinition } from "../../api/tools/Tool.ts"
 import type { ToolCallContext } from "./Handler.ts"
-import { ToolRunner, type ToolRunnerShape } from "./ToolRunner.ts"
+import { inputJsonSchema, ToolRunner, type ToolRunnerShape } from "./ToolRunner.ts"
 
 /** What a tool answers the model: the summary and the structured result. */
 export const ChatToolSuccess = Schema.Struct({ summary: Schema.String, data: Schema.Record(Schema.String, Schema.Unknown) })
 /** A refusal the model reads and can act on (another customer's id, a bad argument, a domain rule). */
 export const ChatToolFailure = Schema.Struct({ code: Schema.String, message: Schema.String })
 
-/** One registry definition as an effect/ai tool: same name, description and parameter schema; needs the caller's principal. */
+/**
+ * The arguments a model is shown: the registry's schema without `customerId`.
+ * The customer is the session's, never the model's word, so the model is
+ * neither asked for it nor able to name another one.
+ */
+export const modelParameters = (definition: AnyToolDefinition): Record<string, unknown> => {
+  const { properties, required, ...rest } = inputJsonSchema(definition) as {
+    readonly properties?: Record<string, unknown>
+    readonly required?: ReadonlyArray<string>
+  }
+  const { customerId: _customerId, ...shown } = properties ?? {}
+  return { ...rest, properties: shown, required: (required ?? []).filter((name) => name !== "customerId") }
+}
+
+/**
+ * The model's arguments as the registry's input: the session's customer in
+ * place of whatever `customerId` the model sent (a model may still send one
+ * it read somewhere); anything but an object is an empty argument list the
+ * registry then refuses, naming what is missing.
+ */
+export const sessionArguments = (params: unknown, customerId: string): Record<string, unknown> => {
+  const given = typeof params === "object" && params !== null && !Array.isArray(params) ? params as Record<string, unknown> : {}
+  const { customerId: _ignored, ...rest } = given
+  return { ...rest, customerId }
+}
+
+/**
+ * One registry definition as an effect/ai tool: same name and description,
+ * its parameters as JSON Schema (decoding is the registry's, so a bad
+ * argument is the registry's short refusal, never the toolkit's internal error).
+ */
 const aiTool = (definition: AnyToolDefinition) =>
-  Tool.make(definition.name, {
-    description: definition.description,
-    parameters: definition.input,
+  Tool.dynamic(definition.name, {
+    description: definition.description.replace(` ${customerNote}`, ""),
+    parameters: modelParameters(definition),
     success: ChatToolSuccess,
     failure: ChatToolFailure,
-    failureMode: "return",
-    dependencies: [CurrentPrincipal]
+    failureMode: "return"
   })
 
 /**
  * An effect/ai toolkit over `runner`: the tools it can run that `offer`
  * keeps (the model is never offered one it cannot call), each handled by
- * `runner.call` with the principal of the surrounding `CurrentPrincipal`, so
- * decoding, tenancy and roles are exactly MCP's.
+ * `runner.call` with the principal of the surrounding `CurrentPrincipal` and
+ * that principal's customer, so decoding and roles are exactly MCP's and the
+ * customer is always the caller's.
  */
 export const toolkitOf = (
   runner: ToolRunnerShape,
@@ -41,7 +71,11 @@ export const toolkitOf = (
     definition.name,
     (params: unknown, context: { readonly toolCallId?: string | undefined }) =>
       Effect.flatMap(CurrentPrincipal, (principal) =>
-        runner.call(definition.name, params, { principal, requestId: `${via}_${context.toolCallId ?? "call"}`, via }).pipe(
+        runner.call(definition.name, sessionArguments(params, principal.customerId), {
+          principal,
+          requestId: `${via}_${context.toolCallId ?? "call"}`,
+          via
+        }).pipe(
           Effect.mapError((failure) => ({ code: failure.code, message: failure.message }))
         ))
   ]))
