@@ -25,6 +25,7 @@ export const tableOwners: Readonly<Record<string, string>> = {
   post_metrics: "features/social",
   publish_attempts: "features/social",
   publish_jobs: "features/social",
+  reports: "features/reports",
   revenue: "features/social",
   sandbox_posts: "features/social",
   scans: "features/scan",
