@@ -91,3 +91,47 @@ export const Toggle = Schema.Struct({ enabled: Schema.Boolean }).annotate({ iden
 export const RunRequest = Schema.Struct({
   input: Schema.optionalKey(WorkflowConfig)
 }).annotate({ identifier: "WorkflowRunRequest", description: "`input` overrides the workflow's config for this run" })
+
+/**
+ * Every option a catalog workflow may take, by name. Each workflow's options
+ * schema picks the ones it reads (see `workflowOptions`); a step reads them
+ * typed, never from an untyped bag.
+ */
+const Texts = Schema.Array(Schema.String)
+export const optionFields = {
+  platforms: Schema.optionalKey(Texts),
+  topics: Schema.optionalKey(Texts),
+  keywords: Schema.optionalKey(Texts),
+  postsPerWeek: Schema.optionalKey(Schema.Number),
+  postsPerDay: Schema.optionalKey(Schema.Number),
+  scheduledAt: Schema.optionalKey(Schema.String),
+  competitors: Schema.optionalKey(Texts),
+  url: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  period: Schema.optionalKey(Schema.String),
+  topic: Schema.optionalKey(Schema.String),
+  format: Schema.optionalKey(Schema.String),
+  brandName: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  voice: Schema.optionalKey(Schema.Union([Schema.String, Texts])),
+  audience: Schema.optionalKey(Schema.Union([Schema.String, Texts])),
+  products: Schema.optionalKey(Texts)
+}
+type OptionName = keyof typeof optionFields
+
+/** The options of one run as the steps read them: any workflow's, each optional. */
+export type RunOptions = Schema.Struct<typeof optionFields>["Type"]
+
+const brandOptions = ["brandName", "description", "voice", "audience", "products"] as const
+const pick = <const K extends ReadonlyArray<OptionName>>(identifier: string, names: K) =>
+  Schema.Struct(Object.fromEntries(names.map((name) => [name, optionFields[name]])) as { [N in K[number]]: typeof optionFields[N] })
+    .annotate({ identifier })
+
+/** Each catalog workflow's options: what `config` (and a run's `input`) may say. */
+export const workflowOptions = {
+  "weekly-content-plan": pick("WeeklyContentPlanOptions", ["platforms", "topics", "keywords", "postsPerWeek", "scheduledAt", ...brandOptions]),
+  "daily-social-posts": pick("DailySocialPostsOptions", ["platforms", "topics", "keywords", "postsPerDay", "scheduledAt", ...brandOptions]),
+  "monthly-seo-audit": pick("MonthlySeoAuditOptions", ["url", "keywords", ...brandOptions]),
+  "competitor-research": pick("CompetitorResearchOptions", ["competitors", "topics", "topic", "keywords", ...brandOptions]),
+  "lead-magnet": pick("LeadMagnetOptions", ["topics", "topic", "format", "keywords", ...brandOptions]),
+  "performance-report": pick("PerformanceReportOptions", ["period", "keywords", ...brandOptions])
+} satisfies Record<CatalogId, Schema.Top>

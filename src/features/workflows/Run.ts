@@ -4,7 +4,8 @@ import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../Config.ts"
 import { isCatalogId } from "../../domain/Workflows.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
-import { type RunContext, type StepDefinition, type StepOutcome, StepOutcomeSchema, StepProblem, WorkflowSteps } from "./Steps.ts"
+import { catalog, runOptions } from "./Catalog.ts"
+import { type RunContext, type StepDefinition, StepError, StepFailed, StepOutcome, type StepServices } from "./steps/Step.ts"
 import { beginStep, crashIfTestStep, stepCrashedError, testCrashStep } from "./StepStarts.ts"
 
 /**
@@ -31,7 +32,7 @@ const asRecord = (value: unknown): Record<string, unknown> => {
 export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) {
   const sql = yield* SqlClient.SqlClient
   const lifecycle = yield* RunLifecycle
-  const steps = yield* WorkflowSteps
+  const services = yield* Effect.context<StepServices>()
   const config = yield* AppConfig
   const crashStep = yield* testCrashStep
   const { runId, customerId } = payload
@@ -57,25 +58,26 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
     }
     return
   }
-  const ctx: RunContext = { runId, customerId, workflowId: payload.workflowId, options: started.options }
+  const workflowId = payload.workflowId
+  const ctx: RunContext = { runId, customerId, workflowId, options: runOptions(workflowId, started.options) }
 
   /** One attempt of a step as an activity; its outcome or problem is stored by the engine. */
   const attempt = (step: StepDefinition, position: number, n: number) =>
     Activity.make({
       name: `${step.name}#${n}`,
-      success: StepOutcomeSchema,
-      error: StepProblem,
+      success: StepOutcome,
+      error: StepError,
       execute: Effect.gen(function*() {
-        if (yield* lifecycle.isEnded(runId)) return yield* new StepProblem({ message: "cancelled", budget: false })
+        if (yield* lifecycle.isEnded(runId)) return yield* new StepFailed({ message: "cancelled" })
         if (!(yield* beginStep(sql, runId, step.name, position))) {
           // The step's earlier starts all died with their process: failing the run here (the step's end and the
           // run's in one transaction) is what stops it from taking the process down at every start.
           yield* Effect.andThen(recordStepEnd(step.name, "failed", null, stepCrashedError), lifecycle.fail(runId, stepCrashedError))
             .pipe(sql.withTransaction, Effect.orDie)
-          return yield* new StepProblem({ message: stepCrashedError, budget: false })
+          return yield* new StepFailed({ message: stepCrashedError })
         }
         yield* crashIfTestStep(crashStep, step.name)
-        const exit = yield* Effect.exit(step.run(ctx))
+        const exit = yield* Effect.exit(step.run(ctx).pipe(Effect.provideContext(services)))
         if (Exit.isSuccess(exit)) {
           yield* recordStepEnd(step.name, exit.value.status, exit.value.detail, null)
           return exit.value
@@ -84,7 +86,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
         const message = Option.isSome(problem) ? problem.value.message : "the step failed unexpectedly"
         yield* recordStepEnd(step.name, "failed", null, message)
         if (Option.isSome(problem)) return yield* problem.value
-        return yield* new StepProblem({ message, budget: false })
+        return yield* new StepFailed({ message })
       })
     })
 
@@ -97,8 +99,8 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
     Effect.gen(function*() {
       for (let n = 0;; n++) {
         const result = yield* Effect.exit(attempt(step, position, n))
-        const problem = Exit.isFailure(result) ? Exit.findErrorOption(result) : Option.none<StepProblem>()
-        const overBudget = Option.isSome(problem) && problem.value.budget
+        const problem = Exit.isFailure(result) ? Exit.findErrorOption(result) : Option.none<StepError>()
+        const overBudget = Option.isSome(problem) && problem.value._tag === "OverBudget"
         if (n > 0 && !overBudget) {
           yield* Activity.make({ name: `resume-budget-${step.name}`, execute: lifecycle.resume(runId) })
         }
@@ -165,7 +167,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
       return !rejected
     })
 
-  const plan = steps.plan(ctx.workflowId)
+  const plan = catalog[workflowId].steps
   const outputs: Record<string, unknown> = {}
   for (const [position, step] of plan.entries()) {
     if (step.name === "await-approval") {
@@ -180,7 +182,5 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
   yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { steps: outputs }) })
 }))
 
-/** The run's workflow registered on the engine, with the services its steps use. */
-export const HeraldRunLayer = HeraldRunLive.pipe(
-  Layer.provide(Layer.mergeAll(WorkflowSteps.layer, RunLifecycle.layer))
-)
+/** The run's workflow registered on the engine (its steps use the domain services of App.ts `Services`). */
+export const HeraldRunLayer = HeraldRunLive.pipe(Layer.provide(RunLifecycle.layer))
