@@ -45,6 +45,8 @@ const operator: Actor = { type: "admin", id: null }
 export class Customers extends Context.Service<Customers, {
   readonly provision: (input: NewCustomer) => Effect.Effect<{ readonly customer: Customer; readonly apiKey: string }>
   readonly get: (customerId: string) => Effect.Effect<Customer, NotFound>
+  /** The status of each of these customers (an id that names no customer is left out). */
+  readonly statuses: (customerIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, CustomerStatus>>
   /** Operator provisioning: an email held by a customer that is not cancelled is 409 (case-insensitive). */
   readonly provisionUnique: (input: NewCustomer) =>
     Effect.Effect<{ readonly customer: Customer; readonly apiKey: string }, Conflict>
@@ -186,6 +188,14 @@ export class Customers extends Context.Service<Customers, {
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
-    return Customers.of({ provision, provisionUnique, findByEmail, get, rotateKey, recoverKey, issueKey, mcpEndpointFor, changeStatus })
+    const statuses = (customerIds: ReadonlyArray<string>) =>
+      customerIds.length === 0
+        ? Effect.succeed(new Map<string, CustomerStatus>())
+        : sql<{ id: string; status: CustomerStatus }>`SELECT id, status FROM customers WHERE id = ANY (${customerIds}::uuid[])`.pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.id, row.status]))),
+          Effect.orDie
+        )
+
+    return Customers.of({ provision, provisionUnique, findByEmail, get, statuses, rotateKey, recoverKey, issueKey, mcpEndpointFor, changeStatus })
   }))
 }

@@ -2,6 +2,7 @@ import { Effect, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { DurableDeferred, WorkflowEngine } from "effect/workflow"
 import { AppConfig } from "../../Config.ts"
+import { Content } from "../content/Content.ts"
 import type { RunRow } from "./Repo.ts"
 import { ApprovalReviewed, HeraldRun } from "./Run.ts"
 import type { Workflows } from "./Workflows.ts"
@@ -18,20 +19,28 @@ export const workflowLoops = (workflows: Workflows["Service"]) => Effect.gen(fun
   const sql = yield* SqlClient.SqlClient
   const engine = yield* WorkflowEngine.WorkflowEngine
   const config = yield* AppConfig
+  const content = yield* Content
 
+  // Where the last look at suspended runs stopped: each poll looks at the next ones, so every run is seen in turn.
+  let seenUpTo = ""
   const resumeReviewed = Effect.gen(function*() {
+    const waiting = yield* sql<{ id: string }>`SELECT id FROM workflow_runs
+      WHERE status = 'suspended' AND waiting_for = 'approval' AND id > ${seenUpTo}
+        AND (resume_requested_at IS NULL OR resume_requested_at < now() - interval '30 seconds')
+      ORDER BY id LIMIT 500`.pipe(Effect.orDie)
+    seenUpTo = waiting.length < 500 ? "" : waiting[waiting.length - 1]!.id
+    if (waiting.length === 0) return
+    const counts = yield* content.reviewCounts(waiting.map((run) => run.id))
+    const reviewed = waiting.filter((run) => {
+      const c = counts.get(run.id)
+      return c === undefined || c.pending === 0 || c.rejected > 0
+    })
+    if (reviewed.length === 0) return
     const claimed = yield* sql<{ id: string; customerId: string; workflowId: string }>`
-      UPDATE workflow_runs r SET resume_requested_at = now()
-      WHERE r.id IN (
-        SELECT r2.id FROM workflow_runs r2
-        WHERE r2.status = 'suspended' AND r2.waiting_for = 'approval'
-          AND (r2.resume_requested_at IS NULL OR r2.resume_requested_at < now() - interval '30 seconds')
-          AND (NOT EXISTS (SELECT 1 FROM content c WHERE c.run_id = r2.id AND c.customer_id = r2.customer_id
-                 AND c.status IN ('draft', 'pending_approval'))
-            OR EXISTS (SELECT 1 FROM content c WHERE c.run_id = r2.id AND c.customer_id = r2.customer_id AND c.status = 'rejected'))
-        LIMIT 100
-        FOR UPDATE SKIP LOCKED)
-      RETURNING r.id, r.customer_id, r.workflow_id`.pipe(Effect.orDie)
+      UPDATE workflow_runs SET resume_requested_at = now()
+      WHERE ${sql.in("id", reviewed.map((run) => run.id))} AND status = 'suspended' AND waiting_for = 'approval'
+        AND (resume_requested_at IS NULL OR resume_requested_at < now() - interval '30 seconds')
+      RETURNING id, customer_id, workflow_id`.pipe(Effect.orDie)
     for (const run of claimed) {
       const executionId = yield* HeraldRun.executionId({ runId: run.id, customerId: run.customerId, workflowId: run.workflowId })
       const token = DurableDeferred.tokenFromExecutionId(ApprovalReviewed, { workflow: HeraldRun, executionId })

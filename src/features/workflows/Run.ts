@@ -3,6 +3,7 @@ import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workfl
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../Config.ts"
 import { isCatalogId } from "../../domain/Workflows.ts"
+import { Content } from "../content/Content.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
 import { catalog, runOptions } from "./Catalog.ts"
 import { type RunContext, type StepDefinition, StepError, StepFailed, StepOutcome, type StepServices } from "./steps/Step.ts"
@@ -126,14 +127,10 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
       }
     })
 
-  const countPieces = sql<{ status: string; n: number }>`SELECT status, count(*)::int AS n FROM content
-    WHERE customer_id = ${customerId} AND run_id = ${runId} GROUP BY status`.pipe(
-    Effect.map((rows) => {
-      const of = (...statuses: Array<string>) => rows.filter((r) => statuses.includes(r.status)).reduce((s, r) => s + r.n, 0)
-      return { pending: of("draft", "pending_approval"), rejected: of("rejected"), approved: of("approved", "published") }
-    }),
-    Effect.orDie
-  )
+  const countPieces = Effect.gen(function*() {
+    const counts = yield* (yield* Content).reviewCounts([runId])
+    return counts.get(runId) ?? { pending: 0, rejected: 0, approved: 0 }
+  }).pipe(Effect.provideContext(services))
 
   /** Suspends while the run's pieces await review; a rejected piece ends the run. */
   const awaitApproval = (position: number) =>

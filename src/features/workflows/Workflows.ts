@@ -8,7 +8,8 @@ import { nextFire } from "../../domain/Cron.ts"
 import { Conflict, NotFound } from "../../domain/Errors.ts"
 import { catalogIds, type RunStatus, type Workflow, type WorkflowRun, type WorkflowRunDetail, type WorkflowUpdate } from "../../domain/Workflows.ts"
 import { Events } from "../../platform/Events.ts"
-import { WorkflowEngineLive } from "./Engine.ts"
+import { Customers } from "../customers/Customers.ts"
+import { deleteEngineMessages, engineRunners, WorkflowEngineLive } from "./Engine.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
 import { type RunRow, toRun, toWorkflow, type WorkflowRow, WorkflowsRepo } from "./Repo.ts"
 import { HeraldRun, HeraldRunLayer } from "./Run.ts"
@@ -84,6 +85,7 @@ export class Workflows extends Context.Service<Workflows, {
     const lifecycle = yield* RunLifecycle
     const events = yield* Events
     const config = yield* AppConfig
+    const customers = yield* Customers
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -203,19 +205,10 @@ export class Workflows extends Context.Service<Workflows, {
     const registrations = Effect.gen(function*() {
       const rows = yield* sql<WorkflowRow>`SELECT customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at
         FROM workflows WHERE next_run_at IS NOT NULL ORDER BY next_run_at LIMIT 1000`.pipe(Effect.orDie)
-      const runners = yield* sql<{ address: string; healthy: boolean; lastHeartbeat: Date | null }>`
-        SELECT address, healthy, last_heartbeat FROM cluster_runners ORDER BY address`.pipe(
-        Effect.catch(() => Effect.succeed([])),
-        Effect.map((found) =>
-          found.length > 0
-            ? found.map((r) => ({ address: r.address, healthy: Boolean(r.healthy), lastHeartbeat: r.lastHeartbeat === null ? null : new Date(r.lastHeartbeat).toISOString() }))
-            : [{
-              address: Option.getOrElse(config.workflowRunnerAddress, () => `${hostname()}:${config.port}`),
-              healthy: true,
-              lastHeartbeat: null
-            }]
-        )
-      )
+      const found = yield* engineRunners(sql)
+      const runners = found.length > 0
+        ? found.map((r) => ({ address: r.address, healthy: Boolean(r.healthy), lastHeartbeat: r.lastHeartbeat === null ? null : new Date(r.lastHeartbeat).toISOString() }))
+        : [{ address: Option.getOrElse(config.workflowRunnerAddress, () => `${hostname()}:${config.port}`), healthy: true, lastHeartbeat: null }]
       return {
         workflows: [...catalogIds],
         engineWorkflows: [HeraldRun._tag],
@@ -230,19 +223,33 @@ export class Workflows extends Context.Service<Workflows, {
       }
     })
 
+    /** How many pages of due ticks one poll reads at most (ticks of suspended accounts stay due, and are passed over). */
+    const maxDuePages = 10
+
     const fireDue = Effect.gen(function*() {
       const at = yield* now
-      const due = yield* repo.due(at, 100)
       let fired = 0
-      for (const row of due) {
-        const next = nextRunFor(row, at)
-        const run = yield* Effect.gen(function*() {
-          if (!(yield* repo.claimTick(row, at, next))) return Option.none<RunRow>()
-          return Option.some(yield* insertRun(row.customerId, row.id, {}, "cron"))
-        }).pipe(sql.withTransaction, Effect.orDie)
-        if (Option.isNone(run)) continue
-        yield* dispatch(run.value)
-        fired++
+      let after: WorkflowRow | undefined
+      for (let page = 0; page < maxDuePages; page++) {
+        const due = yield* repo.due(at, 100, after)
+        if (due.length === 0) break
+        const statuses = yield* customers.statuses([...new Set(due.map((row) => row.customerId))])
+        for (const row of due) {
+          const status = statuses.get(row.customerId)
+          // A suspended account's tick waits until it is active again; a cancelled one (for ever) has no more ticks.
+          if (status === "suspended") continue
+          const next = status === "onboarding" || status === "active" ? nextRunFor(row, at) : null
+          const run = yield* Effect.gen(function*() {
+            if (!(yield* repo.claimTick(row, at, next))) return Option.none<RunRow>()
+            if (next === null && status !== "onboarding" && status !== "active") return Option.none<RunRow>()
+            return Option.some(yield* insertRun(row.customerId, row.id, {}, "cron"))
+          }).pipe(sql.withTransaction, Effect.orDie)
+          if (Option.isNone(run)) continue
+          yield* dispatch(run.value)
+          fired++
+        }
+        if (due.length < 100) break
+        after = due[due.length - 1]
       }
       return fired
     })
@@ -258,13 +265,8 @@ export class Workflows extends Context.Service<Workflows, {
       if (ended.length === 0) return 0
       const ids = ended.flatMap((r) => r.executionId === null ? [] : [r.executionId])
       yield* Effect.gen(function*() {
-        if (ids.length > 0) {
-          // The run's own messages and its durable clock's (budget waits): both are keyed by the execution id.
-          const types = [`Workflow/${HeraldRun._tag}`, clockEntityType]
-          yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
-            WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)})`
-          yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)}`
-        }
+        // The run's own messages and its durable clock's (budget waits): both are keyed by the execution id.
+        yield* deleteEngineMessages(sql, [`Workflow/${HeraldRun._tag}`, clockEntityType], ids)
         yield* sql`UPDATE workflow_runs SET engine_swept = true WHERE ${sql.in("id", ended.map((r) => r.id))}`
       }).pipe(sql.withTransaction, Effect.orDie)
       return ended.length

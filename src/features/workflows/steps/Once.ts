@@ -12,16 +12,6 @@ export const recorded = <A>(runId: string, key: string, schema: Schema.Codec<A, 
     return Option.map(Option.fromNullishOr(rows[0]), (row) => Schema.decodeUnknownSync(schema)(parsed(row.result)))
   })
 
-/** Every result the run recorded that `schema` describes, in the order they were recorded. */
-export const recordedAll = <A>(runId: string, schema: Schema.Codec<A, unknown>) =>
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ result: unknown }>`SELECT result FROM workflow_effects WHERE run_id = ${runId} ORDER BY created_at, key`
-      .pipe(Effect.orDie)
-    const decode = Schema.decodeUnknownOption(schema)
-    return rows.flatMap((row) => Option.toArray(decode(parsed(row.result))))
-  })
-
 /**
  * Look up, do once, record: the result recorded under `key` for the run, or
  * `work`'s result, recorded. A step re-run after a crash (or a second attempt

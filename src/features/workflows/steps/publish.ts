@@ -1,10 +1,8 @@
 import { Effect, Option, Schema } from "effect"
-import { SqlClient } from "effect/sql"
 import { Content } from "../../content/Content.ts"
 import { Social } from "../../social/Social.ts"
-import { once, recordedAll } from "./Once.ts"
+import { once } from "./Once.ts"
 import { OverBudget, type RunContext, type StepDefinition, StepFailed, skipped, succeeded, text } from "./Step.ts"
-import { PieceRecord } from "./write.ts"
 
 /** What handing one piece to the publisher did. */
 export const HandOff = Schema.Struct({
@@ -17,14 +15,8 @@ export const HandOff = Schema.Struct({
 })
 export type HandOff = typeof HandOff.Type
 
-/** The pieces this run wrote (from its records), as they are now. */
-const runPieces = (ctx: RunContext) =>
-  Effect.gen(function*() {
-    const content = yield* Content
-    const ids = new Set((yield* recordedAll(ctx.runId, PieceRecord)).map((piece) => piece.contentId))
-    const found = yield* Effect.forEach([...ids], (id) => Effect.option(content.get(ctx.customerId, id)))
-    return found.flatMap((piece) => Option.toArray(piece))
-  })
+/** The pieces this run wrote, as they are now. */
+const runPieces = (ctx: RunContext) => Effect.flatMap(Content, (content) => content.ofRun(ctx.customerId, ctx.runId))
 
 /** `scheduledAt` of the run's input or config when it is a future instant; else the pieces go out now. */
 const publishAt = (ctx: RunContext) => {
@@ -41,16 +33,14 @@ const publishAt = (ctx: RunContext) => {
  */
 const handOff = (ctx: RunContext, contentId: string, scheduledAt: string | undefined) =>
   Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
     const social = yield* Social
     return yield* once(
       ctx.runId,
       `publish-${contentId}`,
       HandOff,
       Effect.gen(function*() {
-        const queued = yield* sql<{ status: string }>`SELECT status FROM publish_jobs WHERE content_id = ${contentId} FOR UPDATE`
-          .pipe(Effect.orDie)
-        if (queued.length > 0) return { contentId, queue: "already", jobStatus: queued[0]!.status } satisfies HandOff
+        const queued = yield* social.queueEntry(ctx.customerId, contentId)
+        if (Option.isSome(queued)) return { contentId, queue: "already", jobStatus: queued.value } satisfies HandOff
         const piece = yield* social.schedule(ctx.customerId, contentId, scheduledAt)
         return { contentId, queue: "queued", platform: piece.platform, scheduledAt: piece.scheduledAt } satisfies HandOff
       }),
