@@ -1,6 +1,5 @@
 import { afterAll, assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { type Served, serveSite, sites } from "./support/scan-sites.ts"
@@ -196,35 +195,67 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.include(all, "home bakers")
     }))
 
-  it.effect("a rejected piece ends the run as failed; a suspended run can be cancelled; steps without a service are skipped", () =>
+  it.effect("a run goes on with its approved pieces once every piece is decided, fails only when all are rejected; cancelling rejects its waiting pieces; steps without a service are skipped", () =>
     Effect.gen(function*() {
       const t = yield* provision("reject@x.co")
+      const { sql } = yield* TestServer
+      const runPieces = (runId: string) =>
+        Effect.map(call("GET", `/api/content/${t.id}?limit=100`, { headers: t.h }), (r) => (r.json.content as Array<any>).filter((p) => p.runId === runId))
+      const review = (id: string, action: string, note?: string) =>
+        call("POST", `/api/content/${t.id}/${id}/review`, { headers: t.h, body: { action, ...(note === undefined ? {} : { note }) } })
+      const completedHook = (runId: string) =>
+        Effect.map(sql<{ data: any }>`SELECT data FROM webhook_events WHERE customer_id = ${t.id} AND type = 'workflow.completed'`, (rows) =>
+          rows.map((r) => typeof r.data === "string" ? JSON.parse(r.data) : r.data).find((d) => d.runId === runId))
+
+      // One of two pieces rejected: the run waits for the other, then succeeds with the counts.
       const started = yield* call("POST", `/api/workflows/${t.id}/lead-magnet/run`, { headers: t.h, body: { input: { topics: ["bread"] } } })
       const runId = started.json.runId as string
       yield* waitForRun(t, runId, (r) => r.status === "suspended")
-      const pieces = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content as Array<any>
+      const pieces = yield* runPieces(runId)
       assert.deepStrictEqual(pieces.map((p) => p.type).sort(), ["blog", "email"])
-      yield* call("POST", `/api/content/${t.id}/${pieces[0].id}/review`, { headers: t.h, body: { action: "reject", note: "off brand" } })
-      const failed = yield* waitForRun(t, runId, (r) => r.status === "failed")
-      assert.include(failed.error, "rejected")
-      const { sql } = yield* TestServer
-      const hooks = yield* sql<{ data: any }>`SELECT data FROM webhook_events WHERE customer_id = ${t.id} AND type = 'workflow.completed'`
-      const data = typeof hooks[0]!.data === "string" ? JSON.parse(hooks[0]!.data) : hooks[0]!.data
-      assert.strictEqual(data.status, "failed")
+      assert.strictEqual((yield* review(pieces[0].id, "reject", "off brand")).status, 200)
+      yield* Effect.sleep("1500 millis")
+      assert.strictEqual((yield* call("GET", `/api/runs/${t.id}/${runId}`, { headers: t.h })).json.status, "suspended", "a piece still awaits review")
+      assert.strictEqual((yield* review(pieces[1].id, "approve")).status, 200)
+      const done = yield* waitForRun(t, runId, (r) => r.status === "succeeded" || r.status === "failed")
+      assert.strictEqual(done.status, "succeeded", JSON.stringify(done))
+      assert.deepStrictEqual([done.output.approved, done.output.rejected], [1, 1])
+      assert.deepStrictEqual(done.steps.map((s: any) => [s.name, s.status]), [["write-lead-magnet", "succeeded"], ["await-approval", "succeeded"]])
+      assert.strictEqual((yield* completedHook(runId)).status, "succeeded")
 
-      const second = yield* call("POST", `/api/workflows/${t.id}/weekly-content-plan/run`, { headers: t.h, body: {} })
+      // Every piece rejected: the run fails.
+      const second = yield* call("POST", `/api/workflows/${t.id}/lead-magnet/run`, { headers: t.h, body: { input: { topics: ["rye"] } } })
       yield* waitForRun(t, second.json.runId, (r) => r.status === "suspended")
-      const cancelled = yield* call("POST", `/api/runs/${t.id}/${second.json.runId}/cancel`, { headers: t.h })
+      for (const piece of yield* runPieces(second.json.runId)) yield* review(piece.id, "reject", "no")
+      const failed = yield* waitForRun(t, second.json.runId, (r) => r.status === "failed")
+      assert.strictEqual(failed.error, "rejected in review")
+      assert.strictEqual((yield* completedHook(second.json.runId)).status, "failed")
+
+      // Cancelling a suspended run rejects its pieces still awaiting approval, noting why.
+      const third = yield* call("POST", `/api/workflows/${t.id}/weekly-content-plan/run`, { headers: t.h, body: {} })
+      yield* waitForRun(t, third.json.runId, (r) => r.status === "suspended")
+      const waiting = yield* runPieces(third.json.runId)
+      assert.isAbove(waiting.length, 1)
+      yield* review(waiting[0].id, "approve")
+      const cancelled = yield* call("POST", `/api/runs/${t.id}/${third.json.runId}/cancel`, { headers: t.h })
       assert.strictEqual(cancelled.status, 200)
       assert.deepStrictEqual([cancelled.json.status, cancelled.json.error], ["failed", "cancelled"])
+      const after = yield* runPieces(third.json.runId)
+      assert.deepStrictEqual(
+        after.map((p) => [p.id, p.status, p.reviewNote]).sort(),
+        waiting.map((p, i) => i === 0 ? [p.id, "approved", null] : [p.id, "rejected", "run cancelled"]).sort()
+      )
+      const rejectedHooks = yield* sql<{ data: any }>`SELECT data FROM webhook_events WHERE customer_id = ${t.id} AND type = 'content.rejected'`
+      const rejectedIds = rejectedHooks.map((r) => (typeof r.data === "string" ? JSON.parse(r.data) : r.data).id)
+      for (const piece of waiting.slice(1)) assert.include(rejectedIds, piece.id)
+      const events = (yield* call("GET", `/api/events/${t.id}?limit=200`, { headers: t.h })).json.events as Array<any>
+      assert.strictEqual(events.filter((e) => e.type === "content.rejected" && e.data.reviewNote === "run cancelled").length, waiting.length - 1)
 
       const audit = yield* call("POST", `/api/workflows/${t.id}/monthly-seo-audit/run`, { headers: t.h, body: {} })
       const audited = yield* waitForRun(t, audit.json.runId, (r) => r.status === "succeeded")
       assert.deepStrictEqual(audited.steps.map((s: any) => [s.name, s.status]), [["scan-site", "skipped"], ["write-audit-report", "skipped"]])
       assert.include(audited.steps[0].detail.reason, "no site to scan")
       assert.strictEqual((yield* call("GET", `/api/runs/${t.id}/run_nope`, { headers: t.h })).status, 404)
-      const sqlClient = yield* SqlClient.SqlClient.pipe(Effect.provideService(SqlClient.SqlClient, sql))
-      void sqlClient
     }))
 
   it.effect("cron: a tick missed while down fires once at the next poll, a disabled workflow never fires", () =>

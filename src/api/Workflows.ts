@@ -19,7 +19,7 @@ const WorkflowParams = { ...CustomerIdParam, workflowId: PathId }
 const RunParams = { ...CustomerIdParam, runId: PathId }
 
 const lifecycle =
-  "Run states: pending → running → succeeded | failed; running ⇄ suspended (awaiting approval of its pieces, or budget); suspended → failed. Events: workflow.started, workflow.suspended, workflow.resumed, workflow.completed, workflow.failed; the `workflow.completed` webhook fires for both outcomes with `status` in its data."
+  "Run states: pending → running → succeeded | failed; running ⇄ suspended (awaiting approval of its pieces, or budget); suspended → failed. Events: workflow.started, workflow.suspended, workflow.resumed, workflow.completed, workflow.failed; the `workflow.completed` webhook fires for both outcomes with `status` in its data. A run waiting for approval goes on once every piece it wrote is decided: rejected pieces are dropped, approved ones go on (to the publisher), and the run succeeds with `output.approved` and `output.rejected`; it fails with error `rejected in review` only when every piece was rejected."
 
 /** The workflow catalog and its runs. Reads need the viewer role; changes and runs the admin role. */
 export class WorkflowsApi extends HttpApiGroup.make("workflows")
@@ -88,7 +88,7 @@ export class WorkflowsApi extends HttpApiGroup.make("workflows")
       error: [NotFoundError, Conflict]
     }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
       summary: "Cancel a run",
-      description: "Ends a pending, running or suspended run as `failed` with error `cancelled`; 409 when it has already ended. Admin role."
+      description: "Ends a pending, running or suspended run as `failed` with error `cancelled`; its pieces still `pending_approval` are rejected with the review note `run cancelled` (event and webhook as any rejection). 409 when it has already ended. Admin role."
     }))
   )
   .middleware(Authentication)

@@ -33,7 +33,7 @@ export const workflowLoops = (workflows: Workflows["Service"]) => Effect.gen(fun
     const counts = yield* content.reviewCounts(waiting.map((run) => run.id))
     const reviewed = waiting.filter((run) => {
       const c = counts.get(run.id)
-      return c === undefined || c.pending === 0 || c.rejected > 0
+      return c === undefined || c.pending === 0
     })
     if (reviewed.length === 0) return
     const claimed = yield* sql<{ id: string; customerId: string; workflowId: string }>`

@@ -19,8 +19,11 @@ export const HeraldRun = Workflow.make("HeraldRun", {
   idempotencyKey: (payload) => payload.runId
 })
 
-/** Resolved (by the approval watcher) when none of a suspended run's pieces awaits review any more. */
+/** Resolved (by the approval watcher) when every piece of a suspended run is decided in review. */
 export const ApprovalReviewed = DurableDeferred.make("approval-reviewed")
+
+/** The error of a run whose every piece was rejected in review. */
+export const rejectedInReview = "rejected in review"
 
 const Counts = Schema.Struct({ pending: Schema.Number, rejected: Schema.Number, approved: Schema.Number })
 const Started = Schema.Struct({ alive: Schema.Boolean, options: Schema.Record(Schema.String, Schema.Unknown) })
@@ -132,7 +135,12 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
     return counts.get(runId) ?? { pending: 0, rejected: 0, approved: 0 }
   }).pipe(Effect.provideContext(services))
 
-  /** Suspends while the run's pieces await review; a rejected piece ends the run. */
+  /**
+   * Suspends until every piece the run wrote is decided in review. Rejected
+   * pieces are dropped and the run goes on with the approved ones; only when
+   * every piece was rejected does the run fail. Answers the counts, or None
+   * when the run failed.
+   */
   const awaitApproval = (position: number) =>
     Effect.gen(function*() {
       const before = yield* Activity.make({
@@ -141,7 +149,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
         execute: Effect.andThen(beginStep(sql, runId, "await-approval", position, false), countPieces)
       })
       let counts = before
-      if (before.rejected === 0 && before.pending > 0) {
+      if (before.pending > 0) {
         yield* Activity.make({
           name: "await-approval:suspend",
           execute: lifecycle.suspend(runId, "approval", `${before.pending} piece(s) await approval`)
@@ -153,30 +161,38 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
           execute: Effect.andThen(lifecycle.resume(runId), countPieces)
         })
       }
-      const rejected = counts.rejected > 0
+      const allRejected = counts.rejected > 0 && counts.approved === 0
       yield* Activity.make({
         name: "await-approval:end",
         execute: Effect.gen(function*() {
-          yield* recordStepEnd("await-approval", rejected ? "failed" : "succeeded", { ...counts }, rejected ? `${counts.rejected} piece(s) rejected in review` : null)
-          if (rejected) yield* lifecycle.fail(runId, `rejected in review: ${counts.rejected} piece(s) rejected`)
+          yield* recordStepEnd(
+            "await-approval",
+            allRejected ? "failed" : "succeeded",
+            { ...counts },
+            allRejected ? `all ${counts.rejected} piece(s) rejected in review` : null
+          )
+          if (allRejected) yield* lifecycle.fail(runId, rejectedInReview)
         })
       })
-      return !rejected
+      return allRejected ? Option.none<typeof Counts.Type>() : Option.some(counts)
     })
 
   const plan = catalog[workflowId].steps
   const outputs: Record<string, unknown> = {}
+  let reviewed: { approved: number; rejected: number } | undefined
   for (const [position, step] of plan.entries()) {
     if (step.name === "await-approval") {
-      if (!(yield* awaitApproval(position))) return
-      outputs[step.name] = { status: "succeeded" }
+      const counts = yield* awaitApproval(position)
+      if (Option.isNone(counts)) return
+      reviewed = { approved: counts.value.approved, rejected: counts.value.rejected }
+      outputs[step.name] = { status: "succeeded", detail: counts.value }
       continue
     }
     const outcome = yield* runStep(step, position)
     if (Option.isNone(outcome)) return
     outputs[step.name] = outcome.value
   }
-  yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { steps: outputs }) })
+  yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { ...reviewed, steps: outputs }) })
 }))
 
 /** The run's workflow registered on the engine (its steps use the domain services of App.ts `Services`). */

@@ -8,6 +8,7 @@ import { nextFire } from "../../domain/Cron.ts"
 import { Conflict, NotFound } from "../../domain/Errors.ts"
 import { catalogIds, type RunStatus, type Workflow, type WorkflowRun, type WorkflowRunDetail, type WorkflowUpdate } from "../../domain/Workflows.ts"
 import { Events } from "../../platform/Events.ts"
+import { Content } from "../content/Content.ts"
 import { Customers } from "../customers/Customers.ts"
 import { deleteEngineMessages, engineRunners, WorkflowEngineLive } from "./Engine.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
@@ -41,6 +42,9 @@ export interface Registrations {
 
 const workflowNotFound = () => new NotFound({ error: "Workflow not found" })
 const runNotFound = () => new NotFound({ error: "Run not found" })
+
+/** The review note of a piece rejected because its run was cancelled. */
+export const cancelledNote = "run cancelled"
 
 /** The next tick of a workflow from `now`: null when disabled or unscheduled. */
 export const nextRunFor = (row: Pick<WorkflowRow, "enabled" | "schedule" | "timezone">, now: Date): Date | null =>
@@ -86,6 +90,7 @@ export class Workflows extends Context.Service<Workflows, {
     const events = yield* Events
     const config = yield* AppConfig
     const customers = yield* Customers
+    const content = yield* Content
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -172,7 +177,16 @@ export class Workflows extends Context.Service<Workflows, {
     const cancel = Effect.fn("Workflows.cancel")(function*(customerId: string, runId: string) {
       const found = yield* repo.findRun(customerId, runId)
       if (Option.isNone(found)) return yield* runNotFound()
-      const cancelled = yield* lifecycle.fail(runId, "cancelled")
+      // The run ends and its pieces still awaiting approval are rejected (event and webhook as any rejection) together.
+      const cancelled = yield* Effect.gen(function*() {
+        if (!(yield* lifecycle.fail(runId, "cancelled"))) return false
+        for (const piece of yield* content.ofRun(customerId, runId)) {
+          if (piece.status !== "pending_approval") continue
+          // A piece decided meanwhile keeps that decision.
+          yield* content.review(customerId, piece.id, "reject", cancelledNote).pipe(Effect.catchTags({ NotFound: () => Effect.void, InvalidTransition: () => Effect.void }))
+        }
+        return true
+      }).pipe(sql.withTransaction, Effect.orDie)
       if (!cancelled) return yield* new Conflict({ error: `The run has already ended (${found.value.status})` })
       const executionId = yield* executionIdOf(found.value)
       // The run is failed in our table first: a step that still runs finds it ended and stops.
