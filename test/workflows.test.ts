@@ -169,6 +169,11 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.strictEqual(data.runId, runId)
       const list = yield* call("GET", `/api/runs/${t.id}?workflow=daily-social-posts&status=succeeded`, { headers: t.h })
       assert.deepStrictEqual(list.json.runs.map((r: any) => r.runId), [runId])
+      // One start instant everywhere: the run's answer, its later reads, its events and its webhook.
+      assert.deepStrictEqual([suspended.startedAt, done.startedAt, list.json.runs[0].startedAt, data.startedAt], Array(4).fill(started.json.startedAt))
+      const runEvents = ((yield* call("GET", `/api/events/${t.id}?limit=200`, { headers: t.h })).json.events as Array<any>).filter((e) => e.type.startsWith("workflow.") && e.data?.runId === runId)
+      assert.isAbove(runEvents.length, 3)
+      for (const event of runEvents) assert.strictEqual(event.data.startedAt, started.json.startedAt, event.type)
       assert.strictEqual((yield* call("POST", `/api/runs/${t.id}/${runId}/cancel`, { headers: t.h })).status, 409)
     }))
 

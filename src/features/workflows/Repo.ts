@@ -58,7 +58,8 @@ export const toRun = (row: RunRow): WorkflowRun => ({
   runId: row.id,
   workflow: row.workflowId,
   status: row.status,
-  startedAt: new Date(row.startedAt ?? row.createdAt).toISOString(),
+  // The instant the run was started (asked for): fixed when the run is created, so every answer and event shows the same one.
+  startedAt: new Date(row.createdAt).toISOString(),
   completedAt: iso(row.completedAt),
   error: row.error
 })
