@@ -93,6 +93,23 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       const typo = yield* put({ schedul: "0 9 * * *" })
       assert.strictEqual(typo.status, 400)
       assert.include(typo.text, "schedul")
+      // Each workflow's options are a schema: an unknown option or a wrong value is refused, naming it.
+      const typoOption = yield* put({ config: { platfroms: ["x"] } })
+      assert.strictEqual(typoOption.status, 400)
+      assert.deepStrictEqual([typoOption.json.code, typoOption.json.error], ["E_VALIDATION", "Invalid body.config.platfroms: is not an allowed property"])
+      const wrong = yield* put({ config: { platforms: ["myspace"], postsPerDay: -3 } })
+      assert.strictEqual(wrong.status, 400)
+      assert.deepStrictEqual(wrong.json.details.map((d: any) => d.path).sort(), ["body.config.platforms.0", "body.config.postsPerDay"])
+      // postsPerWeek belongs to the weekly plan, not to the daily posts.
+      assert.include((yield* put({ config: { postsPerWeek: 3 } })).json.error, "body.config.postsPerWeek")
+      const weekly = yield* call("PUT", `/api/workflows/${t.id}/weekly-content-plan`, { headers: t.h, body: { config: { postsPerWeek: 22 } } })
+      assert.deepStrictEqual([weekly.status, weekly.json.error], [400, "Invalid body.config.postsPerWeek: must be an integer between 1 and 21"])
+      const rivals = yield* call("PUT", `/api/workflows/${t.id}/competitor-research`, { headers: t.h, body: { config: { competitors: ["Rival Co"] } } })
+      assert.deepStrictEqual([rivals.status, rivals.json.error], [400, "Invalid body.config.competitors.0: must be an absolute http or https URL"])
+      const badRun = yield* call("POST", `/api/workflows/${t.id}/performance-report/run`, { headers: t.h, body: { input: { period: "fortnight" } } })
+      assert.strictEqual(badRun.status, 400)
+      assert.strictEqual(badRun.json.details[0].path, "body.input.period")
+      assert.strictEqual((yield* call("GET", `/api/runs/${t.id}`, { headers: t.h })).json.runs.length, 0)
       const ok = yield* put({ schedule: "30 2 * * *", timezone: "Europe/Berlin", config: { platforms: ["x"], topics: ["bread"] }, name: "Daily bread" })
       assert.strictEqual(ok.status, 200)
       assert.deepStrictEqual(
@@ -327,10 +344,9 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.isTrue(failed.some((c) => piece.body.includes(c.title)), piece.body)
       assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM scans WHERE customer_id = ${t.id}`)[0]!.n, 1)
 
-      // The run's input wins over the profile; a url that is not http(s) fails the run with a readable error.
+      // A url that is not http(s) is refused before any run starts.
       const bad = yield* call("POST", `/api/workflows/${t.id}/monthly-seo-audit/run`, { headers: t.h, body: { input: { url: "ftp://example.com/" } } })
-      const refused = yield* waitForRun(t, bad.json.runId, (r) => r.status === "failed")
-      assert.strictEqual(refused.error, "scan-site: the site url from the config is not an absolute http(s) URL")
+      assert.deepStrictEqual([bad.status, bad.json.error], [400, "Invalid body.input.url: must be an absolute http or https URL"])
       // An unreachable site: the scan is stored as failed and the run fails saying why.
       const down = yield* call("POST", `/api/workflows/${t.id}/monthly-seo-audit/run`, { headers: t.h, body: { input: { url: "http://127.0.0.1:9/" } } })
       const unreachable = yield* waitForRun(t, down.json.runId, (r) => r.status === "failed", 60)
@@ -343,7 +359,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       const site = yield* Effect.promise(() => serveSite(sites.bare))
       served.push(site)
       const t = yield* provision("rivals@x.co")
-      yield* call("PUT", `/api/workflows/${t.id}/competitor-research`, { headers: t.h, body: { config: { competitors: ["Rival Co", `${site.origin}/`] } } })
+      yield* call("PUT", `/api/workflows/${t.id}/competitor-research`, { headers: t.h, body: { config: { competitors: [`${site.origin}/`], competitorNames: ["Rival Co"] } } })
       const started = yield* call("POST", `/api/workflows/${t.id}/competitor-research/run`, { headers: t.h, body: {} })
       const suspended = yield* waitForRun(t, started.json.runId, (r) => r.status === "suspended" || r.status === "failed", 60)
       assert.strictEqual(suspended.status, "suspended", JSON.stringify(suspended))
@@ -430,7 +446,6 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.include(piece.body, "X: 2 posts published, 150 impressions")
       assert.include(piece.body, "Linkedin: 1 posts published, 400 impressions")
       const wrong = yield* call("POST", `/api/workflows/${t.id}/performance-report/run`, { headers: t.h, body: { input: { period: "fortnight" } } })
-      const failed = yield* waitForRun(t, wrong.json.runId, (r) => r.status === "failed")
-      assert.include(failed.error, "config.period must be 7d, 30d or 90d")
+      assert.deepStrictEqual([wrong.status, wrong.json.error], [400, "Invalid body.input.period: must be one of: 7d, 30d, 90d, last_7_days, last_30_days, last_90_days"])
     }))
 })

@@ -1,4 +1,6 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Exit, Option, Schema } from "effect"
+import { ValidationError } from "../../domain/Errors.ts"
+import { describeIssues } from "../../platform/http/ValidationMessages.ts"
 import { type CatalogId, type RunOptions, workflowOptions } from "../../domain/Workflows.ts"
 import { handToPublisher } from "./steps/publish.ts"
 import { readAnalytics, writeAuditReport, writePerformanceReport, writePositioningBrief } from "./steps/report.ts"
@@ -32,6 +34,25 @@ export const catalog: { readonly [Id in CatalogId]: CatalogEntry & { readonly op
   "competitor-research": { options: workflowOptions["competitor-research"], steps: [scanCompetitors, writePositioningBrief, awaitApproval] },
   "lead-magnet": { options: workflowOptions["lead-magnet"], steps: [writeLeadMagnet, awaitApproval] },
   "performance-report": { options: workflowOptions["performance-report"], steps: [readAnalytics, writePerformanceReport] }
+}
+
+/**
+ * Checks options given for a workflow (`config`, or a run's `input`) against
+ * its schema: an unknown option or a wrong value is a validation error naming
+ * it under `at` (`body.config.platforms`).
+ */
+export const checkOptions = (workflowId: CatalogId, value: Readonly<Record<string, unknown>>, at: string) => {
+  const schema: Schema.Codec<RunOptions, unknown> = catalog[workflowId].options
+  const decoded = Schema.decodeUnknownExit(schema, { onExcessProperty: "error", errors: "all" })(value)
+  if (Exit.isSuccess(decoded)) return Effect.succeed(decoded.value)
+  const failure = Exit.findErrorOption(decoded)
+  const issue = Option.isSome(failure) && Schema.isSchemaError(failure.value) ? failure.value.issue : undefined
+  const details = (issue === undefined ? [] : describeIssues(issue)).map((d) => ({
+    path: [at, ...d.path.map(String)].join("."),
+    message: d.message
+  }))
+  const head = details[0] ?? { path: at, message: "is not valid" }
+  return Effect.fail(new ValidationError({ error: `Invalid ${head.path}: ${head.message}`, details: details.length > 0 ? details : [head] }))
 }
 
 /**

@@ -5,9 +5,10 @@ import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { AppConfig } from "../../Config.ts"
 import { nextFire } from "../../domain/Cron.ts"
-import { Conflict, NotFound } from "../../domain/Errors.ts"
-import { catalogIds, type RunStatus, type Workflow, type WorkflowRun, type WorkflowRunDetail, type WorkflowUpdate } from "../../domain/Workflows.ts"
+import { Conflict, NotFound, type ValidationError } from "../../domain/Errors.ts"
+import { catalogIds, isCatalogId, type RunStatus, type Workflow, type WorkflowRun, type WorkflowRunDetail, type WorkflowUpdate } from "../../domain/Workflows.ts"
 import { Events } from "../../platform/Events.ts"
+import { checkOptions } from "./Catalog.ts"
 import { Content } from "../content/Content.ts"
 import { Customers } from "../customers/Customers.ts"
 import { deleteEngineMessages, engineRunners, WorkflowEngineLive } from "./Engine.ts"
@@ -57,14 +58,17 @@ export const nextRunFor = (row: Pick<WorkflowRow, "enabled" | "schedule" | "time
  */
 export class Workflows extends Context.Service<Workflows, {
   readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<Workflow>>
-  readonly update: (customerId: string, workflowId: string, patch: WorkflowUpdate) => Effect.Effect<Workflow, NotFound>
+  /** `config` is checked against the workflow's options schema (400 naming the option). */
+  readonly update: (customerId: string, workflowId: string, patch: WorkflowUpdate) => Effect.Effect<Workflow, NotFound | ValidationError>
   readonly toggle: (customerId: string, workflowId: string, enabled: boolean) => Effect.Effect<Workflow, NotFound>
   readonly start: (
     customerId: string,
     workflowId: string,
     input: Record<string, unknown>,
-    trigger: Trigger
-  ) => Effect.Effect<WorkflowRun, NotFound>
+    trigger: Trigger,
+    /** Where the input sits in the request, for a validation error's path (default `body.input`). */
+    inputPath?: string
+  ) => Effect.Effect<WorkflowRun, NotFound | ValidationError>
   readonly listRuns: (customerId: string, query: RunQuery) => Effect.Effect<ReadonlyArray<WorkflowRun>>
   readonly getRun: (customerId: string, runId: string) => Effect.Effect<WorkflowRunDetail, NotFound>
   readonly cancel: (customerId: string, runId: string) => Effect.Effect<WorkflowRun, NotFound | Conflict>
@@ -115,6 +119,7 @@ export class Workflows extends Context.Service<Workflows, {
 
     const update = Effect.fn("Workflows.update")(function*(customerId: string, workflowId: string, patch: WorkflowUpdate) {
       const row = yield* find(customerId, workflowId)
+      if (patch.config !== undefined && isCatalogId(workflowId)) yield* checkOptions(workflowId, patch.config, "body.config")
       return yield* save({
         ...row,
         ...(patch.name === undefined ? {} : { name: patch.name }),
@@ -151,8 +156,9 @@ export class Workflows extends Context.Service<Workflows, {
       })
 
     const start = Effect.fn("Workflows.start")(
-      function*(customerId: string, workflowId: string, input: Record<string, unknown>, trigger: Trigger) {
+      function*(customerId: string, workflowId: string, input: Record<string, unknown>, trigger: Trigger, inputPath = "body.input") {
         yield* find(customerId, workflowId)
+        if (isCatalogId(workflowId)) yield* checkOptions(workflowId, input, inputPath)
         const row = yield* insertRun(customerId, workflowId, input, trigger)
         yield* dispatch(row)
         return toRun(row)

@@ -86,8 +86,8 @@ export const writePositioningBrief: StepDefinition = {
   name: "write-positioning-brief",
   run: (ctx) =>
     Effect.gen(function*() {
-      const competitors = texts(ctx.options.competitors)
-      if (competitors.length === 0) return yield* skipped("no competitors configured (set config.competitors)")
+      const competitors = [...texts(ctx.options.competitorNames), ...texts(ctx.options.competitors)]
+      if (competitors.length === 0) return yield* skipped("no competitors configured (set config.competitors or config.competitorNames)")
       return yield* writeReport(ctx, {
         key: "brief-0",
         topic: "how we compare with the competitors we watch",
