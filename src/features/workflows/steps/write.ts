@@ -5,6 +5,7 @@ import { type BrandVoice, Writer } from "../../agent/Agent.ts"
 import { Content } from "../../content/Content.ts"
 import { Customers } from "../../customers/Customers.ts"
 import { Onboarding } from "../../onboarding/Onboarding.ts"
+import { crashIfTestStep, testCrashStep } from "../StepStarts.ts"
 import { once, recorded } from "./Once.ts"
 import { OverBudget, type RunContext, type StepDefinition, StepFailed, type StepOutcome, succeeded, texts } from "./Step.ts"
 
@@ -16,6 +17,9 @@ export const PieceRecord = Schema.Struct({
   platform: Schema.NullOr(Schema.String)
 })
 export type PieceRecord = typeof PieceRecord.Type
+
+/** A model's answer for a piece, kept until the piece is stored. */
+const Answer = Schema.Struct({ title: Schema.String, body: Schema.String })
 
 /** One piece a step writes, under its exactly-once key (also the piece's `metadata.step`). */
 export interface PieceSpec {
@@ -50,16 +54,25 @@ const writePiece = (ctx: RunContext, brand: BrandVoice, piece: PieceSpec) =>
     if (Option.isSome(done)) return done.value
     const writer = yield* Writer
     const content = yield* Content
-    const written = yield* writer.write(ctx.customerId, brand, {
-      kind: piece.kind,
-      platform: piece.platform,
-      topic: piece.topic,
-      angle: piece.angle,
-      facts: piece.facts,
-      keywords: texts(ctx.options.keywords)
-    }).pipe(Effect.mapError((error) =>
-      error._tag === "BudgetExceeded" ? new OverBudget({ message: error.error }) : new StepFailed({ message: error.message })
-    ))
+    // The model's answer is recorded the moment it arrives, before the piece is stored: a step resumed after a
+    // crash in between reuses it rather than paying for the call again.
+    const answerKey = `answer:${piece.key}`
+    const answered = yield* recorded(ctx.runId, answerKey, Answer)
+    const written = Option.isSome(answered) ? answered.value : yield* once(
+      ctx.runId,
+      answerKey,
+      Answer,
+      writer.write(ctx.customerId, brand, {
+        kind: piece.kind,
+        platform: piece.platform,
+        topic: piece.topic,
+        angle: piece.angle,
+        facts: piece.facts,
+        keywords: texts(ctx.options.keywords)
+      }).pipe(Effect.mapError((error) =>
+        error._tag === "BudgetExceeded" ? new OverBudget({ message: error.error }) : new StepFailed({ message: error.message })
+      ))
+    ).pipe(Effect.tap(() => Effect.flatMap(testCrashStep, (crashStep) => crashIfTestStep(crashStep, answerKey))))
     return yield* once(
       ctx.runId,
       piece.key,
