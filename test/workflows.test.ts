@@ -280,6 +280,28 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.strictEqual((yield* call("GET", `/api/runs/${t.id}/run_nope`, { headers: t.h })).status, 404)
     }))
 
+  it.effect("media platforms are planned only with an image to attach: left out (and said so) without one, given the brand's logo with one", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("media@x.co")
+      const run = (customerId: string, h: Record<string, string>) =>
+        Effect.gen(function*() {
+          const started = yield* call("POST", `/api/workflows/${customerId}/daily-social-posts/run`, { headers: h, body: { input: { platforms: ["x", "instagram"], postsPerDay: 2 } } })
+          return yield* waitForRun(t, started.json.runId, (r) => r.status === "suspended" || r.status === "failed")
+        })
+      const without = yield* run(t.id, t.h)
+      assert.deepStrictEqual(without.steps[0].detail.leftOut, ["instagram"])
+      assert.include(without.steps[0].detail.leftOutReason, "instagram left out")
+      const first = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content as Array<any>
+      assert.deepStrictEqual(first.map((p) => p.platform), ["x", "x"])
+      assert.strictEqual((yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Acme Bakery", logoUrl: "https://acme.example/logo.png" } })).status, 200)
+      const withLogo = yield* run(t.id, t.h)
+      assert.isUndefined(withLogo.steps[0].detail.leftOut)
+      const pieces = ((yield* call("GET", `/api/content/${t.id}?limit=100`, { headers: t.h })).json.content as Array<any>).filter((p) => p.runId === withLogo.runId)
+      const instagram = pieces.find((p) => p.platform === "instagram")
+      assert.deepStrictEqual(instagram.metadata.media, ["https://acme.example/logo.png"])
+      assert.isUndefined(pieces.find((p) => p.platform === "x").metadata.media)
+    }))
+
   it.effect("cron: a tick missed while down fires once at the next poll, a disabled workflow never fires", () =>
     Effect.gen(function*() {
       const t = yield* provision("cron@x.co")

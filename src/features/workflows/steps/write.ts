@@ -1,13 +1,14 @@
 import { Effect, Option, Schema } from "effect"
 import { brandFrom, type CopyKind } from "../../../domain/Copywriting.ts"
 import { type ContentType, platformBodyLimits } from "../../../domain/Content.ts"
+import { isSocialPlatform, platformRules } from "../../../domain/Social.ts"
 import { type BrandVoice, Writer } from "../../agent/Agent.ts"
 import { Content } from "../../content/Content.ts"
 import { Customers } from "../../customers/Customers.ts"
 import { Onboarding } from "../../onboarding/Onboarding.ts"
 import { crashIfTestStep, testCrashStep } from "../StepStarts.ts"
 import { once, recorded } from "./Once.ts"
-import { OverBudget, type RunContext, type StepDefinition, StepFailed, type StepOutcome, succeeded, texts } from "./Step.ts"
+import { OverBudget, type RunContext, type StepDefinition, StepFailed, type StepOutcome, skipped, succeeded, texts } from "./Step.ts"
 
 /** What a written piece's record says: the piece as it was created. */
 export const PieceRecord = Schema.Struct({
@@ -30,6 +31,8 @@ export interface PieceSpec {
   readonly topic: string
   readonly angle: number
   readonly facts?: ReadonlyArray<string> | undefined
+  /** Images the post carries (Instagram, TikTok and Pinterest need one). */
+  readonly media?: ReadonlyArray<string> | undefined
 }
 
 /** The run's own options first, then the account's name, then the confirmed brand profile. */
@@ -83,7 +86,12 @@ const writePiece = (ctx: RunContext, brand: BrandVoice, piece: PieceSpec) =>
           ...(piece.platform === undefined ? {} : { platform: piece.platform }),
           title: written.title,
           body: written.body,
-          metadata: { workflow: ctx.workflowId, step: piece.key, topic: piece.topic }
+          metadata: {
+            workflow: ctx.workflowId,
+            step: piece.key,
+            topic: piece.topic,
+            ...(piece.media === undefined ? {} : { media: [...piece.media] })
+          }
         }, { actor: "agent", skill: ctx.workflowId, agentId: "herald", runId: ctx.runId }),
         (created): PieceRecord => ({ contentId: created.id, status: created.status, type: created.type, platform: created.platform })
       ).pipe(Effect.mapError((error) => new OverBudget({ message: error.error }))),
@@ -123,26 +131,56 @@ export const socialPlatforms = (ctx: RunContext): ReadonlyArray<string> => {
 export const bounded = (value: number | undefined, min: number, max: number, fallback: number): number =>
   typeof value === "number" && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : fallback
 
-/** Social posts, `count` of them, over the configured platforms and topics in turn. */
+/** The brand's image a post can carry: the confirmed profile's first image, else its logo (http(s) only). */
+const brandImage = (ctx: RunContext) =>
+  Effect.gen(function*() {
+    const profile = yield* (yield* Onboarding).profile(ctx.customerId)
+    const candidates = [...(Array.isArray(profile?.["images"]) ? profile["images"] : []), profile?.["logoUrl"]]
+    return candidates.find((value): value is string => {
+      if (typeof value !== "string") return false
+      const url = URL.parse(value)
+      return url !== null && (url.protocol === "http:" || url.protocol === "https:")
+    })
+  })
+
+/**
+ * Social posts, `count` of them, over the configured platforms and topics in
+ * turn. Platforms whose posts need media (Instagram, TikTok, Pinterest) get
+ * the brand's image; without one they are left out, and the step says so.
+ */
 export const writeSocialPosts = (count: (ctx: RunContext) => number): StepDefinition => ({
   name: "write-social-posts",
   run: (ctx) =>
     Effect.gen(function*() {
       const brand = yield* brandOf(ctx)
       const topics = topicsFor(ctx, brand.brandName)
-      const platforms = socialPlatforms(ctx)
-      return yield* writePieces(
+      const image = yield* brandImage(ctx)
+      const configured = socialPlatforms(ctx)
+      const needsMedia = (p: string) => isSocialPlatform(p) && platformRules[p].mediaRequired
+      const platforms = image === undefined ? configured.filter((p) => !needsMedia(p)) : configured
+      const leftOut = configured.filter((p) => !platforms.includes(p))
+      const why = leftOut.length === 0 ? {} : {
+        leftOut,
+        leftOutReason: `${leftOut.join(", ")} left out: their posts need media and the brand profile has no image or logo to attach`
+      }
+      if (platforms.length === 0) return yield* skipped(why.leftOutReason ?? "no platform to write for", why)
+      const written = yield* writePieces(
         ctx,
-        Array.from({ length: count(ctx) }, (_, i) => ({
-          key: `social-${i}`,
-          type: "social",
-          kind: "social",
-          platform: platforms[i % platforms.length]!,
-          topic: topics[i % topics.length]!,
-          angle: i
-        })),
+        Array.from({ length: count(ctx) }, (_, i) => {
+          const platform = platforms[i % platforms.length]!
+          return {
+            key: `social-${i}`,
+            type: "social",
+            kind: "social",
+            platform,
+            topic: topics[i % topics.length]!,
+            angle: i,
+            ...(needsMedia(platform) && image !== undefined ? { media: [image] } : {})
+          } satisfies PieceSpec
+        }),
         brand
       )
+      return succeeded({ ...written.detail, ...why })
     })
 })
 
