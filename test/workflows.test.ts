@@ -1,6 +1,5 @@
 import { afterAll, assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { type Served, serveSite, sites } from "./support/scan-sites.ts"
@@ -94,6 +93,23 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       const typo = yield* put({ schedul: "0 9 * * *" })
       assert.strictEqual(typo.status, 400)
       assert.include(typo.text, "schedul")
+      // Each workflow's options are a schema: an unknown option or a wrong value is refused, naming it.
+      const typoOption = yield* put({ config: { platfroms: ["x"] } })
+      assert.strictEqual(typoOption.status, 400)
+      assert.deepStrictEqual([typoOption.json.code, typoOption.json.error], ["E_VALIDATION", "Invalid body.config.platfroms: is not an allowed property"])
+      const wrong = yield* put({ config: { platforms: ["myspace"], postsPerDay: -3 } })
+      assert.strictEqual(wrong.status, 400)
+      assert.deepStrictEqual(wrong.json.details.map((d: any) => d.path).sort(), ["body.config.platforms.0", "body.config.postsPerDay"])
+      // postsPerWeek belongs to the weekly plan, not to the daily posts.
+      assert.include((yield* put({ config: { postsPerWeek: 3 } })).json.error, "body.config.postsPerWeek")
+      const weekly = yield* call("PUT", `/api/workflows/${t.id}/weekly-content-plan`, { headers: t.h, body: { config: { postsPerWeek: 22 } } })
+      assert.deepStrictEqual([weekly.status, weekly.json.error], [400, "Invalid body.config.postsPerWeek: must be an integer between 1 and 21"])
+      const rivals = yield* call("PUT", `/api/workflows/${t.id}/competitor-research`, { headers: t.h, body: { config: { competitors: ["Rival Co"] } } })
+      assert.deepStrictEqual([rivals.status, rivals.json.error], [400, "Invalid body.config.competitors.0: must be an absolute http or https URL"])
+      const badRun = yield* call("POST", `/api/workflows/${t.id}/performance-report/run`, { headers: t.h, body: { input: { period: "fortnight" } } })
+      assert.strictEqual(badRun.status, 400)
+      assert.strictEqual(badRun.json.details[0].path, "body.input.period")
+      assert.strictEqual((yield* call("GET", `/api/runs/${t.id}`, { headers: t.h })).json.runs.length, 0)
       const ok = yield* put({ schedule: "30 2 * * *", timezone: "Europe/Berlin", config: { platforms: ["x"], topics: ["bread"] }, name: "Daily bread" })
       assert.strictEqual(ok.status, 200)
       assert.deepStrictEqual(
@@ -170,6 +186,11 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.strictEqual(data.runId, runId)
       const list = yield* call("GET", `/api/runs/${t.id}?workflow=daily-social-posts&status=succeeded`, { headers: t.h })
       assert.deepStrictEqual(list.json.runs.map((r: any) => r.runId), [runId])
+      // One start instant everywhere: the run's answer, its later reads, its events and its webhook.
+      assert.deepStrictEqual([suspended.startedAt, done.startedAt, list.json.runs[0].startedAt, data.startedAt], Array(4).fill(started.json.startedAt))
+      const runEvents = ((yield* call("GET", `/api/events/${t.id}?limit=200`, { headers: t.h })).json.events as Array<any>).filter((e) => e.type.startsWith("workflow.") && e.data?.runId === runId)
+      assert.isAbove(runEvents.length, 3)
+      for (const event of runEvents) assert.strictEqual(event.data.startedAt, started.json.startedAt, event.type)
       assert.strictEqual((yield* call("POST", `/api/runs/${t.id}/${runId}/cancel`, { headers: t.h })).status, 409)
     }))
 
@@ -196,35 +217,89 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.include(all, "home bakers")
     }))
 
-  it.effect("a rejected piece ends the run as failed; a suspended run can be cancelled; steps without a service are skipped", () =>
+  it.effect("a run goes on with its approved pieces once every piece is decided, fails only when all are rejected; cancelling rejects its waiting pieces; steps without a service are skipped", () =>
     Effect.gen(function*() {
       const t = yield* provision("reject@x.co")
+      const { sql } = yield* TestServer
+      const runPieces = (runId: string) =>
+        Effect.map(call("GET", `/api/content/${t.id}?limit=100`, { headers: t.h }), (r) => (r.json.content as Array<any>).filter((p) => p.runId === runId))
+      const review = (id: string, action: string, note?: string) =>
+        call("POST", `/api/content/${t.id}/${id}/review`, { headers: t.h, body: { action, ...(note === undefined ? {} : { note }) } })
+      const completedHook = (runId: string) =>
+        Effect.map(sql<{ data: any }>`SELECT data FROM webhook_events WHERE customer_id = ${t.id} AND type = 'workflow.completed'`, (rows) =>
+          rows.map((r) => typeof r.data === "string" ? JSON.parse(r.data) : r.data).find((d) => d.runId === runId))
+
+      // One of two pieces rejected: the run waits for the other, then succeeds with the counts.
       const started = yield* call("POST", `/api/workflows/${t.id}/lead-magnet/run`, { headers: t.h, body: { input: { topics: ["bread"] } } })
       const runId = started.json.runId as string
       yield* waitForRun(t, runId, (r) => r.status === "suspended")
-      const pieces = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content as Array<any>
+      const pieces = yield* runPieces(runId)
       assert.deepStrictEqual(pieces.map((p) => p.type).sort(), ["blog", "email"])
-      yield* call("POST", `/api/content/${t.id}/${pieces[0].id}/review`, { headers: t.h, body: { action: "reject", note: "off brand" } })
-      const failed = yield* waitForRun(t, runId, (r) => r.status === "failed")
-      assert.include(failed.error, "rejected")
-      const { sql } = yield* TestServer
-      const hooks = yield* sql<{ data: any }>`SELECT data FROM webhook_events WHERE customer_id = ${t.id} AND type = 'workflow.completed'`
-      const data = typeof hooks[0]!.data === "string" ? JSON.parse(hooks[0]!.data) : hooks[0]!.data
-      assert.strictEqual(data.status, "failed")
+      assert.strictEqual((yield* review(pieces[0].id, "reject", "off brand")).status, 200)
+      yield* Effect.sleep("1500 millis")
+      assert.strictEqual((yield* call("GET", `/api/runs/${t.id}/${runId}`, { headers: t.h })).json.status, "suspended", "a piece still awaits review")
+      assert.strictEqual((yield* review(pieces[1].id, "approve")).status, 200)
+      const done = yield* waitForRun(t, runId, (r) => r.status === "succeeded" || r.status === "failed")
+      assert.strictEqual(done.status, "succeeded", JSON.stringify(done))
+      assert.deepStrictEqual([done.output.approved, done.output.rejected], [1, 1])
+      assert.deepStrictEqual(done.steps.map((s: any) => [s.name, s.status]), [["write-lead-magnet", "succeeded"], ["await-approval", "succeeded"]])
+      assert.strictEqual((yield* completedHook(runId)).status, "succeeded")
 
-      const second = yield* call("POST", `/api/workflows/${t.id}/weekly-content-plan/run`, { headers: t.h, body: {} })
+      // Every piece rejected: the run fails.
+      const second = yield* call("POST", `/api/workflows/${t.id}/lead-magnet/run`, { headers: t.h, body: { input: { topics: ["rye"] } } })
       yield* waitForRun(t, second.json.runId, (r) => r.status === "suspended")
-      const cancelled = yield* call("POST", `/api/runs/${t.id}/${second.json.runId}/cancel`, { headers: t.h })
+      for (const piece of yield* runPieces(second.json.runId)) yield* review(piece.id, "reject", "no")
+      const failed = yield* waitForRun(t, second.json.runId, (r) => r.status === "failed")
+      assert.strictEqual(failed.error, "rejected in review")
+      assert.strictEqual((yield* completedHook(second.json.runId)).status, "failed")
+
+      // Cancelling a suspended run rejects its pieces still awaiting approval, noting why.
+      const third = yield* call("POST", `/api/workflows/${t.id}/weekly-content-plan/run`, { headers: t.h, body: {} })
+      yield* waitForRun(t, third.json.runId, (r) => r.status === "suspended")
+      const waiting = yield* runPieces(third.json.runId)
+      assert.isAbove(waiting.length, 1)
+      yield* review(waiting[0].id, "approve")
+      const cancelled = yield* call("POST", `/api/runs/${t.id}/${third.json.runId}/cancel`, { headers: t.h })
       assert.strictEqual(cancelled.status, 200)
       assert.deepStrictEqual([cancelled.json.status, cancelled.json.error], ["failed", "cancelled"])
+      const after = yield* runPieces(third.json.runId)
+      assert.deepStrictEqual(
+        after.map((p) => [p.id, p.status, p.reviewNote]).sort(),
+        waiting.map((p, i) => i === 0 ? [p.id, "approved", null] : [p.id, "rejected", "run cancelled"]).sort()
+      )
+      const rejectedHooks = yield* sql<{ data: any }>`SELECT data FROM webhook_events WHERE customer_id = ${t.id} AND type = 'content.rejected'`
+      const rejectedIds = rejectedHooks.map((r) => (typeof r.data === "string" ? JSON.parse(r.data) : r.data).id)
+      for (const piece of waiting.slice(1)) assert.include(rejectedIds, piece.id)
+      const events = (yield* call("GET", `/api/events/${t.id}?limit=200`, { headers: t.h })).json.events as Array<any>
+      assert.strictEqual(events.filter((e) => e.type === "content.rejected" && e.data.reviewNote === "run cancelled").length, waiting.length - 1)
 
       const audit = yield* call("POST", `/api/workflows/${t.id}/monthly-seo-audit/run`, { headers: t.h, body: {} })
       const audited = yield* waitForRun(t, audit.json.runId, (r) => r.status === "succeeded")
       assert.deepStrictEqual(audited.steps.map((s: any) => [s.name, s.status]), [["scan-site", "skipped"], ["write-audit-report", "skipped"]])
       assert.include(audited.steps[0].detail.reason, "no site to scan")
       assert.strictEqual((yield* call("GET", `/api/runs/${t.id}/run_nope`, { headers: t.h })).status, 404)
-      const sqlClient = yield* SqlClient.SqlClient.pipe(Effect.provideService(SqlClient.SqlClient, sql))
-      void sqlClient
+    }))
+
+  it.effect("media platforms are planned only with an image to attach: left out (and said so) without one, given the brand's logo with one", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("media@x.co")
+      const run = (customerId: string, h: Record<string, string>) =>
+        Effect.gen(function*() {
+          const started = yield* call("POST", `/api/workflows/${customerId}/daily-social-posts/run`, { headers: h, body: { input: { platforms: ["x", "instagram"], postsPerDay: 2 } } })
+          return yield* waitForRun(t, started.json.runId, (r) => r.status === "suspended" || r.status === "failed")
+        })
+      const without = yield* run(t.id, t.h)
+      assert.deepStrictEqual(without.steps[0].detail.leftOut, ["instagram"])
+      assert.include(without.steps[0].detail.leftOutReason, "instagram left out")
+      const first = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content as Array<any>
+      assert.deepStrictEqual(first.map((p) => p.platform), ["x", "x"])
+      assert.strictEqual((yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Acme Bakery", logoUrl: "https://acme.example/logo.png" } })).status, 200)
+      const withLogo = yield* run(t.id, t.h)
+      assert.isUndefined(withLogo.steps[0].detail.leftOut)
+      const pieces = ((yield* call("GET", `/api/content/${t.id}?limit=100`, { headers: t.h })).json.content as Array<any>).filter((p) => p.runId === withLogo.runId)
+      const instagram = pieces.find((p) => p.platform === "instagram")
+      assert.deepStrictEqual(instagram.metadata.media, ["https://acme.example/logo.png"])
+      assert.isUndefined(pieces.find((p) => p.platform === "x").metadata.media)
     }))
 
   it.effect("cron: a tick missed while down fires once at the next poll, a disabled workflow never fires", () =>
@@ -291,10 +366,9 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.isTrue(failed.some((c) => piece.body.includes(c.title)), piece.body)
       assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM scans WHERE customer_id = ${t.id}`)[0]!.n, 1)
 
-      // The run's input wins over the profile; a url that is not http(s) fails the run with a readable error.
+      // A url that is not http(s) is refused before any run starts.
       const bad = yield* call("POST", `/api/workflows/${t.id}/monthly-seo-audit/run`, { headers: t.h, body: { input: { url: "ftp://example.com/" } } })
-      const refused = yield* waitForRun(t, bad.json.runId, (r) => r.status === "failed")
-      assert.strictEqual(refused.error, "scan-site: the site url from the config is not an absolute http(s) URL")
+      assert.deepStrictEqual([bad.status, bad.json.error], [400, "Invalid body.input.url: must be an absolute http or https URL"])
       // An unreachable site: the scan is stored as failed and the run fails saying why.
       const down = yield* call("POST", `/api/workflows/${t.id}/monthly-seo-audit/run`, { headers: t.h, body: { input: { url: "http://127.0.0.1:9/" } } })
       const unreachable = yield* waitForRun(t, down.json.runId, (r) => r.status === "failed", 60)
@@ -307,7 +381,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       const site = yield* Effect.promise(() => serveSite(sites.bare))
       served.push(site)
       const t = yield* provision("rivals@x.co")
-      yield* call("PUT", `/api/workflows/${t.id}/competitor-research`, { headers: t.h, body: { config: { competitors: ["Rival Co", `${site.origin}/`] } } })
+      yield* call("PUT", `/api/workflows/${t.id}/competitor-research`, { headers: t.h, body: { config: { competitors: [`${site.origin}/`], competitorNames: ["Rival Co"] } } })
       const started = yield* call("POST", `/api/workflows/${t.id}/competitor-research/run`, { headers: t.h, body: {} })
       const suspended = yield* waitForRun(t, started.json.runId, (r) => r.status === "suspended" || r.status === "failed", 60)
       assert.strictEqual(suspended.status, "suspended", JSON.stringify(suspended))
@@ -394,7 +468,6 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.include(piece.body, "X: 2 posts published, 150 impressions")
       assert.include(piece.body, "Linkedin: 1 posts published, 400 impressions")
       const wrong = yield* call("POST", `/api/workflows/${t.id}/performance-report/run`, { headers: t.h, body: { input: { period: "fortnight" } } })
-      const failed = yield* waitForRun(t, wrong.json.runId, (r) => r.status === "failed")
-      assert.include(failed.error, "config.period must be 7d, 30d or 90d")
+      assert.deepStrictEqual([wrong.status, wrong.json.error], [400, "Invalid body.input.period: must be one of: 7d, 30d, 90d, last_7_days, last_30_days, last_90_days"])
     }))
 })

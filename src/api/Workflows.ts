@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Conflict } from "../domain/Errors.ts"
+import { Conflict, ValidationError } from "../domain/Errors.ts"
 import { PathId } from "../domain/Text.ts"
 import {
   RunRequest,
@@ -19,7 +19,7 @@ const WorkflowParams = { ...CustomerIdParam, workflowId: PathId }
 const RunParams = { ...CustomerIdParam, runId: PathId }
 
 const lifecycle =
-  "Run states: pending → running → succeeded | failed; running ⇄ suspended (awaiting approval of its pieces, or budget); suspended → failed. Events: workflow.started, workflow.suspended, workflow.resumed, workflow.completed, workflow.failed; the `workflow.completed` webhook fires for both outcomes with `status` in its data."
+  "Run states: pending → running → succeeded | failed; running ⇄ suspended (awaiting approval of its pieces, or budget); suspended → failed. Events: workflow.started, workflow.suspended, workflow.resumed, workflow.completed, workflow.failed; the `workflow.completed` webhook fires for both outcomes with `status` in its data. A run waiting for approval goes on once every piece it wrote is decided: rejected pieces are dropped, approved ones go on (to the publisher), and the run succeeds with `output.approved` and `output.rejected`; it fails with error `rejected in review` only when every piece was rejected."
 
 /** The workflow catalog and its runs. Reads need the viewer role; changes and runs the admin role. */
 export class WorkflowsApi extends HttpApiGroup.make("workflows")
@@ -36,11 +36,11 @@ export class WorkflowsApi extends HttpApiGroup.make("workflows")
       params: WorkflowParams,
       payload: WorkflowUpdate,
       success: Workflow,
-      error: NotFoundError
+      error: [NotFoundError, ValidationError]
     }).annotate(RequiredRole, "admin").annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Configure a workflow",
       description:
-        "Sets `schedule` (5-field cron, or null for on-demand only), `timezone` (IANA name, default UTC), `name`, `description` and `config` (the workflow's options: platforms, topics, competitors, postsPerWeek, url, brandName, voice, audience, products). Any other property is 400 naming it. The schedule takes effect at once. Cron fires in the workflow's time zone: a time skipped by a daylight-saving change runs once at the first valid instant after it, a repeated hour runs once. Admin role."
+        "Sets `schedule` (5-field cron, or null for on-demand only), `timezone` (IANA name, default UTC), `name`, `description` and `config` (the workflow's options, each workflow its own schema: platforms from the platform list, topics, competitors as http(s) URLs, postsPerWeek 1-21, postsPerDay 1-12, scheduledAt, url, period, brand fields). Any other property, an option the workflow does not take, or a wrong value is 400 `E_VALIDATION` naming it (`body.config.platforms`). The schedule takes effect at once. Cron fires in the workflow's time zone: a time skipped by a daylight-saving change runs once at the first valid instant after it, a repeated hour runs once. Admin role."
     })),
     HttpApiEndpoint.post("toggle", "/api/workflows/:customerId/:workflowId/toggle", {
       params: WorkflowParams,
@@ -55,11 +55,11 @@ export class WorkflowsApi extends HttpApiGroup.make("workflows")
       params: WorkflowParams,
       payload: RunRequest,
       success: WorkflowRun,
-      error: NotFoundError
+      error: [NotFoundError, ValidationError]
     }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
       summary: "Run a workflow now",
       description:
-        `Starts a run (status \`pending\`) on the durable engine; \`input\` is laid over the workflow's \`config\` for this run. ${lifecycle} Admin role.`
+        `Starts a run (status \`pending\`) on the durable engine; \`input\` is laid over the workflow's \`config\` for this run and is checked against the same options schema (400 naming the option, \`body.input.period\`). ${lifecycle} Admin role.`
     })),
     HttpApiEndpoint.get("listRuns", "/api/runs/:customerId", {
       params: CustomerIdParam,
@@ -88,7 +88,7 @@ export class WorkflowsApi extends HttpApiGroup.make("workflows")
       error: [NotFoundError, Conflict]
     }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
       summary: "Cancel a run",
-      description: "Ends a pending, running or suspended run as `failed` with error `cancelled`; 409 when it has already ended. Admin role."
+      description: "Ends a pending, running or suspended run as `failed` with error `cancelled`; its pieces still `pending_approval` are rejected with the review note `run cancelled` (event and webhook as any rejection). 409 when it has already ended. Admin role."
     }))
   )
   .middleware(Authentication)

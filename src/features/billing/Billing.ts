@@ -19,6 +19,7 @@ import { isStorableText } from "../../domain/Text.ts"
 import { Customers } from "../customers/Customers.ts"
 import { PaymentProvider } from "./Provider.ts"
 import { serverSecret } from "../../platform/ServerSecrets.ts"
+import { claimPeriod } from "../../platform/Periodic.ts"
 
 export interface SessionResult {
   readonly customerId: string
@@ -310,9 +311,7 @@ export class Billing extends Context.Service<Billing, {
      * and a crash leaves it due for the next look.
      */
     const runDueTrialExpiry = inTransaction(Effect.gen(function*() {
-      const claimed = yield* sql`UPDATE scheduled_jobs SET next_run_at = now() + interval '1 day'
-        WHERE name = 'trial-expiry' AND next_run_at <= now() RETURNING name`
-      if (claimed.length === 0) return undefined
+      if (!(yield* Effect.provideService(claimPeriod("trial-expiry", Duration.days(1)), SqlClient.SqlClient, sql))) return undefined
       return yield* expireTrials
     }))
 

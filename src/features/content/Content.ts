@@ -17,7 +17,9 @@ import {
 import { type BudgetExceeded, InvalidCursor, InvalidTransition, NotFound, ValidationError } from "../../domain/Errors.ts"
 import type { Actor } from "../../domain/Identity.ts"
 import { isWebhookEventType, type WebhookEventType } from "../../domain/WebhookEvents.ts"
-import { ContentRepo, Position, type PublishedItem, type RowChanges } from "./Repo.ts"
+import { ContentRepo, Position, type PublishedItem, type ReviewCounts, type RowChanges } from "./Repo.ts"
+
+export type { ReviewCounts } from "./Repo.ts"
 import { Cursors } from "../../platform/Cursor.ts"
 import { Events } from "../../platform/Events.ts"
 import { Outbox } from "../../platform/Outbox.ts"
@@ -78,6 +80,10 @@ export class Content extends Context.Service<Content, {
   readonly create: (customerId: string, input: NewContent, options: CreateOptions) => Effect.Effect<ContentPiece, BudgetExceeded>
   readonly list: (customerId: string, query: ListQuery) => Effect.Effect<ContentPage, InvalidCursor>
   readonly get: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound>
+  /** The pieces a workflow run wrote, oldest first. */
+  readonly ofRun: (customerId: string, runId: string) => Effect.Effect<ReadonlyArray<ContentPiece>>
+  /** How the pieces of each of these workflow runs stand in review (runs without pieces are left out). */
+  readonly reviewCounts: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, ReviewCounts>>
   readonly update: (
     customerId: string,
     contentId: string,
@@ -276,6 +282,6 @@ export class Content extends Context.Service<Content, {
       }
     })
 
-    return Content.of({ create, list, get, update, review, markPublished, markPublishedMany, submit, remove, reschedule })
+    return Content.of({ create, list, get, ofRun: repo.ofRun, reviewCounts: repo.reviewCounts, update, review, markPublished, markPublishedMany, submit, remove, reschedule })
   })).pipe(Layer.provide(ContentRepo.layer))
 }

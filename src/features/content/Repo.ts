@@ -57,6 +57,13 @@ export interface RowChanges {
   readonly platform?: string | undefined
 }
 
+/** How a workflow run's pieces stand in review: awaiting it (draft, pending_approval), approved (or published since), rejected. */
+export interface ReviewCounts {
+  readonly pending: number
+  readonly approved: number
+  readonly rejected: number
+}
+
 export interface PublishedItem {
   readonly customerId: string
   readonly contentId: string
@@ -100,6 +107,10 @@ export class ContentRepo extends Context.Service<ContentRepo, {
   readonly update: (customerId: string, id: string, changes: RowChanges) => Effect.Effect<ContentPiece>
   readonly list: (customerId: string, filter: ListFilter) => Effect.Effect<ReadonlyArray<ContentRecord>>
   readonly remove: (customerId: string, id: string) => Effect.Effect<void>
+  /** The pieces a workflow run wrote, oldest first. */
+  readonly ofRun: (customerId: string, runId: string) => Effect.Effect<ReadonlyArray<ContentPiece>>
+  /** How the pieces of each of these workflow runs stand in review (runs without pieces are left out). */
+  readonly reviewCounts: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, ReviewCounts>>
   /**
    * Moves every listed piece whose status is one of `from` to published with
    * its address, in one statement; answers the pieces it moved (a piece
@@ -164,6 +175,26 @@ export class ContentRepo extends Context.Service<ContentRepo, {
     const remove = (customerId: string, id: string) =>
       sql`DELETE FROM content WHERE customer_id = ${customerId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
+    const ofRun = (customerId: string, runId: string) =>
+      sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND run_id = ${runId}
+        ORDER BY created_at, id`.pipe(Effect.map((rows) => rows.map((row) => toRecord(row).piece)), Effect.orDie)
+
+    const reviewCounts = (runIds: ReadonlyArray<string>) =>
+      runIds.length === 0 ? Effect.succeed(new Map<string, ReviewCounts>()) : sql<{ runId: string; status: ContentStatus; n: number }>`
+        SELECT run_id, status, count(*)::int AS n FROM content WHERE run_id = ANY (${runIds}::text[]) GROUP BY run_id, status`.pipe(
+        Effect.map((rows) => {
+          const counts = new Map<string, { pending: number; approved: number; rejected: number }>()
+          for (const row of rows) {
+            const at = counts.get(row.runId) ?? { pending: 0, approved: 0, rejected: 0 }
+            const slot = row.status === "draft" || row.status === "pending_approval" ? "pending" : row.status === "rejected" ? "rejected" : "approved"
+            at[slot] += row.n
+            counts.set(row.runId, at)
+          }
+          return counts as ReadonlyMap<string, ReviewCounts>
+        }),
+        Effect.orDie
+      )
+
     // The row lock the UPDATE takes re-checks the status, so a move committed meanwhile is seen, as `find ... FOR UPDATE` would.
     const publishMany = (items: ReadonlyArray<PublishedItem>, from: ReadonlyArray<ContentStatus>) =>
       items.length === 0 ? Effect.succeed([]) : sql<ContentRow>`
@@ -177,6 +208,6 @@ export class ContentRepo extends Context.Service<ContentRepo, {
         Effect.orDie
       )
 
-    return ContentRepo.of({ insert, find, update, list, remove, publishMany })
+    return ContentRepo.of({ insert, find, update, list, remove, ofRun, reviewCounts, publishMany })
   }))
 }

@@ -44,6 +44,8 @@ const operator: Actor = { type: "admin", id: null }
 export class Customers extends Context.Service<Customers, {
   readonly provision: (input: NewCustomer) => Effect.Effect<{ readonly customer: Customer; readonly apiKey: string }>
   readonly get: (customerId: string) => Effect.Effect<Customer, NotFound>
+  /** The status of each of these customers (an id that names no customer is left out). */
+  readonly statuses: (customerIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, CustomerStatus>>
   /** Operator provisioning: an email held by a customer that is not cancelled is 409 (case-insensitive). */
   readonly provisionUnique: (input: NewCustomer) =>
     Effect.Effect<{ readonly customer: Customer; readonly apiKey: string }, Conflict>
@@ -73,6 +75,12 @@ export class Customers extends Context.Service<Customers, {
   readonly lock: (customerId: string, strength?: "update" | "noKeyUpdate") => Effect.Effect<boolean>
   /** Customers whose free trial has ended and who are not cancelled: the trial sweep's candidates. */
   readonly endedTrials: Effect.Effect<ReadonlyArray<string>>
+  /**
+   * Records the confirmed brand name and moves an onboarding customer to
+   * active, under the row lock, in the caller's transaction; answers the
+   * status before the change.
+   */
+  readonly confirmBrand: (customerId: string, brandName: string) => Effect.Effect<CustomerStatus>
   readonly changeStatus: (
     customerId: string,
     decide: (current: CustomerStatus) => CustomerStatus | undefined,
@@ -193,6 +201,15 @@ export class Customers extends Context.Service<Customers, {
       }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
     })
 
+    const statuses = (customerIds: ReadonlyArray<string>) =>
+      customerIds.length === 0
+        ? Effect.succeed(new Map<string, CustomerStatus>())
+        : sql<{ id: string; status: CustomerStatus }>`SELECT id, status FROM customers WHERE id = ANY (${customerIds}::uuid[])`.pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.id, row.status]))),
+          Effect.orDie
+        )
+
+
     const lock = (customerId: string, strength: "update" | "noKeyUpdate" = "update") =>
       Effect.map(
         strength === "update"
@@ -209,7 +226,16 @@ export class Customers extends Context.Service<Customers, {
       Effect.withSpan("Customers.endedTrials")
     )
 
+    const confirmBrand = (customerId: string, brandName: string) =>
+      Effect.gen(function*() {
+        const [current] = yield* sql<{ status: CustomerStatus }>`SELECT status FROM customers WHERE id = ${customerId} FOR UPDATE`
+        const status: CustomerStatus = current.status === "onboarding" ? "active" : current.status
+        yield* sql`UPDATE customers SET status = ${status}, brand_name = ${brandName} WHERE id = ${customerId}`
+        return current.status
+      }).pipe(Effect.orDie)
+
     return Customers.of({
+      confirmBrand,
       provision,
       provisionUnique,
       findByEmail,
@@ -219,6 +245,7 @@ export class Customers extends Context.Service<Customers, {
       issueKey,
       mcpEndpointFor,
       lock,
+      statuses,
       endedTrials,
       changeStatus
     })

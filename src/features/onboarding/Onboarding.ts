@@ -8,6 +8,7 @@ import { Events } from "../../platform/Events.ts"
 import { busyAsUnavailable, PageAdmission, PagePool } from "../../platform/PagePool.ts"
 import { Social } from "../social/Social.ts"
 import { type ExtractOutcome, extractJob } from "./jobs.ts"
+import { Customers } from "../customers/Customers.ts"
 
 export interface Started {
   readonly status: "onboarding_started"
@@ -38,6 +39,7 @@ export class Onboarding extends Context.Service<Onboarding, {
   static readonly layer = Layer.effect(Onboarding, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const events = yield* Events
+    const customers = yield* Customers
     const config = yield* AppConfig
     const social = yield* Social
     const pool = yield* PagePool
@@ -69,14 +71,12 @@ export class Onboarding extends Context.Service<Onboarding, {
     const confirm = Effect.fn("Onboarding.confirm")(function*(customerId: string, profile: ConfirmedProfile) {
       const name = profile.brandName.trim()
       return yield* Effect.gen(function*() {
-        const [current] = yield* sql<{ status: CustomerStatus; brandName: string | null }>`
-          SELECT status, brand_name FROM customers WHERE id = ${customerId} FOR UPDATE`
+        const previous = yield* customers.confirmBrand(customerId, name)
         yield* sql`INSERT INTO brand_profiles (customer_id, profile) VALUES (${customerId}, ${JSON.stringify(profile)}::jsonb)
           ON CONFLICT (customer_id) DO UPDATE SET profile = EXCLUDED.profile, updated_at = now()`
-        const status: CustomerStatus = current.status === "onboarding" ? "active" : current.status
+        const status: CustomerStatus = previous === "onboarding" ? "active" : previous
         const brandName = name
-        yield* sql`UPDATE customers SET status = ${status}, brand_name = ${brandName} WHERE id = ${customerId}`
-        if (current.status === "onboarding") {
+        if (previous === "onboarding") {
           yield* events.record(customerId, "customer.status_changed", { from: "onboarding", to: "active", reason: "profile_confirmed" })
           yield* events.record(customerId, "onboarding.completed", { brandName })
         }

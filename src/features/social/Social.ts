@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
@@ -126,6 +126,12 @@ export class Social extends Context.Service<Social, {
   /** The newest approved social pieces that are neither queued nor published (the dashboard's "ready to publish"). */
   readonly readyToPublish: (customerId: string) => Effect.Effect<ReadonlyArray<ContentPiece>>
   readonly attempts: (customerId: string, contentId: string) => Effect.Effect<ReadonlyArray<PublishAttempt>, NotFound>
+  /**
+   * The status of the piece's publishing queue entry, if it has one, locked
+   * until the caller's transaction ends (a workflow's hand-off leaves a piece
+   * already queued alone).
+   */
+  readonly queueEntry: (customerId: string, contentId: string) => Effect.Effect<Option.Option<string>>
   readonly retry: (
     customerId: string,
     contentId: string
@@ -346,6 +352,12 @@ export class Social extends Context.Service<Social, {
       }))
     })
 
+    const queueEntry = (customerId: string, contentId: string) =>
+      sql<{ status: string }>`SELECT status FROM publish_jobs WHERE customer_id = ${customerId} AND content_id = ${contentId} FOR UPDATE`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row.status)),
+        Effect.orDie
+      )
+
     const published = () => new InvalidTransition({ error: "Content is already published: the move from published to approved is not allowed" })
 
     const retry = Effect.fn("Social.retry")(function*(customerId: string, contentId: string) {
@@ -383,6 +395,7 @@ export class Social extends Context.Service<Social, {
       scheduleUnlessQueued,
       readyToPublish,
       attempts,
+      queueEntry,
       retry,
       cancel
     })

@@ -1,6 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
+import type { SqlClient } from "effect/sql"
 import { hostname } from "node:os"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
 import { databaseTarget, dedicatedPostgresPool } from "../../platform/Database.ts"
@@ -51,3 +52,26 @@ export const WorkflowEngineLive = Layer.unwrap(Effect.gen(function*() {
     Layer.provide(Digest.layerWebCrypto)
   )
 }))
+
+/**
+ * The engine's runners as its SQL runner storage records them (none on the
+ * in-memory storage). The one read of effect/cluster's tables outside the
+ * engine, kept here beside it.
+ */
+export const engineRunners = (sql: SqlClient.SqlClient) =>
+  sql<{ address: string; healthy: boolean; lastHeartbeat: Date | null }>`
+    SELECT address, healthy, last_heartbeat FROM cluster_runners ORDER BY address`.pipe(
+    Effect.catch(() => Effect.succeed([]))
+  )
+
+/**
+ * Deletes the engine's stored messages (and their replies) of these
+ * executions, for these entity types; joins the caller's transaction.
+ */
+export const deleteEngineMessages = (sql: SqlClient.SqlClient, entityTypes: ReadonlyArray<string>, executionIds: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    if (executionIds.length === 0) return
+    yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
+      WHERE ${sql.in("entity_type", entityTypes)} AND ${sql.in("entity_id", executionIds)})`
+    yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", entityTypes)} AND ${sql.in("entity_id", executionIds)}`
+  })

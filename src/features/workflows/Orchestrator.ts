@@ -71,7 +71,10 @@ export const OrchestratorRoutes = HttpRouter.use((router) =>
       const { workflow, customerId, input } = decoded.value
       return yield* workflows.start(customerId.toLowerCase(), workflow, input ?? {}, "orchestrator").pipe(
         Effect.map((run) => HttpServerResponse.jsonUnsafe({ runId: run.runId })),
-        Effect.catchTag("NotFound", (e: NotFound) => fail(404, e.error, e.code))
+        Effect.catchTags({
+          NotFound: (e: NotFound) => fail(404, e.error, e.code),
+          ValidationError: (e) => fail(400, e.error, e.code, e.details === undefined ? undefined : [...e.details])
+        })
       )
     })
 

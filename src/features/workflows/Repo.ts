@@ -58,7 +58,8 @@ export const toRun = (row: RunRow): WorkflowRun => ({
   runId: row.id,
   workflow: row.workflowId,
   status: row.status,
-  startedAt: new Date(row.startedAt ?? row.createdAt).toISOString(),
+  // The instant the run was started (asked for): fixed when the run is created, so every answer and event shows the same one.
+  startedAt: new Date(row.createdAt).toISOString(),
   completedAt: iso(row.completedAt),
   error: row.error
 })
@@ -82,7 +83,8 @@ export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
   readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<WorkflowRow>>
   readonly find: (customerId: string, id: string) => Effect.Effect<Option.Option<WorkflowRow>>
   readonly save: (row: WorkflowRow) => Effect.Effect<WorkflowRow>
-  readonly due: (now: Date, limit: number) => Effect.Effect<ReadonlyArray<WorkflowRow>>
+  /** Enabled workflows whose tick is due by `now`, in tick order, after `after` (keyset) when given. */
+  readonly due: (now: Date, limit: number, after?: WorkflowRow | undefined) => Effect.Effect<ReadonlyArray<WorkflowRow>>
   /**
    * Moves a due tick (at or before `now`) on to `next`; true for the one
    * process that wins it (a concurrent claimer waits on the row lock, then
@@ -128,11 +130,10 @@ export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
             next_run_at = ${row.nextRunAt}, updated_at = now()
           WHERE customer_id = ${row.customerId} AND id = ${row.id}
           RETURNING ${wcols}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
-      due: (now, limit) =>
-        // A suspended or cancelled account's schedules do not fire (its tick waits until it is active again).
+      due: (now, limit, after) =>
         sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE next_run_at IS NOT NULL AND next_run_at <= ${now} AND enabled
-            AND EXISTS (SELECT 1 FROM customers c WHERE c.id = workflows.customer_id AND c.status IN ('onboarding', 'active'))
-          ORDER BY next_run_at LIMIT ${limit}`.pipe(Effect.orDie),
+            ${after === undefined ? sql`` : sql`AND (next_run_at, customer_id, id) > (${after.nextRunAt}, ${after.customerId}, ${after.id})`}
+          ORDER BY next_run_at, customer_id, id LIMIT ${limit}`.pipe(Effect.orDie),
       claimTick: (row, now, next) =>
         sql`UPDATE workflows SET next_run_at = ${next}
           WHERE customer_id = ${row.customerId} AND id = ${row.id} AND enabled AND next_run_at <= ${now}

@@ -3,8 +3,10 @@ import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workfl
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../Config.ts"
 import { isCatalogId } from "../../domain/Workflows.ts"
+import { Content } from "../content/Content.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
-import { type RunContext, type StepDefinition, type StepOutcome, StepOutcomeSchema, StepProblem, WorkflowSteps } from "./Steps.ts"
+import { catalog, runOptions } from "./Catalog.ts"
+import { type RunContext, type StepDefinition, StepError, StepFailed, StepOutcome, type StepServices } from "./steps/Step.ts"
 import { beginStep, crashIfTestStep, stepCrashedError, testCrashStep } from "./StepStarts.ts"
 
 /**
@@ -17,8 +19,11 @@ export const HeraldRun = Workflow.make("HeraldRun", {
   idempotencyKey: (payload) => payload.runId
 })
 
-/** Resolved (by the approval watcher) when none of a suspended run's pieces awaits review any more. */
+/** Resolved (by the approval watcher) when every piece of a suspended run is decided in review. */
 export const ApprovalReviewed = DurableDeferred.make("approval-reviewed")
+
+/** The error of a run whose every piece was rejected in review. */
+export const rejectedInReview = "rejected in review"
 
 const Counts = Schema.Struct({ pending: Schema.Number, rejected: Schema.Number, approved: Schema.Number })
 const Started = Schema.Struct({ alive: Schema.Boolean, options: Schema.Record(Schema.String, Schema.Unknown) })
@@ -31,7 +36,7 @@ const asRecord = (value: unknown): Record<string, unknown> => {
 export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) {
   const sql = yield* SqlClient.SqlClient
   const lifecycle = yield* RunLifecycle
-  const steps = yield* WorkflowSteps
+  const services = yield* Effect.context<StepServices>()
   const config = yield* AppConfig
   const crashStep = yield* testCrashStep
   const { runId, customerId } = payload
@@ -57,25 +62,26 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
     }
     return
   }
-  const ctx: RunContext = { runId, customerId, workflowId: payload.workflowId, options: started.options }
+  const workflowId = payload.workflowId
+  const ctx: RunContext = { runId, customerId, workflowId, options: runOptions(workflowId, started.options) }
 
   /** One attempt of a step as an activity; its outcome or problem is stored by the engine. */
   const attempt = (step: StepDefinition, position: number, n: number) =>
     Activity.make({
       name: `${step.name}#${n}`,
-      success: StepOutcomeSchema,
-      error: StepProblem,
+      success: StepOutcome,
+      error: StepError,
       execute: Effect.gen(function*() {
-        if (yield* lifecycle.isEnded(runId)) return yield* new StepProblem({ message: "cancelled", budget: false })
+        if (yield* lifecycle.isEnded(runId)) return yield* new StepFailed({ message: "cancelled" })
         if (!(yield* beginStep(sql, runId, step.name, position))) {
           // The step's earlier starts all died with their process: failing the run here (the step's end and the
           // run's in one transaction) is what stops it from taking the process down at every start.
           yield* Effect.andThen(recordStepEnd(step.name, "failed", null, stepCrashedError), lifecycle.fail(runId, stepCrashedError))
             .pipe(sql.withTransaction, Effect.orDie)
-          return yield* new StepProblem({ message: stepCrashedError, budget: false })
+          return yield* new StepFailed({ message: stepCrashedError })
         }
         yield* crashIfTestStep(crashStep, step.name)
-        const exit = yield* Effect.exit(step.run(ctx))
+        const exit = yield* Effect.exit(step.run(ctx).pipe(Effect.provideContext(services)))
         if (Exit.isSuccess(exit)) {
           yield* recordStepEnd(step.name, exit.value.status, exit.value.detail, null)
           return exit.value
@@ -84,7 +90,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
         const message = Option.isSome(problem) ? problem.value.message : "the step failed unexpectedly"
         yield* recordStepEnd(step.name, "failed", null, message)
         if (Option.isSome(problem)) return yield* problem.value
-        return yield* new StepProblem({ message, budget: false })
+        return yield* new StepFailed({ message })
       })
     })
 
@@ -97,8 +103,8 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
     Effect.gen(function*() {
       for (let n = 0;; n++) {
         const result = yield* Effect.exit(attempt(step, position, n))
-        const problem = Exit.isFailure(result) ? Exit.findErrorOption(result) : Option.none<StepProblem>()
-        const overBudget = Option.isSome(problem) && problem.value.budget
+        const problem = Exit.isFailure(result) ? Exit.findErrorOption(result) : Option.none<StepError>()
+        const overBudget = Option.isSome(problem) && problem.value._tag === "OverBudget"
         if (n > 0 && !overBudget) {
           yield* Activity.make({ name: `resume-budget-${step.name}`, execute: lifecycle.resume(runId) })
         }
@@ -124,16 +130,17 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
       }
     })
 
-  const countPieces = sql<{ status: string; n: number }>`SELECT status, count(*)::int AS n FROM content
-    WHERE customer_id = ${customerId} AND run_id = ${runId} GROUP BY status`.pipe(
-    Effect.map((rows) => {
-      const of = (...statuses: Array<string>) => rows.filter((r) => statuses.includes(r.status)).reduce((s, r) => s + r.n, 0)
-      return { pending: of("draft", "pending_approval"), rejected: of("rejected"), approved: of("approved", "published") }
-    }),
-    Effect.orDie
-  )
+  const countPieces = Effect.gen(function*() {
+    const counts = yield* (yield* Content).reviewCounts([runId])
+    return counts.get(runId) ?? { pending: 0, rejected: 0, approved: 0 }
+  }).pipe(Effect.provideContext(services))
 
-  /** Suspends while the run's pieces await review; a rejected piece ends the run. */
+  /**
+   * Suspends until every piece the run wrote is decided in review. Rejected
+   * pieces are dropped and the run goes on with the approved ones; only when
+   * every piece was rejected does the run fail. Answers the counts, or None
+   * when the run failed.
+   */
   const awaitApproval = (position: number) =>
     Effect.gen(function*() {
       const before = yield* Activity.make({
@@ -142,7 +149,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
         execute: Effect.andThen(beginStep(sql, runId, "await-approval", position, false), countPieces)
       })
       let counts = before
-      if (before.rejected === 0 && before.pending > 0) {
+      if (before.pending > 0) {
         yield* Activity.make({
           name: "await-approval:suspend",
           execute: lifecycle.suspend(runId, "approval", `${before.pending} piece(s) await approval`)
@@ -154,33 +161,39 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
           execute: Effect.andThen(lifecycle.resume(runId), countPieces)
         })
       }
-      const rejected = counts.rejected > 0
+      const allRejected = counts.rejected > 0 && counts.approved === 0
       yield* Activity.make({
         name: "await-approval:end",
         execute: Effect.gen(function*() {
-          yield* recordStepEnd("await-approval", rejected ? "failed" : "succeeded", { ...counts }, rejected ? `${counts.rejected} piece(s) rejected in review` : null)
-          if (rejected) yield* lifecycle.fail(runId, `rejected in review: ${counts.rejected} piece(s) rejected`)
+          yield* recordStepEnd(
+            "await-approval",
+            allRejected ? "failed" : "succeeded",
+            { ...counts },
+            allRejected ? `all ${counts.rejected} piece(s) rejected in review` : null
+          )
+          if (allRejected) yield* lifecycle.fail(runId, rejectedInReview)
         })
       })
-      return !rejected
+      return allRejected ? Option.none<typeof Counts.Type>() : Option.some(counts)
     })
 
-  const plan = steps.plan(ctx.workflowId)
+  const plan = catalog[workflowId].steps
   const outputs: Record<string, unknown> = {}
+  let reviewed: { approved: number; rejected: number } | undefined
   for (const [position, step] of plan.entries()) {
     if (step.name === "await-approval") {
-      if (!(yield* awaitApproval(position))) return
-      outputs[step.name] = { status: "succeeded" }
+      const counts = yield* awaitApproval(position)
+      if (Option.isNone(counts)) return
+      reviewed = { approved: counts.value.approved, rejected: counts.value.rejected }
+      outputs[step.name] = { status: "succeeded", detail: counts.value }
       continue
     }
     const outcome = yield* runStep(step, position)
     if (Option.isNone(outcome)) return
     outputs[step.name] = outcome.value
   }
-  yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { steps: outputs }) })
+  yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { ...reviewed, steps: outputs }) })
 }))
 
-/** The run's workflow registered on the engine, with the services its steps use. */
-export const HeraldRunLayer = HeraldRunLive.pipe(
-  Layer.provide(Layer.mergeAll(WorkflowSteps.layer, RunLifecycle.layer))
-)
+/** The run's workflow registered on the engine (its steps use the domain services of App.ts `Services`). */
+export const HeraldRunLayer = HeraldRunLive.pipe(Layer.provide(RunLifecycle.layer))

@@ -1,18 +1,21 @@
-import { Clock, Context, Duration, Effect, Layer, Option, Schedule } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { DurableDeferred, WorkflowEngine } from "effect/workflow"
+import { WorkflowEngine } from "effect/workflow"
 import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { AppConfig } from "../../Config.ts"
 import { nextFire } from "../../domain/Cron.ts"
-import { Conflict, NotFound } from "../../domain/Errors.ts"
-import { catalogIds, type RunStatus, type Workflow, type WorkflowRun, type WorkflowRunDetail, type WorkflowUpdate } from "../../domain/Workflows.ts"
+import { Conflict, NotFound, type ValidationError } from "../../domain/Errors.ts"
+import { catalogIds, isCatalogId, type RunStatus, type Workflow, type WorkflowRun, type WorkflowRunDetail, type WorkflowUpdate } from "../../domain/Workflows.ts"
 import { Events } from "../../platform/Events.ts"
-import { forkPeriodic } from "../../platform/Periodic.ts"
-import { WorkflowEngineLive } from "./Engine.ts"
+import { checkOptions } from "./Catalog.ts"
+import { Content } from "../content/Content.ts"
+import { Customers } from "../customers/Customers.ts"
+import { deleteEngineMessages, engineRunners, WorkflowEngineLive } from "./Engine.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
 import { type RunRow, toRun, toWorkflow, type WorkflowRow, WorkflowsRepo } from "./Repo.ts"
-import { ApprovalReviewed, HeraldRun, HeraldRunLayer } from "./Run.ts"
+import { HeraldRun, HeraldRunLayer } from "./Run.ts"
+import { workflowLoops } from "./Loops.ts"
 
 /** What started a run: a person (REST), cron, the orchestrator, or an agent (an MCP or chat tool call). */
 export type Trigger = "manual" | "cron" | "orchestrator" | "agent"
@@ -41,6 +44,9 @@ export interface Registrations {
 const workflowNotFound = () => new NotFound({ error: "Workflow not found" })
 const runNotFound = () => new NotFound({ error: "Run not found" })
 
+/** The review note of a piece rejected because its run was cancelled. */
+export const cancelledNote = "run cancelled"
+
 /** The next tick of a workflow from `now`: null when disabled or unscheduled. */
 export const nextRunFor = (row: Pick<WorkflowRow, "enabled" | "schedule" | "timezone">, now: Date): Date | null =>
   row.enabled && row.schedule !== null ? nextFire(row.schedule, row.timezone, now) ?? null : null
@@ -52,14 +58,17 @@ export const nextRunFor = (row: Pick<WorkflowRow, "enabled" | "schedule" | "time
  */
 export class Workflows extends Context.Service<Workflows, {
   readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<Workflow>>
-  readonly update: (customerId: string, workflowId: string, patch: WorkflowUpdate) => Effect.Effect<Workflow, NotFound>
+  /** `config` is checked against the workflow's options schema (400 naming the option). */
+  readonly update: (customerId: string, workflowId: string, patch: WorkflowUpdate) => Effect.Effect<Workflow, NotFound | ValidationError>
   readonly toggle: (customerId: string, workflowId: string, enabled: boolean) => Effect.Effect<Workflow, NotFound>
   readonly start: (
     customerId: string,
     workflowId: string,
     input: Record<string, unknown>,
-    trigger: Trigger
-  ) => Effect.Effect<WorkflowRun, NotFound>
+    trigger: Trigger,
+    /** Where the input sits in the request, for a validation error's path (default `body.input`). */
+    inputPath?: string
+  ) => Effect.Effect<WorkflowRun, NotFound | ValidationError>
   readonly listRuns: (customerId: string, query: RunQuery) => Effect.Effect<ReadonlyArray<WorkflowRun>>
   readonly getRun: (customerId: string, runId: string) => Effect.Effect<WorkflowRunDetail, NotFound>
   readonly cancel: (customerId: string, runId: string) => Effect.Effect<WorkflowRun, NotFound | Conflict>
@@ -84,6 +93,8 @@ export class Workflows extends Context.Service<Workflows, {
     const lifecycle = yield* RunLifecycle
     const events = yield* Events
     const config = yield* AppConfig
+    const customers = yield* Customers
+    const content = yield* Content
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
@@ -108,6 +119,7 @@ export class Workflows extends Context.Service<Workflows, {
 
     const update = Effect.fn("Workflows.update")(function*(customerId: string, workflowId: string, patch: WorkflowUpdate) {
       const row = yield* find(customerId, workflowId)
+      if (patch.config !== undefined && isCatalogId(workflowId)) yield* checkOptions(workflowId, patch.config, "body.config")
       return yield* save({
         ...row,
         ...(patch.name === undefined ? {} : { name: patch.name }),
@@ -144,8 +156,9 @@ export class Workflows extends Context.Service<Workflows, {
       })
 
     const start = Effect.fn("Workflows.start")(
-      function*(customerId: string, workflowId: string, input: Record<string, unknown>, trigger: Trigger) {
+      function*(customerId: string, workflowId: string, input: Record<string, unknown>, trigger: Trigger, inputPath = "body.input") {
         yield* find(customerId, workflowId)
+        if (isCatalogId(workflowId)) yield* checkOptions(workflowId, input, inputPath)
         const row = yield* insertRun(customerId, workflowId, input, trigger)
         yield* dispatch(row)
         return toRun(row)
@@ -170,7 +183,16 @@ export class Workflows extends Context.Service<Workflows, {
     const cancel = Effect.fn("Workflows.cancel")(function*(customerId: string, runId: string) {
       const found = yield* repo.findRun(customerId, runId)
       if (Option.isNone(found)) return yield* runNotFound()
-      const cancelled = yield* lifecycle.fail(runId, "cancelled")
+      // The run ends and its pieces still awaiting approval are rejected (event and webhook as any rejection) together.
+      const cancelled = yield* Effect.gen(function*() {
+        if (!(yield* lifecycle.fail(runId, "cancelled"))) return false
+        for (const piece of yield* content.ofRun(customerId, runId)) {
+          if (piece.status !== "pending_approval") continue
+          // A piece decided meanwhile keeps that decision.
+          yield* content.review(customerId, piece.id, "reject", cancelledNote).pipe(Effect.catchTags({ NotFound: () => Effect.void, InvalidTransition: () => Effect.void }))
+        }
+        return true
+      }).pipe(sql.withTransaction, Effect.orDie)
       if (!cancelled) return yield* new Conflict({ error: `The run has already ended (${found.value.status})` })
       const executionId = yield* executionIdOf(found.value)
       // The run is failed in our table first: a step that still runs finds it ended and stops.
@@ -203,19 +225,10 @@ export class Workflows extends Context.Service<Workflows, {
     const registrations = Effect.gen(function*() {
       const rows = yield* sql<WorkflowRow>`SELECT customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at
         FROM workflows WHERE next_run_at IS NOT NULL ORDER BY next_run_at LIMIT 1000`.pipe(Effect.orDie)
-      const runners = yield* sql<{ address: string; healthy: boolean; lastHeartbeat: Date | null }>`
-        SELECT address, healthy, last_heartbeat FROM cluster_runners ORDER BY address`.pipe(
-        Effect.catch(() => Effect.succeed([])),
-        Effect.map((found) =>
-          found.length > 0
-            ? found.map((r) => ({ address: r.address, healthy: Boolean(r.healthy), lastHeartbeat: r.lastHeartbeat === null ? null : new Date(r.lastHeartbeat).toISOString() }))
-            : [{
-              address: Option.getOrElse(config.workflowRunnerAddress, () => `${hostname()}:${config.port}`),
-              healthy: true,
-              lastHeartbeat: null
-            }]
-        )
-      )
+      const found = yield* engineRunners(sql)
+      const runners = found.length > 0
+        ? found.map((r) => ({ address: r.address, healthy: Boolean(r.healthy), lastHeartbeat: r.lastHeartbeat === null ? null : new Date(r.lastHeartbeat).toISOString() }))
+        : [{ address: Option.getOrElse(config.workflowRunnerAddress, () => `${hostname()}:${config.port}`), healthy: true, lastHeartbeat: null }]
       return {
         workflows: [...catalogIds],
         engineWorkflows: [HeraldRun._tag],
@@ -230,19 +243,33 @@ export class Workflows extends Context.Service<Workflows, {
       }
     })
 
+    /** How many pages of due ticks one poll reads at most (ticks of suspended accounts stay due, and are passed over). */
+    const maxDuePages = 10
+
     const fireDue = Effect.gen(function*() {
       const at = yield* now
-      const due = yield* repo.due(at, 100)
       let fired = 0
-      for (const row of due) {
-        const next = nextRunFor(row, at)
-        const run = yield* Effect.gen(function*() {
-          if (!(yield* repo.claimTick(row, at, next))) return Option.none<RunRow>()
-          return Option.some(yield* insertRun(row.customerId, row.id, {}, "cron"))
-        }).pipe(sql.withTransaction, Effect.orDie)
-        if (Option.isNone(run)) continue
-        yield* dispatch(run.value)
-        fired++
+      let after: WorkflowRow | undefined
+      for (let page = 0; page < maxDuePages; page++) {
+        const due = yield* repo.due(at, 100, after)
+        if (due.length === 0) break
+        const statuses = yield* customers.statuses([...new Set(due.map((row) => row.customerId))])
+        for (const row of due) {
+          const status = statuses.get(row.customerId)
+          // A suspended account's tick waits until it is active again; a cancelled one (for ever) has no more ticks.
+          if (status === "suspended") continue
+          const next = status === "onboarding" || status === "active" ? nextRunFor(row, at) : null
+          const run = yield* Effect.gen(function*() {
+            if (!(yield* repo.claimTick(row, at, next))) return Option.none<RunRow>()
+            if (next === null && status !== "onboarding" && status !== "active") return Option.none<RunRow>()
+            return Option.some(yield* insertRun(row.customerId, row.id, {}, "cron"))
+          }).pipe(sql.withTransaction, Effect.orDie)
+          if (Option.isNone(run)) continue
+          yield* dispatch(run.value)
+          fired++
+        }
+        if (due.length < 100) break
+        after = due[due.length - 1]
       }
       return fired
     })
@@ -258,13 +285,8 @@ export class Workflows extends Context.Service<Workflows, {
       if (ended.length === 0) return 0
       const ids = ended.flatMap((r) => r.executionId === null ? [] : [r.executionId])
       yield* Effect.gen(function*() {
-        if (ids.length > 0) {
-          // The run's own messages and its durable clock's (budget waits): both are keyed by the execution id.
-          const types = [`Workflow/${HeraldRun._tag}`, clockEntityType]
-          yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
-            WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)})`
-          yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", types)} AND ${sql.in("entity_id", ids)}`
-        }
+        // The run's own messages and its durable clock's (budget waits): both are keyed by the execution id.
+        yield* deleteEngineMessages(sql, [`Workflow/${HeraldRun._tag}`, clockEntityType], ids)
         yield* sql`UPDATE workflow_runs SET engine_swept = true WHERE ${sql.in("id", ended.map((r) => r.id))}`
       }).pipe(sql.withTransaction, Effect.orDie)
       return ended.length
@@ -275,65 +297,11 @@ export class Workflows extends Context.Service<Workflows, {
 }
 
 /**
- * Background work of the workflows feature, every WORKFLOW_POLL_INTERVAL_MS:
- * fires due cron ticks (claimed by compare-and-set, so once across processes;
- * a tick missed while no process ran fires once, the next computed from now),
- * resumes runs whose pieces have all been reviewed, dispatches runs left
- * pending by a crash between insert and dispatch, and (hourly) sweeps the
- * engine's stored messages of runs ended longer ago than WORKFLOW_RETENTION_HOURS.
- */
-const Background = Layer.effectDiscard(Effect.gen(function*() {
-  const sql = yield* SqlClient.SqlClient
-  const engine = yield* WorkflowEngine.WorkflowEngine
-  const config = yield* AppConfig
-  const workflows = yield* Workflows
-
-  const resumeReviewed = Effect.gen(function*() {
-    const claimed = yield* sql<{ id: string; customerId: string; workflowId: string }>`
-      UPDATE workflow_runs r SET resume_requested_at = now()
-      WHERE r.id IN (
-        SELECT r2.id FROM workflow_runs r2
-        WHERE r2.status = 'suspended' AND r2.waiting_for = 'approval'
-          AND (r2.resume_requested_at IS NULL OR r2.resume_requested_at < now() - interval '30 seconds')
-          AND (NOT EXISTS (SELECT 1 FROM content c WHERE c.run_id = r2.id AND c.customer_id = r2.customer_id
-                 AND c.status IN ('draft', 'pending_approval'))
-            OR EXISTS (SELECT 1 FROM content c WHERE c.run_id = r2.id AND c.customer_id = r2.customer_id AND c.status = 'rejected'))
-        LIMIT 100
-        FOR UPDATE SKIP LOCKED)
-      RETURNING r.id, r.customer_id, r.workflow_id`.pipe(Effect.orDie)
-    for (const run of claimed) {
-      const executionId = yield* HeraldRun.executionId({ runId: run.id, customerId: run.customerId, workflowId: run.workflowId })
-      const token = DurableDeferred.tokenFromExecutionId(ApprovalReviewed, { workflow: HeraldRun, executionId })
-      yield* DurableDeferred.succeed(ApprovalReviewed, { token, value: undefined }).pipe(
-        Effect.provideService(WorkflowEngine.WorkflowEngine, engine)
-      )
-    }
-  })
-
-  const dispatchStranded = Effect.gen(function*() {
-    const stranded = yield* sql<RunRow>`SELECT id, customer_id, workflow_id, status, triggered_by, input, output, error, waiting_for,
-        created_at, started_at, completed_at FROM workflow_runs
-      WHERE status = 'pending' AND created_at < now() - interval '30 seconds' ORDER BY created_at LIMIT 50`.pipe(Effect.orDie)
-    for (const row of stranded) yield* workflows.dispatch(row)
-  })
-
-  const guarded = (name: string, effect: Effect.Effect<void>) =>
-    effect.pipe(Effect.catchCause((cause) => Effect.logWarning(`workflows: ${name} failed`, cause)))
-
-  const every = Schedule.spaced(`${config.workflowPollIntervalMs} millis`)
-  yield* Effect.forkScoped(
-    Effect.all([guarded("cron", Effect.asVoid(workflows.fireDue)), guarded("approvals", resumeReviewed)], { discard: true }).pipe(Effect.repeat(every))
-  )
-  yield* Effect.forkScoped(guarded("stranded runs", dispatchStranded).pipe(Effect.repeat(Schedule.spaced("15 seconds"))))
-  yield* forkPeriodic({ name: "workflows: sweep", period: Duration.hours(1), run: workflows.sweep })
-}))
-
-/**
  * The workflows feature: the engine, the run workflow registered on it, the
  * service and its background loops. Needs the domain services, the Writer and
  * the language model (App.ts `Services`).
  */
-export const WorkflowsLive = Layer.mergeAll(HeraldRunLayer, Background).pipe(
+export const WorkflowsLive = Layer.mergeAll(HeraldRunLayer, Layer.effectDiscard(Effect.flatMap(Workflows, workflowLoops))).pipe(
   Layer.provideMerge(Workflows.layer),
   Layer.provideMerge(RunLifecycle.layer),
   Layer.provideMerge(WorkflowsRepo.layer),

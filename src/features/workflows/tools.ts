@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { generateLeadMagnet, runResearch } from "../../api/tools/definitions.ts"
 import type { WorkflowRunDetail } from "../../domain/Workflows.ts"
 import { implement, type ToolOutput } from "../../platform/tools/Handler.ts"
+import { isWebUrl } from "./steps/scan.ts"
 import { Workflows } from "./Workflows.ts"
 
 /** How long a tool call waits for the run it started to end before answering with its run id alone. */
@@ -48,10 +49,15 @@ export const runResearchTool = implement(runResearch, Effect.gen(function*() {
   const workflows = yield* Workflows
   return (input) =>
     Effect.gen(function*() {
+      // Competitors given by their site are scanned; those given by name are named in the brief.
+      const competitors = input.competitors ?? []
+      const sites = competitors.filter(isWebUrl)
+      const names = competitors.filter((c) => !isWebUrl(c))
       const started = yield* workflows.start(input.customerId, "competitor-research", {
         topic: input.topic,
         topics: [input.topic],
-        ...(input.competitors === undefined ? {} : { competitors: [...input.competitors] })
+        ...(sites.length === 0 ? {} : { competitors: sites.slice(0, 5) }),
+        ...(names.length === 0 ? {} : { competitorNames: names })
       }, "agent")
       return runOutput(input.customerId, yield* awaitRun(workflows, input.customerId, started.runId))
     })
