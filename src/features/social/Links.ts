@@ -3,7 +3,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes, randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { NotFound } from "../../domain/Errors.ts"
-import { analyticsChannels, isBotUserAgent, linksToTrack, rewriteLinks } from "../../domain/Social.ts"
+import { isBotUserAgent, linksToTrack, rewriteLinks } from "../../domain/Social.ts"
 import { Events } from "../../platform/Events.ts"
 import { Content } from "../content/Content.ts"
 import { Settings } from "../settings/Settings.ts"
@@ -28,12 +28,6 @@ export interface RevenueRecord {
   /** The analytics channel it counts under (the piece's or link's platform, `web`, `email`), or null. */
   readonly channel: string | null
   readonly createdAt: string
-}
-
-export interface ChannelFigure {
-  readonly channel: string
-  readonly metric: "clicks" | "impressions" | "engagements" | "revenue"
-  readonly value: number
 }
 
 /** A fresh link code: 9 random bytes, 12 url-safe characters. */
@@ -66,14 +60,6 @@ export class Links extends Context.Service<Links, {
   /** Writes the buffered clicks now (analytics reads them after at most `CLICK_FLUSH_MS`). */
   readonly flushClicks: Effect.Effect<void>
   readonly trackRevenue: (customerId: string, input: RevenueInput) => Effect.Effect<RevenueRecord, NotFound>
-  /**
-   * What this feature's tables know of a customer's channels since `since`:
-   * human clicks on tracked links, provider-reported impressions and
-   * engagements of posts published since then, and recorded revenue, each
-   * per channel (a platform, `email` or `web`). How analytics reads them
-   * without naming the tables.
-   */
-  readonly channelFigures: (customerId: string, since: Date) => Effect.Effect<ReadonlyArray<ChannelFigure>>
 }>()("herald/features/social/Links") {
   static readonly layer = Layer.effect(Links, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -251,32 +237,6 @@ export class Links extends Context.Service<Links, {
       }).pipe(sql.withTransaction, Effect.orDie)
     })
 
-    const channels = [...analyticsChannels]
-    const platforms = channels.filter((c) => c !== "web" && c !== "email")
-    const channelFigures = Effect.fnUntraced(function*(customerId: string, since: Date) {
-      const rows = yield* sql<{ channel: string; metric: ChannelFigure["metric"]; value: string }>`
-        SELECT CASE WHEN l.platform IN ${sql.in(platforms)} THEN l.platform ELSE 'web' END AS channel, 'clicks' AS metric,
-          sum(c.clicks)::text AS value
-        FROM link_clicks c JOIN tracked_links l ON l.code = c.code
-        WHERE c.customer_id = ${customerId} AND c.bot = false AND c.clicked_at >= ${since}
-        GROUP BY 1
-        UNION ALL
-        SELECT m.platform, 'impressions', sum(m.impressions)::text
-        FROM post_metrics m JOIN publish_jobs j ON j.content_id = m.content_id
-        WHERE m.customer_id = ${customerId} AND j.published_at >= ${since}
-        GROUP BY 1
-        UNION ALL
-        SELECT m.platform, 'engagements', sum(m.engagements)::text
-        FROM post_metrics m JOIN publish_jobs j ON j.content_id = m.content_id
-        WHERE m.customer_id = ${customerId} AND j.published_at >= ${since}
-        GROUP BY 1
-        UNION ALL
-        SELECT CASE WHEN channel IN ${sql.in(channels)} THEN channel ELSE 'web' END, 'revenue', sum(amount)::text
-        FROM revenue WHERE customer_id = ${customerId} AND created_at >= ${since}
-        GROUP BY 1`.pipe(Effect.orDie)
-      return rows.map((row) => ({ channel: row.channel, metric: row.metric, value: Number(row.value) }))
-    })
-
-    return Links.of({ trackBody, trackBodies, follow, followKnown, trackRevenue, flushClicks: flush, channelFigures })
+    return Links.of({ trackBody, trackBodies, follow, followKnown, trackRevenue, flushClicks: flush })
   }))
 }
