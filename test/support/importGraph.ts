@@ -54,7 +54,8 @@ export const violation = ({ from, to }: Edge): string | undefined => {
   }
 }
 
-const sourceFiles = (root: string, dir = ""): ReadonlyArray<string> =>
+/** Every .ts file under `root`, as paths relative to it. */
+export const sourceFiles = (root: string, dir = ""): ReadonlyArray<string> =>
   readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = dir === "" ? entry.name : `${dir}/${entry.name}`
     if (entry.isDirectory()) return sourceFiles(root, path)

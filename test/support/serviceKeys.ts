@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from "node:fs"
+import { readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import ts from "typescript"
+import { sourceFiles } from "./importGraph.ts"
 
 /** A service key written in src/: the file, the name it is declared under, the key string. */
 export interface ServiceKey {
@@ -8,13 +9,6 @@ export interface ServiceKey {
   readonly name: string
   readonly key: string
 }
-
-const sourceFiles = (root: string, dir = ""): ReadonlyArray<string> =>
-  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = dir === "" ? entry.name : `${dir}/${entry.name}`
-    if (entry.isDirectory()) return sourceFiles(root, path)
-    return entry.name.endsWith(".ts") ? [path] : []
-  })
 
 /** `Context.Service<..>()("key")`, `HttpApiMiddleware.Service<..>()("key")`: the key of a class's heritage call. */
 const heritageKey = (node: ts.ClassDeclaration): string | undefined => {

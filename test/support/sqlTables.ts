@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import ts from "typescript"
+import { sourceFiles } from "./importGraph.ts"
 
 /** A table named by SQL in a source file under src/, and whether that file only reads it. */
 export interface TableReference {
@@ -8,13 +9,6 @@ export interface TableReference {
   readonly table: string
   readonly readOnly: boolean
 }
-
-const sourceFiles = (root: string, dir = ""): ReadonlyArray<string> =>
-  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = dir === "" ? entry.name : `${dir}/${entry.name}`
-    if (entry.isDirectory()) return sourceFiles(root, path)
-    return entry.name.endsWith(".ts") ? [path] : []
-  })
 
 /** The tables the migrations create: the only names that count as tables below. */
 export const migrationTables = (migrations: string): ReadonlySet<string> =>

@@ -15,6 +15,7 @@ import {
 import { platformBodyLimits } from "../../domain/Content.ts"
 import { charLength, lastLineStart } from "../../domain/Text.ts"
 import { firstJsonObject } from "./firstJsonObject.ts"
+import { platformNames } from "../../domain/Social.ts"
 
 /** The line of a system prompt that carries the confirmed brand profile as JSON. */
 export const profileMarker = "Brand profile (JSON): "
@@ -80,15 +81,6 @@ const briefFromRequest = (text: string, brand: BrandFields): Brief => {
 const toolNamed = (tools: ReadonlyArray<Tool.Any>, text: string): Tool.Any | undefined => {
   const lower = text.toLowerCase()
   return tools.find((t) => lower.includes(t.name.toLowerCase()) || lower.includes(t.name.toLowerCase().replaceAll("_", " ")))
-}
-
-const platformNames: Record<string, string> = {
-  x: "X",
-  linkedin: "LinkedIn",
-  instagram: "Instagram",
-  facebook: "Facebook",
-  tiktok: "TikTok",
-  pinterest: "Pinterest"
 }
 
 /** The platform a request names ("twitter" is X). */
