@@ -170,7 +170,7 @@ describe("payment settings", () => {
 })
 
 describe("svgBarChart", () => {
-  it("draws one bar per point, tallest for the largest value, labels escaped", async () => {
+  it("draws one bar per point, longest for the largest value, labels escaped", async () => {
     const { svgBarChart } = await import("../src/features/dashboard/Dashboard.ts")
     const svg = svgBarChart([{ label: "<x>", value: 5 }, { label: "b", value: 10 }, { label: "c", value: Number.NaN }], { title: "Clicks & views" }).value
     const doc = parseDocument(svg, { xmlMode: true })
@@ -181,9 +181,10 @@ describe("svgBarChart", () => {
     }
     walk(doc)
     assert.strictEqual(rects.length, 3)
-    const heights = rects.map((r) => Number(r.attribs.height))
-    assert.isAbove(heights[1], heights[0])
-    assert.strictEqual(heights[2], 0)
+    // Bars run across, so a long channel name fits beside its bar.
+    const widths = rects.map((r) => Number(r.attribs.width))
+    assert.isAbove(widths[1], widths[0])
+    assert.strictEqual(widths[2], 0)
     assert.include(svg, "&lt;x&gt;")
     assert.include(svg, "Clicks &amp; views")
   })
