@@ -53,6 +53,7 @@ layer(SharedLive, { timeout: 300_000, excludeTestServices: true })("model calls 
       const provisioned = yield* Effect.promise(() =>
         send(server.url, "POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email: "model-once@example.com" } })
       )
+      assert.strictEqual(provisioned.status, 200, provisioned.text)
       const { customerId, apiKey } = provisioned.json as { customerId: string; apiKey: string }
       const api = (method: string, path: string, body?: unknown) =>
         Effect.promise(() => send(server.url, method, path, { headers: { authorization: `Bearer ${apiKey}` }, ...(body === undefined ? {} : { body }) }))

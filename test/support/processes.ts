@@ -67,7 +67,9 @@ export const startServer = async (options: SpawnOptions = {}): Promise<ServerPro
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value
   // Vite exports BASE_URL="/"; the service reads BASE_URL as its own address.
   delete env.BASE_URL
-  Object.assign(env, { PORT: String(port), HOST: "127.0.0.1", BASE_URL: url, LOG_LEVEL: "warn" })
+  // Test files run side by side on one Redis: each file's services count their limits apart (as one
+  // deployment would), so another file's provisioning cannot spend this one's admin budget.
+  Object.assign(env, { PORT: String(port), HOST: "127.0.0.1", BASE_URL: url, LOG_LEVEL: "warn", REDIS_KEY_PREFIX: `test-${process.pid}:` })
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name]
     else env[name] = value
