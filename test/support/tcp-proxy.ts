@@ -7,14 +7,16 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
  */
 export interface TcpProxy {
   readonly port: number
-  /** Destroys every open connection and stops accepting new ones (connection refused). */
+  /** Destroys every open connection and closes each new one at once (the port stays taken). */
   readonly cut: () => Promise<void>
+  /** Stops listening for good. */
+  readonly close: () => Promise<void>
   /**
    * A network partition: connections stay open (and new ones are accepted)
    * but nothing is forwarded either way, so the database simply stops answering.
    */
   readonly stall: () => void
-  /** Listens again on the same port and forwards as before (after `cut` or `stall`). */
+  /** Forwards as before (after `cut` or `stall`). */
   readonly restore: () => Promise<void>
   /** Connections currently piped through. */
   readonly openConnections: () => number
@@ -38,8 +40,15 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
     socket.on("error", () => socket.destroy())
   }
   let stalled = false
+  // A cut keeps the port: were it closed, another test's listener could take the freed port and the app
+  // would reach a database that is not its own. Connections are refused by closing them at once instead.
+  let refusing = false
   const makeServer = () =>
     createServer((client) => {
+      if (refusing) {
+        client.destroy()
+        return
+      }
       if (stalled) {
         track(client)
         return
@@ -53,13 +62,21 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
       upstream.pipe(client)
     })
 
-  let server = makeServer()
+  const server = makeServer()
   const port = await listen(server, 0)
 
-  const cut = async () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+  const dropAll = () => {
     for (const socket of sockets) socket.destroy()
     sockets.clear()
+  }
+  const cut = async () => {
+    refusing = true
+    dropAll()
+  }
+  const close = async () => {
+    refusing = true
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()))
+    dropAll()
     await closed
   }
   const stall = () => {
@@ -70,20 +87,17 @@ export const startTcpProxy = async (targetHost: string, targetPort: number): Pro
     }
   }
   const restore = async () => {
-    if (stalled) {
-      // What was in flight is lost, as after a real partition.
-      await cut()
-      stalled = false
-    }
-    server = makeServer()
-    await listen(server, port)
+    // What was in flight while stalled is lost, as after a real partition.
+    if (stalled) dropAll()
+    stalled = false
+    refusing = false
   }
-  return { port, cut, stall, restore, openConnections: () => sockets.size / 2 }
+  return { port, cut, stall, restore, close, openConnections: () => sockets.size / 2 }
 }
 
 /** The proxy as a scoped resource: cut for good when the scope closes. */
 export const tcpProxy = (targetHost: string, targetPort: number) =>
   Effect.acquireRelease(
     Effect.promise(() => startTcpProxy(targetHost, targetPort)),
-    (proxy) => Effect.promise(() => proxy.cut().catch(() => undefined))
+    (proxy) => Effect.promise(() => proxy.close().catch(() => undefined))
   )
