@@ -66,12 +66,15 @@ layer(testApp({ webhookRetrySchedule: [1, 1], webhookPollIntervalMs: 100, trustP
       for (let i = 0; i < 5; i++) yield* piece(`while disabled ${i}`)
       const before = yield* deliveriesOf(hook.id)
       assert.strictEqual(before.length, 8)
-      assert.strictEqual(before[0].status, "failed")
+      // Which of the first three spends its tries first depends on the dispatcher's timing; one did, the others were cancelled or failed too.
+      const firstThree = before.slice(0, 3)
+      for (const d of firstThree) assert.include(["cancelled", "failed"], d.status)
+      assert.isTrue(firstThree.some((d) => d.status === "failed"))
       assert.deepStrictEqual(before.slice(3).map((d) => d.status), ["skipped", "skipped", "skipped", "skipped", "skipped"])
-      for (const d of before.slice(1, 3)) assert.include(["cancelled", "failed"], d.status)
       const firstTries = new Map<string, string>()
       for (const r of receiver.state.received) if (!firstTries.has(r.json.id)) firstTries.set(r.json.id, r.webhookId)
-      assert.isTrue(firstTries.has(before[0].eventId), "the first event was tried while the receiver was down")
+      const failed = firstThree.find((d) => d.status === "failed")!
+      assert.isTrue(firstTries.has(failed.eventId), "the failed event was tried while the receiver was down")
 
       // Back up; nothing comes while the subscription stays disabled.
       receiver.state.decide = undefined
