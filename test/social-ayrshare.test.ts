@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
-import { AppConfig, appConfig } from "../src/Config.ts"
+import { AppConfig, appConfig, rateLimitDefaults } from "../src/Config.ts"
 import { Services } from "../src/App.ts"
 import { SocialProvider } from "../src/features/social/providers/Provider.ts"
 import { type AyrshareFake, startAyrshareFake } from "./support/ayrshare-fake.ts"
@@ -23,7 +23,9 @@ const settingsFor = (fake: AyrshareFake) => ({
   publishRetrySchedule: [1, 1, 1, 1],
   publishPollIntervalMs: 50,
   metricsRefreshIntervalMs: 300,
-  allowPrivateTargets: true
+  allowPrivateTargets: true,
+  // The tests poll pieces every 50 ms for up to two minutes: the REST limit is not what this file tests.
+  rateLimits: { ...rateLimitDefaults, rest: 100_000 }
 })
 
 const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) => testApp(settingsFor(fake)))).pipe(Layer.provideMerge(FakeLive))
