@@ -11,7 +11,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { pgliteSnapshotFile } from "../src/platform/Database.ts"
+import { pgliteSnapshotFile } from "../src/platform/Embedded.ts"
 import { freePort, root, serviceEnv } from "./support/service-process.ts"
 
 const runs = Number(process.argv.find((a) => /^\d+$/.test(a)) ?? 5)

@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { embeddedServer } from "../src/platform/Database.ts"
+import { openPglite } from "../src/platform/Embedded.ts"
 import { DurableNodeFS } from "../src/platform/DurableFs.ts"
 import { externalDatabaseUrl, send } from "./support/harness.ts"
 import { eventually } from "./support/eventually.ts"
@@ -52,6 +52,10 @@ const tmpfs = (sizeMb: number) =>
     (mounted) => Effect.sync(() => mounted.unmount())
   )
 
+/** The embedded database as its thread opens it, here in the test's own thread so its file system can be read. */
+const opened = (dir: string, durable: boolean) =>
+  Effect.acquireRelease(Effect.promise(() => openPglite(dir, durable)), (db) => Effect.promise(() => db.close()))
+
 const freeMiB = (dir: string) => {
   const stats = statfsSync(dir)
   return (Number(stats.bavail) * Number(stats.bsize)) / (1024 * 1024)
@@ -66,7 +70,7 @@ describe.skipIf(!embedded)("acknowledged writes are on disk", () => {
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "herald-durable-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      const { db } = yield* embeddedServer(dir)
+      const db = yield* opened(dir, true)
       const settings = yield* Effect.promise(() =>
         db.query<{ fsync: string; method: string }>(
           "SELECT current_setting('fsync') AS fsync, current_setting('wal_sync_method') AS method"
@@ -86,7 +90,7 @@ describe.skipIf(!embedded)("acknowledged writes are on disk", () => {
     Effect.gen(function*() {
       const dir = mkdtempSync(join(tmpdir(), "herald-unsafe-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
-      const { db } = yield* embeddedServer(dir, { durable: false, reserveBytes: 0 })
+      const db = yield* opened(dir, false)
       const settings = yield* Effect.promise(() => db.query<{ fsync: string }>("SELECT current_setting('fsync') AS fsync"))
       assert.strictEqual(settings.rows[0].fsync, "off")
     }))
@@ -138,7 +142,7 @@ describe.skipIf(!onTmpfs)("a full DATA_DIR", () => {
       const refused = yield* eventually(Effect.promise(async () => {
         const res = await provisionReply()
         return res.status === 503 ? res : undefined
-      }))
+      }), 60_000)
       assertError(refused, 503, "E_UNAVAILABLE")
       assert.match(server.output(), /no space left in DATA_DIR/)
 
@@ -158,12 +162,12 @@ describe.skipIf(!onTmpfs)("a full DATA_DIR", () => {
         const page = await send(server.url, "GET", "/api/public/status")
         const component = page.json.components.find((c: { name: string }) => c.name === "database")
         return page.json.status === "degraded" && component?.status === "degraded" ? true : undefined
-      }))
+      }), 60_000)
 
       // Space freed: writes are accepted again without a restart.
       rmSync(filler)
-      yield* eventually(Effect.promise(async () => ((await provisionReply()).status === 200 ? true : undefined)))
+      yield* eventually(Effect.promise(async () => ((await provisionReply()).status === 200 ? true : undefined)), 60_000)
       const healed = yield* Effect.promise(ready)
       assert.strictEqual(healed.json.status, "ok", healed.text)
-    }))
+    }), 150_000)
 })

@@ -1,20 +1,15 @@
 import { NodeServices } from "@effect/platform-node"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
-import { Duration, Effect, FileSystem, Layer, Option, Path, Redacted, Schedule, String as Str } from "effect"
+import { Cause, Duration, Effect, FileSystem, Layer, Option, Path, Redacted, Schedule, String as Str } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import type { Migrator } from "effect/sql"
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
-import { createRequire } from "node:module"
-import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
+import { mkdirSync, readdirSync } from "node:fs"
+import { Worker } from "node:worker_threads"
 import { connect } from "node:net"
 import type { Duplex } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { AppConfig, type AppConfigShape } from "../Config.ts"
 import { checkStartupSpace, DataDirFull, diskGuard } from "./DiskGuard.ts"
-import { DurableNodeFS, pgliteStartParams, syncTree } from "./DurableFs.ts"
 
 const migrationsDir = fileURLToPath(new URL("../../migrations", import.meta.url))
 
@@ -53,42 +48,6 @@ const clientOptions = {
   applicationName: "herald"
 } as const
 
-/** Its package.json is not exported: found beside the entry point (dist/). */
-const pgliteVersion = (JSON.parse(readFileSync(
-  join(dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite")), "..", "package.json"),
-  "utf8"
-)) as { version: string }).version
-
-/**
- * What initdb leaves behind, kept once per machine and PGlite version. A
- * fresh embedded database (an empty DATA_DIR, or in memory) loads it instead
- * of running initdb, which is most of a first start (about 4 s of 5 on a quiet
- * machine). It is taken right after initdb, before any migration, so it holds
- * no table, no row and no secret of any database.
- */
-export const pgliteSnapshotFile = join(tmpdir(), "herald-pglite", `initdb-${pgliteVersion}.tar.gz`)
-
-const readSnapshot = (): Uint8Array | undefined => {
-  try {
-    return readFileSync(pgliteSnapshotFile)
-  } catch {
-    return undefined
-  }
-}
-
-/** Written to a file of its own, then renamed: processes starting together never read half a snapshot. */
-const saveSnapshot = async (db: PGlite) => {
-  try {
-    const tarball = new Uint8Array(await (await db.dumpDataDir("gzip")).arrayBuffer())
-    mkdirSync(join(tmpdir(), "herald-pglite"), { recursive: true })
-    const partial = `${pgliteSnapshotFile}.${process.pid}.${Date.now()}`
-    writeFileSync(partial, tarball)
-    renameSync(partial, pgliteSnapshotFile)
-  } catch {
-    // Only a cache: the next fresh start runs initdb again.
-  }
-}
-
 /** How the embedded database keeps its files: synced to the disk before a write is answered, or not. */
 export interface EmbeddedOptions {
   readonly durable: boolean
@@ -98,71 +57,90 @@ export interface EmbeddedOptions {
 
 const defaultEmbedded: EmbeddedOptions = { durable: true, reserveBytes: 0 }
 
-/** Opens (or creates) the embedded database, creating a fresh one from the initdb snapshot when there is one. */
-const openPglite = async (dataDir: string | undefined, durable: boolean): Promise<PGlite> => {
-  const create = (loadDataDir?: Blob) =>
-    PGlite.create({
-      ...(dataDir === undefined ? { dataDir: "memory://" } : { dataDir, fs: new DurableNodeFS(dataDir) }),
-      startParams: pgliteStartParams(durable && dataDir !== undefined),
-      ...(loadDataDir === undefined ? {} : { loadDataDir })
-    })
-  const fresh = dataDir === undefined || readdirSync(dataDir).length === 0
-  if (!fresh) return create()
-  const db = await createFresh(create, dataDir)
-  if (durable && dataDir !== undefined) syncTree(dataDir)
-  return db
-}
+const workerEntry = new URL("./embeddedWorker.ts", import.meta.url)
 
-/** A fresh database: from the initdb snapshot when there is a sound one, else by initdb (then kept as the snapshot). */
-const createFresh = async (create: (loadDataDir?: Blob) => Promise<PGlite>, dataDir: string | undefined) => {
-  const snapshot = readSnapshot()
-  if (snapshot !== undefined) {
-    try {
-      return await create(new Blob([snapshot]))
-    } catch {
-      // A damaged snapshot: drop it and whatever it left, and run initdb.
-      rmSync(pgliteSnapshotFile, { force: true })
-      if (dataDir !== undefined) for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true })
+type WorkerAnswer = { readonly ready: true; readonly port: number } | { readonly failed: true; readonly message: string }
+
+/** Starts the database thread and waits until it serves, or says why it cannot. */
+const startWorker = (dataDir: string | undefined, durable: boolean, port: number) =>
+  new Promise<{ readonly worker: Worker; readonly port: number }>((resolve, reject) => {
+    const worker = new Worker(workerEntry, { workerData: { dataDir, durable, port } })
+    const settle = (outcome: () => void) => {
+      worker.off("message", onMessage).off("exit", onExit)
+      outcome()
     }
-  }
-  const db = await create()
-  await saveSnapshot(db)
-  return db
-}
+    const onMessage = (answer: WorkerAnswer) => {
+      if ("ready" in answer) return settle(() => resolve({ worker, port: answer.port }))
+      settle(() => reject(new Error(answer.message)))
+      void worker.terminate()
+    }
+    const onExit = (code: number) => settle(() => reject(new Error(`the database thread ended (exit code ${code}) before it served`)))
+    // Without a listener an `error` event would be thrown on this thread; `exit` follows it and says what matters.
+    worker.on("error", () => undefined)
+    worker.on("message", onMessage).on("exit", onExit)
+  })
+
+const stopWorker = (worker: Worker) =>
+  new Promise<void>((resolve) => {
+    const done = () => resolve()
+    worker.once("exit", done)
+    worker.once("message", () => void worker.terminate().then(done, done))
+    worker.postMessage("stop")
+  })
+
+/** Free space checked before the thread starts, and again when a start failed on a disk that filled up meanwhile. */
+const startChecked = (dataDir: string | undefined, options: EmbeddedOptions, port: number) =>
+  Effect.tryPromise({
+    try: async () => {
+      if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
+      const fresh = dataDir !== undefined && readdirSync(dataDir).length === 0
+      const full = dataDir === undefined ? undefined : checkStartupSpace(dataDir, options.reserveBytes, fresh)
+      if (full !== undefined) throw full
+      try {
+        return await startWorker(dataDir, options.durable, port)
+      } catch (error) {
+        throw (dataDir === undefined ? undefined : checkStartupSpace(dataDir, options.reserveBytes, fresh)) ?? error
+      }
+    },
+    catch: (error) => error
+  }).pipe(Effect.catch((error) => error instanceof DataDirFull ? Effect.fail(error) : Effect.die(error)))
 
 /**
- * Starts an embedded PGlite and serves it on a loopback port, so the same
- * PostgreSQL wire driver and the same migrations run against it. In DATA_DIR
- * it refuses to start without the reserve free (PGlite itself would abort
- * without saying why), and a start that failed on a disk that filled up
- * meanwhile says so too.
+ * Starts an embedded PGlite on a thread of its own and serves it on a
+ * loopback port, so the same PostgreSQL wire driver and the same migrations
+ * run against it. In DATA_DIR it refuses to start without the reserve free
+ * (PGlite itself would abort without saying why), and a start that failed on
+ * a disk that filled up meanwhile says so too. Should the thread end (PGlite
+ * aborts on a fault it cannot recover from), a new one opens the same files
+ * on the same port: statements fail with a connection error (503) meanwhile,
+ * and what was committed is replayed from the write-ahead log.
  */
 export const embeddedServer = (dataDir: string | undefined, options: EmbeddedOptions = defaultEmbedded) =>
-  Effect.acquireRelease(
-    Effect.tryPromise({
-      try: async () => {
-        if (dataDir !== undefined) mkdirSync(dataDir, { recursive: true })
-        const fresh = dataDir !== undefined && readdirSync(dataDir).length === 0
-        const full = dataDir === undefined ? undefined : checkStartupSpace(dataDir, options.reserveBytes, fresh)
-        if (full !== undefined) throw full
-        try {
-          const db = await openPglite(dataDir, options.durable)
-          const server = new PGLiteSocketServer({ db, host: "127.0.0.1", port: 0, maxConnections: 1 })
-          await server.start()
-          const [, port] = server.getServerConn().split(":")
-          return { db, server, port: Number(port) }
-        } catch (error) {
-          throw (dataDir === undefined ? undefined : checkStartupSpace(dataDir, options.reserveBytes, fresh)) ?? error
-        }
-      },
-      catch: (error) => error
-    }).pipe(Effect.catch((error) => error instanceof DataDirFull ? Effect.fail(error) : Effect.die(error))),
-    ({ db, server }) =>
-      Effect.promise(async () => {
-        await server.stop().catch(() => undefined)
-        await db.close().catch(() => undefined)
-      })
-  )
+  Effect.gen(function*() {
+    let stopping = false
+    let current = yield* startChecked(dataDir, options, 0)
+    const port = current.port
+    yield* Effect.addFinalizer(() => {
+      stopping = true
+      return Effect.promise(() => stopWorker(current.worker))
+    })
+    const ended = (worker: Worker) => Effect.callback<number>((resume) => {
+      worker.once("exit", (code) => resume(Effect.succeed(code)))
+    })
+    const restart = Effect.gen(function*() {
+      const code = yield* ended(current.worker)
+      if (stopping) return yield* Effect.interrupt
+      yield* Effect.logError("the embedded database thread ended; starting it again", { exitCode: code, port })
+      current = yield* startChecked(dataDir, options, port).pipe(
+        Effect.tapCause((cause) => Effect.logError("the embedded database did not start again", { cause: Cause.pretty(cause) })),
+        Effect.sandbox,
+        Effect.retry(Schedule.spaced(Duration.seconds(1)))
+      )
+    })
+    yield* Effect.forkScoped(Effect.forever(restart))
+    /** `thread` is the one serving now: tests end it to see the next one take over. */
+    return { port, thread: () => current.worker }
+  })
 
 /**
  * A TCP connection to the database that is destroyed when a written statement
