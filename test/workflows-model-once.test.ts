@@ -6,7 +6,7 @@ import { sharedDatabase, startServer, type ServerProcess, withSql } from "./supp
 
 /**
  * A model call is paid once: a real server process (`node src/main.ts`) with
- * the test-only HERALD_TEST_CRASH_STEP=answer:social-1 kills itself (SIGKILL)
+ * the test entry point test/support/crash-main.ts, with HERALD_TEST_CRASH_STEP=answer:social-1, kills itself (SIGKILL)
  * right after the model's answer for that piece arrived and before the piece
  * is stored; the restarted process stores the piece from the recorded answer.
  * Every model request is counted by the local OpenAI-protocol server.
@@ -45,7 +45,7 @@ layer(SharedLive, { timeout: 300_000, excludeTestServices: true })("model calls 
       yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(servers.map((s) => s.child.kill("SIGKILL")))))
       const start = () =>
         Effect.promise(async () => {
-          const server = await startServer({ env, readyTimeoutMs: 60_000 })
+          const server = await startServer({ env, entry: "test/support/crash-main.ts", readyTimeoutMs: 60_000 })
           servers.push(server)
           return server
         })

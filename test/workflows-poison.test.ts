@@ -8,9 +8,10 @@ import { externalDatabaseUrl, send } from "./support/harness.ts"
 import { sharedDatabase, type ServerProcess, startServer, withSql } from "./support/processes.ts"
 
 /**
- * A run whose step kills its process: real server processes (`node
- * src/main.ts`) on one database, with the test-only HERALD_TEST_CRASH_STEP
- * making a named step SIGKILL its process when it starts. The run is resumed
+ * A run whose step kills its process: real server processes on one
+ * database, started through test/support/crash-main.ts, whose
+ * HERALD_TEST_CRASH_STEP makes a named step SIGKILL its process when it
+ * starts. The run is resumed
  * at each restart and kills the process again, until its step has died
  * three times: then it is failed, and the process stays up.
  */
@@ -30,7 +31,7 @@ const exited = (server: ServerProcess) =>
 const starter = (servers: Array<ServerProcess>, env: Record<string, string | undefined>) => ({
   start: (crashStep: string | undefined) =>
     Effect.promise(async () => {
-      const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, readyTimeoutMs: 60_000 })
+      const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, entry: "test/support/crash-main.ts", readyTimeoutMs: 60_000 })
       servers.push(server)
       return server
     }),
@@ -42,7 +43,7 @@ const starter = (servers: Array<ServerProcess>, env: Record<string, string | und
   startToCrash: (crashStep: string) =>
     Effect.promise(async () => {
       try {
-        const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, readyTimeoutMs: 60_000 })
+        const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, entry: "test/support/crash-main.ts", readyTimeoutMs: 60_000 })
         servers.push(server)
         return await exited(server)
       } catch (error) {

@@ -8,7 +8,7 @@ export interface Edge {
   readonly to: string
 }
 
-const wiring = new Set(["main.ts", "App.ts", "ApiRoutes.ts", "Tools.ts"])
+const wiring = new Set(["main.ts", "Service.ts", "App.ts", "ApiRoutes.ts", "Tools.ts"])
 
 /** Where a module sits: `domain`, `api`, `platform`, `feature:<name>`, `config` or `wiring`. */
 export const layerOf = (path: string): string => {

@@ -7,7 +7,8 @@ import { Content } from "../content/Content.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
 import { catalog, runOptions } from "./Catalog.ts"
 import { type RunContext, type StepDefinition, StepError, StepFailed, StepOutcome, type StepServices } from "./steps/Step.ts"
-import { beginStep, crashIfTestStep, stepCrashedError, testCrashStep } from "./StepStarts.ts"
+import { beginStep, stepCrashedError } from "./StepStarts.ts"
+import { StepHooks } from "./StepHooks.ts"
 
 /**
  * Every catalog run is one execution of this durable workflow, keyed by the
@@ -38,7 +39,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
   const lifecycle = yield* RunLifecycle
   const services = yield* Effect.context<StepServices>()
   const config = yield* AppConfig
-  const crashStep = yield* testCrashStep
+  const hooks = yield* StepHooks
   const { runId, customerId } = payload
 
   const recordStepEnd = (name: string, status: "succeeded" | "skipped" | "failed", detail: Record<string, unknown> | null, error: string | null) =>
@@ -80,7 +81,7 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
             .pipe(sql.withTransaction, Effect.orDie)
           return yield* new StepFailed({ message: stepCrashedError })
         }
-        yield* crashIfTestStep(crashStep, step.name)
+        yield* hooks.reached(step.name)
         const exit = yield* Effect.exit(step.run(ctx).pipe(Effect.provideContext(services)))
         if (Exit.isSuccess(exit)) {
           yield* recordStepEnd(step.name, exit.value.status, exit.value.detail, null)

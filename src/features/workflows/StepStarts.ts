@@ -1,4 +1,4 @@
-import { Config, Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 
 /**
@@ -30,18 +30,3 @@ export const beginStep = (sql: SqlClient.SqlClient, runId: string, name: string,
     WHERE workflow_steps.unfinished_starts < ${maxUnfinishedStarts}
     RETURNING name`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie)
 }
-
-/**
- * TEST ONLY, never set in production: `HERALD_TEST_CRASH_STEP` names a step
- * at whose start the process kills itself (SIGKILL), standing in for a step
- * that crashes its process, so a test can prove such a run is quarantined.
- * `answer:<piece key>` (e.g. `answer:social-1`) kills it right after that
- * piece's model answer is recorded and before the piece is stored, so a test
- * can prove the answer is reused, not paid for again.
- */
-export const testCrashStep = Config.String("HERALD_TEST_CRASH_STEP").pipe(Config.option, Effect.map(Option.getOrUndefined), Effect.orDie)
-
-export const crashIfTestStep = (crashStep: string | undefined, name: string) =>
-  Effect.sync(() => {
-    if (crashStep !== undefined && crashStep === name) process.kill(process.pid, "SIGKILL")
-  })

@@ -6,7 +6,7 @@ import { type BrandVoice, Writer } from "../../agent/Agent.ts"
 import { Content } from "../../content/Content.ts"
 import { Customers } from "../../customers/Customers.ts"
 import { Onboarding } from "../../onboarding/Onboarding.ts"
-import { crashIfTestStep, testCrashStep } from "../StepStarts.ts"
+import { StepHooks } from "../StepHooks.ts"
 import { once, recorded } from "./Once.ts"
 import { OverBudget, type RunContext, type StepDefinition, StepFailed, type StepOutcome, skipped, succeeded, texts } from "./Step.ts"
 
@@ -75,7 +75,7 @@ const writePiece = (ctx: RunContext, brand: BrandVoice, piece: PieceSpec) =>
       }).pipe(Effect.mapError((error) =>
         error._tag === "BudgetExceeded" ? new OverBudget({ message: error.error }) : new StepFailed({ message: error.message })
       ))
-    ).pipe(Effect.tap(() => Effect.flatMap(testCrashStep, (crashStep) => crashIfTestStep(crashStep, answerKey))))
+    ).pipe(Effect.tap(() => Effect.flatMap(StepHooks, (hooks) => hooks.reached(answerKey))))
     return yield* once(
       ctx.runId,
       piece.key,
