@@ -70,6 +70,10 @@ hr{border:0;border-top:1px solid var(--line);margin:1rem 0}
 .site-nav a:hover,.site-nav a[aria-current=page]{background:var(--bg)}
 .foot p{margin:.25rem 0}
 .foot-links a{display:inline-block;padding:.5rem .6rem;min-height:44px}
+.foot address{font-style:normal;margin:.25rem 0}
+.standards{max-width:60rem;margin:3rem auto 1rem;padding:0 1rem;color:var(--muted);font-size:.85rem}
+.standards blockquote{margin:0 0 .25rem;font-style:italic}
+.standards a{display:inline-block;min-height:24px}
 nav.sections a{display:inline-block;padding:.25rem .15rem;min-height:24px}
 .hero-home{padding:2.5rem 0 1.5rem;text-align:center}
 .hero-home h1{font-size:2.2rem;margin-bottom:.5rem}
