@@ -146,7 +146,9 @@ const identity = JSON.stringify({
 
 /** The two public standards Herald's interfaces follow, quoted and linked, so each page says what it builds on. */
 const standards = html`<figure class="standards"><blockquote cite="https://modelcontextprotocol.io/specification/2025-06-18">Model Context Protocol (MCP) is an open protocol that enables seamless integration between LLM applications and external data sources and tools.</blockquote>
-<figcaption>— <cite><a href="https://modelcontextprotocol.io/specification/2025-06-18">The Model Context Protocol specification</a></cite>, which Herald's MCP server follows, as its REST API is described by the <a href="https://spec.openapis.org/oas/v3.1.0">OpenAPI 3.1 specification</a>.</figcaption></figure>`
+<figcaption>— <cite><a href="https://modelcontextprotocol.io/specification/2025-06-18">The Model Context Protocol specification</a></cite>, revision 2025-06-18. Herald builds on two open standards:
+<ul><li>its MCP server follows <a href="https://modelcontextprotocol.io/specification/2025-06-18">the MCP specification</a>;</li>
+<li>its REST API is described by <a href="https://spec.openapis.org/oas/v3.1.0">the OpenAPI 3.1 specification</a> (<a href="/openapi.json">Herald's document</a>).</li></ul></figcaption></figure>`
 
 const navLinks = [
   ["docs", "/docs", "Docs"],
@@ -173,7 +175,7 @@ ${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.
 <header class="topbar"><a class="brand" href="/"><span class="logo" aria-hidden="true">H</span> Herald</a>
 <nav class="site-nav" aria-label="Site">${
     navLinks.map(([id, href, label]) => html`<a href="${href}"${page.current === id ? html` aria-current="page"` : ""}>${label}</a>`)
-  }</nav></header>
+  }</nav>${page.current === "dashboard" ? "" : html`<a class="button topbar-cta" href="/#signup-form">Get started</a>`}</header>
 <main id="main">${page.body}${standards}</main>
 <footer class="foot"><p>Herald · your AI marketing team</p><address class="foot-links"><a href="/docs">API reference</a> <a href="/status">Status</a> <a href="/llms.txt">llms.txt</a> <a href="/openapi.json">OpenAPI</a></address></footer>
 </body></html>`
