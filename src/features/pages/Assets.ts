@@ -98,7 +98,7 @@ nav.sections a{display:inline-block;padding:.25rem .15rem;min-height:24px}
 caption{text-align:left;padding:.25rem 0}
 .post{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;margin:0}
 .consent-actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
-@media (max-width:40rem){.hero-home h1{font-size:1.7rem}.topbar{padding:.5rem .75rem}.site-nav a{padding:.4rem .45rem}main{padding:.75rem}.card{padding:1rem}h1{font-size:1.35rem}.hide-narrow{display:none}.topbar-cta{padding:.4rem .6rem}}
+@media (max-width:40rem){.hero-home h1{font-size:1.7rem}.topbar{padding:.5rem .75rem}.site-nav a{padding:.4rem .45rem}main{padding:.75rem}.card{padding:1rem}h1{font-size:1.35rem}.hide-narrow{display:none}.topbar-cta{display:none}}
 `
 
 /**

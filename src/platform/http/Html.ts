@@ -148,7 +148,7 @@ const identity = JSON.stringify({
 const standards = html`<figure class="standards"><blockquote cite="https://modelcontextprotocol.io/specification/2025-06-18">Model Context Protocol (MCP) is an open protocol that enables seamless integration between LLM applications and external data sources and tools.</blockquote>
 <figcaption>— <cite><a href="https://modelcontextprotocol.io/specification/2025-06-18">The Model Context Protocol specification</a></cite>, revision 2025-06-18. Herald builds on two open standards:
 <ul><li>its MCP server follows <a href="https://modelcontextprotocol.io/specification/2025-06-18">the MCP specification</a>;</li>
-<li>its REST API is described by <a href="https://spec.openapis.org/oas/v3.1.0">the OpenAPI 3.1 specification</a> (<a href="/openapi.json">Herald's document</a>).</li></ul></figcaption></figure>`
+<li>its REST API is described in <a href="https://spec.openapis.org/oas/v3.1.0">OpenAPI 3.1</a>: <a href="/openapi.json">Herald's document</a>.</li></ul></figcaption></figure>`
 
 const navLinks = [
   ["docs", "/docs", "Docs"],
