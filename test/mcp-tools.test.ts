@@ -294,9 +294,19 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
       assert.strictEqual(revenue.data.campaign, "spring")
       const after = yield* get(owner, "/api/analytics/{c}")
       assert.strictEqual(after.json.totals.revenue, 49.9)
-      yield* refused(client, "track_revenue", { customerId: owner.customerId, amount: 10, currency: "USD", contentId: "cnt_missing" }, "E_NOT_FOUND")
+      // Each error is said once: its code, then its message naming what is wrong.
+      assert.strictEqual(
+        yield* refused(client, "track_revenue", { customerId: owner.customerId, amount: 10, currency: "USD", contentId: "cnt_missing" }, "E_NOT_FOUND"),
+        "E_NOT_FOUND: Content not found"
+      )
+      assert.strictEqual(
+        yield* refused(client, "track_revenue", { customerId: owner.customerId, amount: 10, currency: "USD", link: "nope" }, "E_NOT_FOUND"),
+        "E_NOT_FOUND: Tracked link not found"
+      )
       for (const wrong of [{ currency: "XYZ" }, { amount: 0 }, { amount: 1.0000001 }, { channel: "web" }]) {
-        yield* refused(client, "track_revenue", { customerId: owner.customerId, amount: 10, currency: "USD", ...wrong }, "E_VALIDATION")
+        const text = yield* refused(client, "track_revenue", { customerId: owner.customerId, amount: 10, currency: "USD", ...wrong }, "E_VALIDATION")
+        assert.strictEqual(text.split("arguments.").length, 2, text)
+        assert.notInclude(text, "\n", text)
       }
       assert.strictEqual((yield* get(owner, "/api/analytics/{c}")).json.totals.revenue, 49.9)
     }))

@@ -43,6 +43,7 @@ describe("onboarding", () => {
           brandName: "Northwind Coffee",
           description: "Northwind roasts single-origin coffee for home baristas and small cafes.",
           logoUrl: `${origin}/img/northwind-logo.svg`,
+          ogImage: `${origin}/img/northwind-share.jpg`,
           colors: ["#7a3e1d", "#f2a541"],
           voice: ["conversational", "personal", "informal", "concise", "data-driven"],
           audience: ["home baristas", "home baristas and small cafes"],
@@ -68,7 +69,7 @@ describe("onboarding", () => {
         const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url: `${origin}/` })
         assert.strictEqual(res.status, 200)
         assert.deepStrictEqual(res.json, {
-          brandName: null, description: null, logoUrl: null, colors: [], voice: [], audience: [], products: [],
+          brandName: null, description: null, logoUrl: null, ogImage: null, colors: [], voice: [], audience: [], products: [],
           socials: {}, sourceUrl: `${origin}/`
         })
       }))

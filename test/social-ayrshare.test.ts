@@ -230,6 +230,55 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
     }))
 })
 
+/** The shortest publish settings the configuration accepts: a retry at once, and a claim that lapses after 1 s. */
+const ShortestOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) =>
+  testApp({ ...settingsFor(fake), publishRetrySchedule: [0], publishLeaseSeconds: 1 }))).pipe(Layer.provideMerge(FakeLive))
+
+layer(ShortestOnFake, { timeout: 150_000 })("Ayrshare at the shortest accepted publish settings", (it) => {
+  it.effect("a slow try outlives its 1 s claim, its answer is lost, the fresh page fills and the long one is cached, with one retry allowed: posted once and published, never failed", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      const profileKey = yield* connectX(owner)
+      const cached = yield* Effect.promise(() =>
+        fetch(`${fake.url}/api/history?lastDays=0&limit=1000`, { headers: { authorization: `Bearer ${fake.apiKey}`, "profile-key": profileKey } })
+      )
+      assert.strictEqual(cached.status, 200)
+      yield* Effect.promise(() => cached.text())
+      // The post appears at the provider 3 s into the request: a claim taken over after 1 s that looked now would not see it.
+      fake.mode = "late"
+      const posted = fake.nextPost()
+      const id = yield* publishX(owner, "Slow provider, short settings")
+      const ours = yield* Effect.promise(() => posted)
+      for (let i = 0; i < 25; i++) {
+        fake.posts.push({ ...ours, id: `short${i}`, post: `Short ${i}`, notes: `herald:cnt_short_${i}`, created: new Date().toISOString() })
+      }
+      fake.mode = "up"
+      // Done when published, or when the publisher gave up (the piece then stays approved, with a publish.failed event).
+      const piece = yield* eventually(
+        Effect.gen(function*() {
+          const res = yield* call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) })
+          if (res.json.status === "published") return res.json
+          yield* sleep(2000)
+          const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+          assert.strictEqual(events.status, 200, events.text)
+          return events.json.events.some((e: any) => e.type === "publish.failed") ? res.json : undefined
+        }),
+        120_000
+      )
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      assert.strictEqual(piece.status, "published")
+      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${ours.id}`)
+      const attempts = yield* attemptsOf(owner, id)
+      const causes = attempts.map((a) => a.status === "failed" ? String(a.error).split(":")[0] : a.status)
+      assert.include(causes, "try_in_flight", JSON.stringify(attempts))
+      assert.include(causes, "history_stale", JSON.stringify(attempts))
+      assert.strictEqual(causes[causes.length - 1], "reconciled", JSON.stringify(attempts))
+      const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      assert.isFalse(events.json.events.some((e: any) => e.type === "publish.failed"), JSON.stringify(events.json.events))
+    }), 150_000)
+})
+
 /** The adapter on its own, against the fake: schedule, delete, accounts, analytics, error bodies. */
 const AdapterOnFake = Layer.unwrap(Effect.gen(function*() {
   const fake = yield* Fake

@@ -280,7 +280,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.strictEqual((yield* call("GET", `/api/runs/${t.id}/run_nope`, { headers: t.h })).status, 404)
     }))
 
-  it.effect("media platforms are planned only with an image to attach: left out (and said so) without one, given the brand's logo with one", () =>
+  it.effect("media platforms are planned only with an image to attach: left out (and said so) without one, given the site's og:image without a logo, the logo with one", () =>
     Effect.gen(function*() {
       const t = yield* provision("media@x.co")
       const run = (customerId: string, h: Record<string, string>) =>
@@ -293,7 +293,13 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.include(without.steps[0].detail.leftOutReason, "instagram left out")
       const first = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content as Array<any>
       assert.deepStrictEqual(first.map((p) => p.platform), ["x", "x"])
-      assert.strictEqual((yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Acme Bakery", logoUrl: "https://acme.example/logo.png" } })).status, 200)
+      const ogImage = "https://acme.example/share.jpg"
+      assert.strictEqual((yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Acme Bakery", ogImage } })).status, 200)
+      const withOg = yield* run(t.id, t.h)
+      assert.isUndefined(withOg.steps[0].detail.leftOut)
+      const ogPieces = ((yield* call("GET", `/api/content/${t.id}?limit=100`, { headers: t.h })).json.content as Array<any>).filter((p) => p.runId === withOg.runId)
+      assert.deepStrictEqual(ogPieces.find((p) => p.platform === "instagram").metadata.media, [ogImage])
+      assert.strictEqual((yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Acme Bakery", logoUrl: "https://acme.example/logo.png", ogImage } })).status, 200)
       const withLogo = yield* run(t.id, t.h)
       assert.isUndefined(withLogo.steps[0].detail.leftOut)
       const pieces = ((yield* call("GET", `/api/content/${t.id}?limit=100`, { headers: t.h })).json.content as Array<any>).filter((p) => p.runId === withLogo.runId)

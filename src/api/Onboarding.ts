@@ -26,7 +26,7 @@ export class OnboardingApi extends HttpApiGroup.make("onboarding")
       summary: "Extract a brand profile from a URL",
       description: "Fetches the page through the outbound guard (http(s), public addresses only, 5 redirects, 5 MiB, " +
         "10 s) and reads what it says: `brandName` (Organization JSON-LD, og:site_name, title), `description`, " +
-        "`logoUrl`, `colors`, `voice` (tone words from the copy), `audience`, `products`, `socials` (profiles " +
+        "`logoUrl`, `ogImage` (the page's og:image), `colors`, `voice` (tone words from the copy), `audience`, `products`, `socials` (profiles " +
         "linked from the page) and `sourceUrl`; null or empty where the page says nothing. Nothing is stored. A url " +
         "that is not http(s) is 400 E_VALIDATION; a page that cannot be fetched (unreachable, refused private " +
         "address, error status, not HTML) is 422 E_FETCH_FAILED. Pages are read in isolated workers under the same " +
@@ -41,7 +41,7 @@ export class OnboardingApi extends HttpApiGroup.make("onboarding")
       summary: "Confirm the brand profile",
       description: "Stores the profile (replacing an earlier one) as what the agent writes from. The body is the " +
         "extracted profile's shape, edited: `brandName` (required, 1-200 characters), `description` (at most 2000), " +
-        "`logoUrl` and `sourceUrl` (absolute http(s) URLs), `colors` (`#rrggbb`, at most 20), `voice`, `audience`, " +
+        "`logoUrl`, `ogImage` and `sourceUrl` (absolute http(s) URLs), `colors` (`#rrggbb`, at most 20), `voice`, `audience`, " +
         "`products` (at most 50 strings of 1-200 characters each), `socials` (platform name to http(s) URL, at most " +
         "20); any other property, or a wrong type, is 400 E_VALIDATION naming it (`body.logoUrl`). `brandName` becomes " +
         "the customer's brand name. A customer in `onboarding` becomes `active` (events `customer.status_changed` " +

@@ -10,6 +10,10 @@ export const BrandProfile = Schema.Struct({
   brandName: Schema.NullOr(Schema.String),
   description: Schema.NullOr(Schema.String),
   logoUrl: Schema.NullOr(Schema.String.annotate({ format: "uri" })),
+  ogImage: Schema.NullOr(Schema.String.annotate({
+    format: "uri",
+    description: "The image the page gives social networks (og:image): attached to posts on platforms that need media when the profile has no logo"
+  })),
   colors: Schema.Array(Schema.String).annotate({ description: "Brand colours as #rrggbb, most used first" }),
   voice: Schema.Array(Schema.String).annotate({ description: "Tone words read from the copy" }),
   audience: Schema.Array(Schema.String).annotate({ description: "Who the page says it is for" }),
@@ -55,6 +59,9 @@ export const ConfirmedProfile = Schema.Struct({
   brandName: profileText(200).annotate({ description: "The brand's name, 1 to 200 characters; becomes the customer's brand name" }),
   description: Schema.optionalKey(Schema.NullOr(profileText(2000).annotate({ description: "What the brand does, at most 2000 characters" }))),
   logoUrl: Schema.optionalKey(Schema.NullOr(HttpUrl.annotate({ description: "The logo: an absolute http(s) URL" }))),
+  ogImage: Schema.optionalKey(Schema.NullOr(HttpUrl.annotate({
+    description: "The site's social sharing image (og:image): an absolute http(s) URL; posts that need media carry it when there is no logo"
+  }))),
   colors: Schema.optionalKey(listOf(Colour, 20).annotate({ description: "Brand colours as #rrggbb, most used first; at most 20" })),
   voice: Schema.optionalKey(words("Tone words the brand writes in")),
   audience: Schema.optionalKey(words("Who the brand is for")),

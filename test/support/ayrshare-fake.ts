@@ -10,13 +10,14 @@
  * - GET /api/user -> {activeSocialAccounts, displayNames: [{platform, displayName, username}]}
  * - POST /api/analytics/post {id, platforms} -> {<platform>: {id, postUrl, analytics: {...}}, status}
  * Errors: {status: "error", code, message} with 4xx, as Ayrshare answers.
- * Test controls: `mode` (up, down, refuse, lose-answer, hold), counters, `link(profileKey, platforms)`.
+ * Test controls: `mode` (up, down, refuse, lose-answer, hold, late), counters, `link(profileKey, platforms)`.
+ * `late`: a slow provider that makes the post 3 s into the request, then loses the answer.
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import { type AddressInfo, createServer as createNetServer } from "node:net"
 
-export type FakeMode = "up" | "down" | "refuse" | "lose-answer" | "hold"
+export type FakeMode = "up" | "down" | "refuse" | "lose-answer" | "hold" | "late"
 
 export interface FakePost {
   readonly id: string
@@ -166,6 +167,8 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
             postIds: []
           })
         }
+        const late = fake.mode === "late"
+        if (late) await new Promise((resolve) => setTimeout(resolve, 3000))
         const post: FakePost = {
           id: randomBytes(10).toString("base64url"),
           profileKey: profileKey as string,
@@ -183,7 +186,7 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
           held.push(res)
           return
         }
-        if (fake.mode === "lose-answer") return send(res, 502, { status: "error", code: 500, message: "Bad gateway" })
+        if (fake.mode === "lose-answer" || late) return send(res, 502, { status: "error", code: 500, message: "Bad gateway" })
         return send(res, 200, {
           status: post.status === "pending" ? "scheduled" : "success",
           errors: [],

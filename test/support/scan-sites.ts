@@ -214,6 +214,7 @@ export const sites = {
 <title>Home | Northwind Coffee</title>
 <meta name="description" content="Northwind roasts single-origin coffee for home baristas and small cafes.">
 <meta name="theme-color" content="#7A3E1D">
+<meta property="og:image" content="/img/northwind-share.jpg">
 <link rel="icon" href="/favicon.ico">
 <style>.hero { background: #F2A541; color: #fff } .btn { background: #7a3e1d } a { color: #F2A541 } body { color: #222 }</style>
 <script type="application/ld+json">${JSON.stringify({

@@ -148,7 +148,7 @@ export const analyzeBrandUrl: ToolDefinition<typeof AnalyzeBrandUrlInput.Type> =
   name: "analyze_brand_url",
   title: "Analyze a brand URL",
   description:
-    `Reads a brand's home page and answers the extracted profile: brandName, description, logoUrl, colors, voice, audience, products, socials, sourceUrl (null or empty where the page says nothing, never invented). Nothing is stored: confirm it through onboarding to make it the brand profile. A page that cannot be fetched is E_FETCH_FAILED. Use it to start onboarding or to brief content. ${customerNote}`,
+    `Reads a brand's home page and answers the extracted profile: brandName, description, logoUrl, ogImage, colors, voice, audience, products, socials, sourceUrl (null or empty where the page says nothing, never invented). Nothing is stored: confirm it through onboarding to make it the brand profile. A page that cannot be fetched is E_FETCH_FAILED. Use it to start onboarding or to brief content. ${customerNote}`,
   input: AnalyzeBrandUrlInput,
   annotations: fetchesWeb,
   role: "admin",

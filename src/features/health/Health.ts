@@ -108,28 +108,57 @@ export class Health extends Context.Service<Health, {
     /**
      * Probes stay in memory until their transaction commits, and are told apart
      * from stored ones by id, so a reader racing a flush neither loses nor
-     * double-counts them.
+     * double-counts them. Every instance probes the same components, so an
+     * outage is recorded by the first instance to write it; the others join
+     * that row (serialised by a lock, so two cannot both find none), and an
+     * outage first seen while the database was away joins the row another
+     * instance wrote for the same time.
      */
     const flush = Effect.gen(function*() {
       const probes = [...pending]
       const dirty = [...incidents.values()]
+      const joined = new Map<string, { readonly id: string; readonly startedAt: Date }>()
       yield* sql.withTransaction(Effect.gen(function*() {
         if (Arr.isArrayNonEmpty(probes)) {
           yield* sql`INSERT INTO status_probes ${sql.insert(Arr.map(probes, (p) => ({ ...p })))}
             ON CONFLICT (id) DO NOTHING`
         }
+        if (dirty.length > 0) yield* sql`SELECT pg_advisory_xact_lock(hashtext('herald:incidents'))`
         for (const i of dirty) {
+          const same = yield* sql<{ id: string }>`
+            SELECT id FROM incidents WHERE component = ${i.component} AND id <> ${i.id}
+              AND NOT EXISTS (SELECT 1 FROM incidents own WHERE own.id = ${i.id})
+              AND started_at <= COALESCE(${i.resolvedAt}::timestamptz, 'infinity'::timestamptz)
+              AND (resolved_at IS NULL OR resolved_at >= ${i.startedAt})
+            ORDER BY started_at LIMIT 1`
+          if (same.length > 0) {
+            const [row] = yield* sql<{ startedAt: Date }>`
+              UPDATE incidents SET started_at = LEAST(started_at, ${i.startedAt}),
+                resolved_at = COALESCE(resolved_at, ${i.resolvedAt}::timestamptz)
+              WHERE id = ${same[0].id} RETURNING started_at`
+            joined.set(i.id, { id: same[0].id, startedAt: new Date(row.startedAt) })
+            continue
+          }
+          // An outage ends once: a later "still down" from a slower instance does not reopen it.
           yield* sql`
             INSERT INTO incidents (id, component, started_at, resolved_at, summary)
             VALUES (${i.id}, ${i.component}, ${i.startedAt}, ${i.resolvedAt}, ${i.summary})
-            ON CONFLICT (id) DO UPDATE SET resolved_at = EXCLUDED.resolved_at`
+            ON CONFLICT (id) DO UPDATE SET resolved_at = COALESCE(incidents.resolved_at, EXCLUDED.resolved_at)`
         }
       }))
       const written = new Set(probes.map((p) => p.id))
       for (let index = pending.length - 1; index >= 0; index--) {
         if (written.has(pending[index].id)) pending.splice(index, 1)
       }
-      for (const i of dirty) if (i.resolvedAt !== null) incidents.delete(i.id)
+      for (const i of dirty) {
+        const row = joined.get(i.id)
+        if (row !== undefined) {
+          incidents.delete(i.id)
+          if (i.resolvedAt === null) incidents.set(row.id, { ...i, id: row.id, startedAt: row.startedAt })
+        } else if (i.resolvedAt !== null) {
+          incidents.delete(i.id)
+        }
+      }
     })
 
     const probe = Effect.gen(function*() {

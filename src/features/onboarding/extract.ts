@@ -47,6 +47,13 @@ const logoUrl = (page: Page): string | null => {
   return raw === undefined ? null : resolveUrl(raw, page.baseUrl)
 }
 
+/** The image the site gives social networks for its page (og:image, else twitter:image), when it is an http(s) address. */
+const ogImage = (page: Page): string | null => {
+  const raw = meta(page, "og:image") ?? meta(page, "og:image:url") ?? meta(page, "og:image:secure_url") ?? meta(page, "twitter:image")
+  const url = raw === undefined ? null : resolveUrl(raw, page.baseUrl)
+  return url !== null && /^https?:/.test(url) ? url : null
+}
+
 const expandHex = (hex: string) =>
   hex.length === 4 ? `#${hex[1]}${hex[1]}${hex[2]}${hex[2]}${hex[3]}${hex[3]}` : hex.slice(0, 7)
 
@@ -159,6 +166,7 @@ export const extractProfile = (page: Page): BrandProfile => ({
   brandName: brandName(page),
   description: description(page),
   logoUrl: logoUrl(page),
+  ogImage: ogImage(page),
   colors: colors(page),
   voice: voice(textOf(page.$("body").toArray(), chrome)),
   audience: audience(page),

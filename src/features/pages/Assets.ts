@@ -68,8 +68,13 @@ hr{border:0;border-top:1px solid var(--line);margin:1rem 0}
 .site-nav{display:flex;flex-wrap:wrap;gap:.25rem}
 .site-nav a{display:inline-block;padding:.4rem .7rem;border-radius:8px;text-decoration:none;font-weight:600;min-height:44px;line-height:1.75}
 .site-nav a:hover,.site-nav a[aria-current=page]{background:var(--bg)}
+.topbar-cta{min-height:44px;line-height:1.75;white-space:nowrap}
 .foot p{margin:.25rem 0}
 .foot-links a{display:inline-block;padding:.5rem .6rem;min-height:44px}
+.foot address{font-style:normal;margin:.25rem 0}
+.standards{max-width:60rem;margin:3rem auto 1rem;padding:0 1rem;color:var(--muted);font-size:.85rem}
+.standards blockquote{margin:0 0 .25rem;font-style:italic}
+.standards a{display:inline-block;min-height:24px}
 nav.sections a{display:inline-block;padding:.25rem .15rem;min-height:24px}
 .hero-home{padding:2.5rem 0 1.5rem;text-align:center}
 .hero-home h1{font-size:2.2rem;margin-bottom:.5rem}
@@ -93,7 +98,7 @@ nav.sections a{display:inline-block;padding:.25rem .15rem;min-height:24px}
 caption{text-align:left;padding:.25rem 0}
 .post{white-space:pre-wrap;overflow-wrap:anywhere;font:inherit;margin:0}
 .consent-actions{display:flex;flex-wrap:wrap;gap:.75rem;align-items:center}
-@media (max-width:40rem){.hero-home h1{font-size:1.7rem}.topbar{padding:.5rem .75rem}.site-nav a{padding:.4rem .45rem}main{padding:.75rem}.card{padding:1rem}h1{font-size:1.35rem}.hide-narrow{display:none}}
+@media (max-width:40rem){.hero-home h1{font-size:1.7rem}.topbar{padding:.5rem .75rem}.site-nav a{padding:.4rem .45rem}main{padding:.75rem}.card{padding:1rem}h1{font-size:1.35rem}.hide-narrow{display:none}.topbar-cta{display:none}}
 `
 
 /**

@@ -30,9 +30,14 @@ interface Job {
   readonly triedBefore: boolean
   /** When the latest earlier try began (its recorded attempt, or the lapsed claim), null for none. */
   readonly lastTriedAt: Date | null
+  /** Whether that try was never recorded: its claim lapsed, and its owner may still be sending. */
+  readonly lastTryOpen: boolean
 }
 
 type Claimed = Job & { readonly token: string }
+
+/** Causes of a look-up that could not tell whether an earlier try posted (and so neither sent nor failed). */
+const deferredCauses = ["history_stale", "try_in_flight"] as const
 
 const mediaOfJob = (job: Job): ReadonlyArray<string> => mediaOf({ media: job.media === null ? [] : JSON.parse(job.media) })
 
@@ -60,7 +65,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
     const token = randomUUID()
     return sql<Job>`
       WITH picked AS (
-        SELECT content_id, locked_until AS lease_end FROM publish_jobs
+        SELECT content_id, locked_until AS lease_end, last_try_at AS previous_try FROM publish_jobs
         WHERE status = 'queued' AND next_attempt_at <= now()
           AND (locked_until IS NULL OR locked_until <= now())
         ORDER BY next_attempt_at, content_id
@@ -69,17 +74,24 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
       )
       , claimed AS (
         UPDATE publish_jobs j SET attempts = j.attempts + 1, claim_token = ${token},
-          locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds})
+          locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds}), last_try_at = now()
         FROM picked WHERE j.content_id = picked.content_id
-        RETURNING j.content_id, j.customer_id, j.platform, j.attempts, picked.lease_end
+        RETURNING j.content_id, j.customer_id, j.platform, j.attempts, picked.lease_end, picked.previous_try
+      )
+      , recorded AS (
+        -- Deferred look-ups are recorded for the reader, but they were not tries.
+        SELECT c.content_id, (SELECT max(a.attempted_at) FROM publish_attempts a WHERE a.content_id = c.content_id
+          AND COALESCE(split_part(a.error, ':', 1), '') NOT IN (${deferredCauses[0]}, ${deferredCauses[1]})) AS last_recorded
+        FROM claimed c
       )
       SELECT c.content_id, c.customer_id, c.platform, c.attempts AS attempt,
         p.status AS piece_status, p.body, (p.metadata -> 'media')::text AS media,
         EXISTS (SELECT 1 FROM social_connections s WHERE s.customer_id = c.customer_id AND s.platform = c.platform) AS connected,
         EXISTS (SELECT 1 FROM publish_attempts a WHERE a.content_id = c.content_id) AS tried_before,
-        GREATEST((SELECT max(a.attempted_at) FROM publish_attempts a WHERE a.content_id = c.content_id),
-          c.lease_end - make_interval(secs => ${config.publishLeaseSeconds})) AS last_tried_at
-      FROM claimed c LEFT JOIN content p ON p.id = c.content_id AND p.customer_id = c.customer_id`.pipe(
+        GREATEST(r.last_recorded, c.previous_try, c.lease_end - make_interval(secs => ${config.publishLeaseSeconds})) AS last_tried_at,
+        (c.previous_try IS NOT NULL AND (r.last_recorded IS NULL OR r.last_recorded < c.previous_try)) AS last_try_open
+      FROM claimed c JOIN recorded r ON r.content_id = c.content_id
+        LEFT JOIN content p ON p.id = c.content_id AND p.customer_id = c.customer_id`.pipe(
       Effect.map((jobs) =>
         jobs.map((job): Claimed => ({ ...job, lastTriedAt: job.lastTriedAt === null ? null : new Date(job.lastTriedAt), token }))
       )
@@ -159,6 +171,21 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
       })
     }).pipe(sql.withTransaction)
 
+  /**
+   * A look-up that could not tell whether the earlier try posted is not a try:
+   * the claim goes back uncounted (a short schedule cannot run out while the
+   * answer is merely unknown), due when the provider can tell, still waiting
+   * for the same earlier try.
+   */
+  const defer = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
+    Effect.gen(function*() {
+      yield* recordAttempts([{ job, status: "failed", providerPostId: null, error: `${error.cause}: ${error.message}` }], attemptedAt)
+      yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${error.retryAfterSeconds ?? 1}),
+          attempts = attempts - 1, last_try_at = ${job.lastTriedAt}, locked_until = NULL, claim_token = NULL,
+          last_error = ${error.message}
+        WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
+    }).pipe(sql.withTransaction)
+
   const settle = (job: Claimed, status: "published" | "cancelled") =>
     sql`UPDATE publish_jobs SET status = ${status}, locked_until = NULL
       WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
@@ -184,9 +211,21 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
         }), attemptedAt)
       }
       if (job.attempt > 1 || job.triedBefore) {
+        const running = job.lastTryOpen && job.lastTriedAt !== null
+          ? Math.ceil((job.lastTriedAt.getTime() + provider.trySeconds * 1000 - attemptedAt.getTime()) / 1000)
+          : 0
+        if (running > 0) {
+          return yield* defer(job, new ProviderError({
+            transient: true,
+            cause: "try_in_flight",
+            message: `The previous try may still be running: asking the provider again in ${running} s instead of posting twice`,
+            retryAfterSeconds: running
+          }), attemptedAt)
+        }
         const existing = yield* Effect.exit(provider.findPost(job.customerId, job.contentId, job.platform, job.lastTriedAt ?? undefined))
         if (Exit.isFailure(existing)) {
           const error = Cause.findErrorOption(existing.cause)
+          if (Option.isSome(error) && (deferredCauses as ReadonlyArray<string>).includes(error.value.cause)) return yield* defer(job, error.value, attemptedAt)
           if (Option.isSome(error)) return yield* fail(job, error.value, attemptedAt)
           return yield* Effect.failCause(existing.cause as Cause.Cause<never>)
         }
@@ -277,6 +316,7 @@ export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
           connected: true,
           triedBefore: true,
           lastTriedAt: null,
+          lastTryOpen: false,
           token
         }
         yield* succeed(job, found.value, "reconciled", new Date())

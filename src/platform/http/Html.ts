@@ -131,6 +131,25 @@ export interface Layout {
 export const defaultDescription =
   "Herald is a managed AI marketing team sold as an API: content with approvals, social publishing, SEO and GEO scans, analytics and an MCP server."
 
+/**
+ * Who publishes every page, for answer engines: the site and its author as
+ * JSON-LD (a data block, which the pages' no-inline-script policy does not govern).
+ */
+const identity = JSON.stringify({
+  "@context": "https://schema.org",
+  "@type": "WebSite",
+  name: "Herald",
+  url: "/",
+  description: defaultDescription,
+  author: { "@type": "Organization", name: "Herald", url: "/" }
+})
+
+/** The two public standards Herald's interfaces follow, quoted and linked, so each page says what it builds on. */
+const standards = html`<figure class="standards"><blockquote cite="https://modelcontextprotocol.io/specification/2025-06-18">Model Context Protocol (MCP) is an open protocol that enables seamless integration between LLM applications and external data sources and tools.</blockquote>
+<figcaption>— <cite><a href="https://modelcontextprotocol.io/specification/2025-06-18">The Model Context Protocol specification</a></cite>, revision 2025-06-18. Herald builds on two open standards:
+<ul><li>its MCP server follows <a href="https://modelcontextprotocol.io/specification/2025-06-18">the MCP specification</a>;</li>
+<li>its REST API is described in <a href="https://spec.openapis.org/oas/v3.1.0">OpenAPI 3.1</a>: <a href="/openapi.json">Herald's document</a>.</li></ul></figcaption></figure>`
+
 const navLinks = [
   ["docs", "/docs", "Docs"],
   ["status", "/status", "Status"],
@@ -147,7 +166,7 @@ export const layout = (page: Layout): Html => {
   return html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 ${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.referrer}">`}
 <title>${page.fullTitle === true ? page.title : `${page.title} · Herald`}</title><meta name="description" content="${page.description ?? defaultDescription}">
-<link rel="icon" href="data:,">${
+<link rel="icon" href="data:,"><script type="application/ld+json">${unsafeRaw(identity.replaceAll("<", "\\u003c"))}</script>${
     (page.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)
   }<link rel="stylesheet" href="/assets/herald.css">${
     scripts.map((src) => html`<script src="${src}" defer></script>`)
@@ -156,9 +175,9 @@ ${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.
 <header class="topbar"><a class="brand" href="/"><span class="logo" aria-hidden="true">H</span> Herald</a>
 <nav class="site-nav" aria-label="Site">${
     navLinks.map(([id, href, label]) => html`<a href="${href}"${page.current === id ? html` aria-current="page"` : ""}>${label}</a>`)
-  }</nav></header>
-<main id="main">${page.body}</main>
-<footer class="foot"><p>Herald · your AI marketing team</p><p class="foot-links"><a href="/docs">API reference</a> <a href="/status">Status</a> <a href="/llms.txt">llms.txt</a> <a href="/openapi.json">OpenAPI</a></p></footer>
+  }</nav>${page.current === "dashboard" ? "" : html`<a class="button topbar-cta" href="/#signup-form">Get started</a>`}</header>
+<main id="main">${page.body}${standards}</main>
+<footer class="foot"><p>Herald · your AI marketing team</p><address class="foot-links"><a href="/docs">API reference</a> <a href="/status">Status</a> <a href="/llms.txt">llms.txt</a> <a href="/openapi.json">OpenAPI</a></address></footer>
 </body></html>`
 }
 

@@ -54,6 +54,12 @@ export class SocialProvider extends Context.Service<SocialProvider, {
    * could take its posts over while they are still being sent.
    */
   readonly batchSize: number
+  /**
+   * The longest one try can take (its request timeout). A claim whose lease
+   * lapsed before then may still be sending, so the next claim does not look
+   * the post up, nor send it, before this much time has passed since that try began.
+   */
+  readonly trySeconds: number
   /** Where the person goes to connect `platform`; the flow ends at `callbackUrl`. */
   readonly connectLink: (
     customerId: string,

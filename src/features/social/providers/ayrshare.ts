@@ -268,6 +268,7 @@ export const AyrshareProvider = Layer.effect(SocialProvider, Effect.gen(function
   return SocialProvider.of({
     name: "ayrshare",
     batchSize,
+    trySeconds: requestTimeoutMs / 1000,
     connectLink,
     completeConnect,
     accounts,

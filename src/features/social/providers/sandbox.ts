@@ -95,6 +95,8 @@ export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*
     )
 
   return SocialProvider.of({
+    // A try is a database write in this process: it ends with the process.
+    trySeconds: 0,
     name: "sandbox",
     // One statement stores a batch.
     batchSize: 250,

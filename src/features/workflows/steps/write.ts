@@ -131,11 +131,11 @@ export const socialPlatforms = (ctx: RunContext): ReadonlyArray<string> => {
 export const bounded = (value: number | undefined, min: number, max: number, fallback: number): number =>
   typeof value === "number" && Number.isFinite(value) ? Math.min(max, Math.max(min, Math.round(value))) : fallback
 
-/** The brand's image a post can carry: the confirmed profile's first image, else its logo (http(s) only). */
+/** The brand's image a post can carry: the confirmed profile's first image, else its logo, else the site's og:image (http(s) only). */
 const brandImage = (ctx: RunContext) =>
   Effect.gen(function*() {
     const profile = yield* (yield* Onboarding).profile(ctx.customerId)
-    const candidates = [...(Array.isArray(profile?.["images"]) ? profile["images"] : []), profile?.["logoUrl"]]
+    const candidates = [...(Array.isArray(profile?.["images"]) ? profile["images"] : []), profile?.["logoUrl"], profile?.["ogImage"]]
     return candidates.find((value): value is string => {
       if (typeof value !== "string") return false
       const url = URL.parse(value)
@@ -161,7 +161,7 @@ export const writeSocialPosts = (count: (ctx: RunContext) => number): StepDefini
       const leftOut = configured.filter((p) => !platforms.includes(p))
       const why = leftOut.length === 0 ? {} : {
         leftOut,
-        leftOutReason: `${leftOut.join(", ")} left out: their posts need media and the brand profile has no image or logo to attach`
+        leftOutReason: `${leftOut.join(", ")} left out: their posts need media and the brand profile has no image, logo or og:image to attach`
       }
       if (platforms.length === 0) return yield* skipped(why.leftOutReason ?? "no platform to write for", why)
       const written = yield* writePieces(
