@@ -31,7 +31,7 @@ const exited = (server: ServerProcess) =>
 const starter = (servers: Array<ServerProcess>, env: Record<string, string | undefined>) => ({
   start: (crashStep: string | undefined) =>
     Effect.promise(async () => {
-      const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, entry: "test/support/crash-main.ts", readyTimeoutMs: 60_000 })
+      const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, entry: "test/support/crash-main.ts", readyTimeoutMs: 120_000 })
       servers.push(server)
       return server
     }),
@@ -43,7 +43,7 @@ const starter = (servers: Array<ServerProcess>, env: Record<string, string | und
   startToCrash: (crashStep: string) =>
     Effect.promise(async () => {
       try {
-        const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, entry: "test/support/crash-main.ts", readyTimeoutMs: 60_000 })
+        const server = await startServer({ env: { ...env, HERALD_TEST_CRASH_STEP: crashStep }, entry: "test/support/crash-main.ts", readyTimeoutMs: 120_000 })
         servers.push(server)
         return await exited(server)
       } catch (error) {
