@@ -26,7 +26,8 @@ const tokenBody = /^[A-Za-z0-9_-]{43}$/
 export const newToken = (kind: keyof typeof tokenPrefixes): string => tokenPrefixes[kind] + randomBytes(32).toString("base64url")
 
 export const isTokenOf = (kind: keyof typeof tokenPrefixes, value: string): boolean =>
-  value.length === tokenPrefixes[kind].length + 43 && value.startsWith(tokenPrefixes[kind]) && tokenBody.test(value.slice(4))
+  value.length === tokenPrefixes[kind].length + 43 && value.startsWith(tokenPrefixes[kind]) &&
+  tokenBody.test(value.slice(tokenPrefixes[kind].length))
 
 /** RFC 7636 verifier: 43 to 128 characters of the unreserved set. */
 const verifierShape = /^[A-Za-z0-9._~-]{43,128}$/

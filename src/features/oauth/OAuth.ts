@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Layer, Option } from "effect"
+import { Context, Data, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { type Role, Role as RoleSchema, scopesByRole } from "../../domain/Identity.ts"
@@ -10,6 +10,7 @@ import {
   mcpResource,
   newToken,
   redirectUriAllowed,
+  tokenPrefixes,
   redirectUriProblem,
   verifiesS256
 } from "../../domain/OAuth.ts"
@@ -17,7 +18,6 @@ import { safeEqual, sha256Hex } from "../../domain/Secrets.ts"
 import { AccessTokens } from "../../platform/Keys.ts"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
 import { type Approval, type GrantRow, OAuthRepo } from "./Repo.ts"
-import { Schema } from "effect"
 
 /** An OAuth error answer (RFC 6749 §5.2, RFC 7591 §3.2.2): its HTTP status, code and description. */
 export class OAuthProblem extends Data.TaggedError("OAuthProblem")<{
@@ -54,7 +54,7 @@ export interface AuthorizationRequest {
  * redirect URI.
  */
 export type AuthorizeFailure =
-  | { readonly _tag: "Page"; readonly message: string }
+  | { readonly _tag: "Page"; readonly message: string; readonly status?: number }
   | { readonly _tag: "Redirect"; readonly location: string }
 
 export interface TokenAnswer {
@@ -79,8 +79,7 @@ export interface Registration {
 /** Bounds of what a client may send or publish about itself. */
 export const clientBounds = { documentBytes: 16 * 1024, registrationBytes: 16 * 1024, redirectUris: 10, name: 200, fetchMs: 5_000 } as const
 
-const isRole = Schema.is(RoleSchema)
-export { isRole }
+export const isRole = Schema.is(RoleSchema)
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -143,8 +142,12 @@ const grantId = () => `grt_${randomUUID().replaceAll("-", "").slice(0, 24)}`
 export class OAuth extends Context.Service<OAuth, {
   readonly issuer: string
   readonly resource: string
-  readonly client: (clientId: string) => Effect.Effect<Client, OAuthProblem>
-  readonly checkAuthorization: (params: URLSearchParams) => Effect.Effect<AuthorizationRequest, AuthorizeFailure>
+  /** A client by id; `beforeFetch` runs before a metadata document is fetched (the caller's budget for outbound requests). */
+  readonly client: (clientId: string, beforeFetch?: Effect.Effect<void, OAuthProblem>) => Effect.Effect<Client, OAuthProblem>
+  readonly checkAuthorization: (
+    params: URLSearchParams,
+    beforeFetch?: Effect.Effect<void, OAuthProblem>
+  ) => Effect.Effect<AuthorizationRequest, AuthorizeFailure>
   /** The redirect that hands the client its code. */
   readonly approve: (request: AuthorizationRequest, approval: Approval) => Effect.Effect<string>
   /** The redirect that tells the client the person said no. */
@@ -189,7 +192,7 @@ export class OAuth extends Context.Service<OAuth, {
         return { clientId, name: fields.name ?? new URL(clientId).host, uri: fields.uri, redirectUris: fields.redirectUris, byDocument: true }
       })
 
-    const client = (clientId: string) =>
+    const client = (clientId: string, beforeFetch: Effect.Effect<void, OAuthProblem> = Effect.void) =>
       Effect.gen(function*() {
         if (clientId.length === 0 || clientId.length > 2000) return yield* problem("invalid_client", "Unknown client_id")
         const known = yield* repo.findClient(clientId)
@@ -202,7 +205,10 @@ export class OAuth extends Context.Service<OAuth, {
             byDocument: known.kind === "metadata_document"
           } satisfies Client
         }
-        if (isDocumentUrl(clientId)) return yield* fetchDocument(clientId)
+        if (isDocumentUrl(clientId)) {
+          yield* beforeFetch
+          return yield* fetchDocument(clientId)
+        }
         return yield* problem("invalid_client", "Unknown client_id")
       })
 
@@ -214,12 +220,12 @@ export class OAuth extends Context.Service<OAuth, {
       return url.href
     }
 
-    const checkAuthorization = (params: URLSearchParams) =>
+    const checkAuthorization = (params: URLSearchParams, beforeFetch?: Effect.Effect<void, OAuthProblem>) =>
       Effect.gen(function*() {
         const single = (name: string) => (params.getAll(name).length > 1 ? undefined : params.get(name))
         const clientId = single("client_id")
         if (clientId === undefined || clientId === null) return yield* Effect.fail<AuthorizeFailure>({ _tag: "Page", message: "The request names no client (client_id)." })
-        const found = yield* Effect.mapError(client(clientId), (e): AuthorizeFailure => ({ _tag: "Page", message: e.description }))
+        const found = yield* Effect.mapError(client(clientId, beforeFetch), (e): AuthorizeFailure => ({ _tag: "Page", message: e.description, status: e.status }))
         const redirectUri = single("redirect_uri")
         if (redirectUri === undefined || redirectUri === null || !redirectUriAllowed(found.redirectUris, redirectUri)) {
           return yield* Effect.fail<AuthorizeFailure>({ _tag: "Page", message: "The redirect_uri is not one this app registered." })
@@ -407,7 +413,7 @@ export class OAuth extends Context.Service<OAuth, {
 export const AccessTokensLive = Layer.effect(AccessTokens, Effect.gen(function*() {
   const repo = yield* OAuthRepo
   return AccessTokens.of({
-    isToken: (credential) => credential.startsWith("hat_"),
+    isToken: (credential) => credential.startsWith(tokenPrefixes.access),
     resolve: (token) =>
       Effect.gen(function*() {
         if (!isTokenOf("access", token)) return Option.none()

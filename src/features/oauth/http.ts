@@ -147,12 +147,23 @@ export const OAuthRoutes = HttpRouter.use((router) =>
     yield* router.add("POST", oauthPaths.revoke, tokenLike((form) =>
       Effect.as(oauth.revoke(form), HttpServerResponse.empty({ status: 200, headers: apiHeaders }))))
 
+    /**
+     * Fetching a client's metadata document is an outbound request anyone can
+     * cause: each one counts in the address's pre-auth budget (a kept copy costs nothing).
+     */
+    const fetchBudget = Effect.flatMap(currentRequest, ({ clientIp }) =>
+      limits.enforce(policies.preAuth, clientIp).pipe(
+        Effect.asVoid,
+        Effect.mapError(() => OAuthProblemOf(429, "temporarily_unavailable", "Too many requests from this address; try again in a minute."))
+      ))
+
     /** The request checked, or the answer to a bad one: a page, or the client told at its redirect URI. */
     const checked = (params: URLSearchParams) =>
-      Effect.mapError(oauth.checkAuthorization(params), (failure) =>
-        failure._tag === "Redirect"
-          ? HttpServerResponse.redirect(failure.location, { status: 303 })
-          : htmlResponse(errorPage(400, failure.message, ""), { status: 400 }))
+      Effect.flatMap(currentRequest, ({ requestId }) =>
+        Effect.mapError(oauth.checkAuthorization(params, fetchBudget), (failure) =>
+          failure._tag === "Redirect"
+            ? HttpServerResponse.redirect(failure.location, { status: 303 })
+            : htmlResponse(errorPage(failure.status ?? 400, failure.message, requestId), { status: failure.status ?? 400 })))
 
     const approverOf = (cookie: string | undefined) =>
       Effect.map(auth.current(cookie), (session): Approver | undefined =>
