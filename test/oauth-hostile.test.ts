@@ -199,6 +199,36 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       assert.strictEqual((yield* initialize(tokens.json.access_token)).status, 401)
     }))
 
+  it.effect("connected apps over REST: listed with their role; a member disconnects only their own, an admin any", () =>
+    Effect.gen(function*() {
+      const owner = yield* provision({ status: "active" })
+      const other = yield* provision({ status: "active" })
+      const member = yield* call("POST", `/api/team/${owner.customerId}/members`, { headers: bearer(owner.apiKey), body: { email: "editor@example.com", role: "editor" } })
+      const ownersApp = yield* codeFor(owner.apiKey, "admin")
+      const ownersToken = (yield* exchange(ownersApp.client, ownersApp.code, ownersApp.verifier)).json.access_token as string
+      const membersApp = yield* codeFor(member.json.apiKey, "viewer")
+      const membersToken = (yield* exchange(membersApp.client, membersApp.code, membersApp.verifier)).json.access_token as string
+      const list = yield* call("GET", `/api/apps/${owner.customerId}`, { headers: bearer(member.json.apiKey) })
+      assert.strictEqual(list.status, 200, list.text)
+      assert.lengthOf(list.json.apps, 2)
+      const byClient = new Map<string, any>(list.json.apps.map((app: any) => [app.clientId, app]))
+      assert.strictEqual(byClient.get(ownersApp.client).role, "admin")
+      assert.isNull(byClient.get(ownersApp.client).memberId)
+      assert.strictEqual(byClient.get(membersApp.client).memberId, member.json.memberId)
+      // Another customer sees nothing of them.
+      assert.strictEqual((yield* call("GET", `/api/apps/${owner.customerId}`, { headers: bearer(other.apiKey) })).status, 403)
+      const ownersGrant = byClient.get(ownersApp.client).grantId as string
+      const membersGrant = byClient.get(membersApp.client).grantId as string
+      assert.strictEqual((yield* call("DELETE", `/api/apps/${owner.customerId}/${ownersGrant}`, { headers: bearer(member.json.apiKey) })).status, 404)
+      assert.strictEqual((yield* initialize(ownersToken)).status, 200)
+      const mine = yield* call("DELETE", `/api/apps/${owner.customerId}/${membersGrant}`, { headers: bearer(member.json.apiKey) })
+      assert.strictEqual(mine.status, 200, mine.text)
+      assert.strictEqual((yield* initialize(membersToken)).status, 401)
+      assert.strictEqual((yield* call("DELETE", `/api/apps/${owner.customerId}/${ownersGrant}`, { headers: bearer(owner.apiKey) })).status, 200)
+      assert.strictEqual((yield* initialize(ownersToken)).status, 401)
+      assert.lengthOf((yield* call("GET", `/api/apps/${owner.customerId}`, { headers: bearer(owner.apiKey) })).json.apps, 0)
+    }))
+
   it.effect("the audience is checked at /mcp: a token whose grant names another resource is refused there", () =>
     Effect.gen(function*() {
       const { sql } = yield* TestServer

@@ -1,5 +1,6 @@
+import { Schema } from "effect"
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto"
-import type { Role } from "./Identity.ts"
+import { Role } from "./Identity.ts"
 
 /**
  * The resource (RFC 8707) every token Herald issues is for: its MCP endpoint.
@@ -113,3 +114,17 @@ export const lifetimes = {
   metadataDefault: 3600,
   metadataMax: 24 * 3600
 } as const
+
+/** An assistant connected by OAuth, as the customer sees it. */
+export const ConnectedApp = Schema.Struct({
+  grantId: Schema.String,
+  clientId: Schema.String.annotate({ description: "A registered client id, or the URL of the client's metadata document" }),
+  clientName: Schema.String,
+  role: Role,
+  memberId: Schema.NullOr(Schema.String).annotate({ description: "The team member who approved it; null for the owner" }),
+  createdAt: Schema.String.annotate({ format: "date-time" }),
+  lastRenewedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
+}).annotate({ identifier: "ConnectedApp" })
+export type ConnectedApp = typeof ConnectedApp.Type
+
+export const ConnectedAppList = Schema.Struct({ apps: Schema.Array(ConnectedApp) }).annotate({ identifier: "ConnectedAppList" })
