@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { call, TestServer, testApp } from "./support/harness.ts"
 import { bearer, provision, randomIp } from "./support/processes.ts"
 import { documentServer, pkce } from "./support/oauth.ts"
+import { sseClient } from "./support/mcp-clients.ts"
 
 const redirect = "http://127.0.0.1:53682/callback"
 
@@ -230,17 +231,21 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
     }))
 
   it.effect("the audience is checked at /mcp: a token whose grant names another resource is refused there", () =>
-    Effect.gen(function*() {
+    Effect.scoped(Effect.gen(function*() {
       const { sql } = yield* TestServer
       const owner = yield* provision({ status: "active" })
       const { client, code, verifier } = yield* codeFor(owner.apiKey)
       const token = (yield* exchange(client, code, verifier)).json.access_token as string
       assert.strictEqual((yield* initialize(token)).status, 200)
+      // Every revision takes it: the legacy SSE transport too (its `token` query).
+      const { url } = yield* TestServer
+      const legacy = yield* sseClient(url, token)
+      assert.isAbove((yield* Effect.promise(() => legacy.listTools())).tools.length, 5)
       yield* sql`UPDATE oauth_grants SET resource = 'https://elsewhere.example/mcp' WHERE client_id = ${client}`
       const refused = yield* initialize(token)
       assert.strictEqual(refused.status, 401)
       assert.match(refused.headers.get("www-authenticate") ?? "", /resource_metadata=/)
-    }))
+    })))
 
   it.effect("registration refuses scripts, plain http off the loopback, secrets, garbage and oversized bodies", () =>
     Effect.gen(function*() {

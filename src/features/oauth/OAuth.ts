@@ -15,7 +15,7 @@ import {
   verifiesS256
 } from "../../domain/OAuth.ts"
 import { safeEqual, sha256Hex } from "../../domain/Secrets.ts"
-import { AccessTokens } from "../../platform/Keys.ts"
+import { AccessTokens, Keys } from "../../platform/Keys.ts"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
 import { type Approval, type GrantRow, OAuthRepo } from "./Repo.ts"
 
@@ -161,6 +161,7 @@ export class OAuth extends Context.Service<OAuth, {
 }>()("herald/features/oauth/OAuth") {
   static readonly layerWithoutRepo = Layer.effect(OAuth, Effect.gen(function*() {
     const repo = yield* OAuthRepo
+    const keys = yield* Keys
     const config = yield* AppConfig
     const issuer = config.baseUrl
     const resource = mcpResource(config.baseUrl)
@@ -401,7 +402,10 @@ export class OAuth extends Context.Service<OAuth, {
       register,
       token,
       revoke,
-      grants: repo.listGrants,
+      // A grant lives only while the key that approved it does (a removed member's, a rotated owner key's are over).
+      grants: (customerId, limit) =>
+        Effect.flatMap(repo.listGrants(customerId, limit), (rows) =>
+          Effect.filter(rows, (grant) => Effect.map(Effect.result(keys.byId(grant.keyId)), (found) => found._tag === "Success"), { concurrency: 4 })),
       revokeGrant: repo.revokeCustomerGrant
     })
   }))

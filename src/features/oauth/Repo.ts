@@ -80,6 +80,7 @@ export class OAuthRepo extends Context.Service<OAuthRepo, {
   readonly revokeGrant: (grantId: string) => Effect.Effect<void>
   /** Revokes a customer's grant by id; false when it names none of theirs (or is revoked already). */
   readonly revokeCustomerGrant: (customerId: string, grantId: string, memberId: string | undefined) => Effect.Effect<boolean>
+  /** Grants that still have a live refresh token, newest first. */
   readonly listGrants: (customerId: string, limit: number) => Effect.Effect<ReadonlyArray<GrantRow>>
 }>()("herald/features/oauth/OAuthRepo") {
   static readonly layer = Layer.effect(OAuthRepo, Effect.gen(function*() {
@@ -148,19 +149,27 @@ export class OAuthRepo extends Context.Service<OAuthRepo, {
           return true
         }).pipe(sql.withTransaction, Effect.orDie),
       revokeGrant: (grantId) =>
-        sql`UPDATE oauth_grants SET revoked_at = now() WHERE id = ${grantId} AND revoked_at IS NULL`.pipe(Effect.asVoid, Effect.orDie),
+        Effect.gen(function*() {
+          yield* sql`UPDATE oauth_grants SET revoked_at = now() WHERE id = ${grantId} AND revoked_at IS NULL`
+          // A revoked grant's tokens can never be good again: nothing to keep them for.
+          yield* sql`DELETE FROM oauth_tokens WHERE grant_id = ${grantId}`
+        }).pipe(sql.withTransaction, Effect.asVoid, Effect.orDie),
       revokeCustomerGrant: (customerId, grantId, memberId) =>
-        (memberId === undefined
-          ? sql`UPDATE oauth_grants SET revoked_at = now()
-              WHERE id = ${grantId} AND customer_id = ${customerId} AND revoked_at IS NULL RETURNING id`
-          : sql`UPDATE oauth_grants SET revoked_at = now()
-              WHERE id = ${grantId} AND customer_id = ${customerId} AND member_id = ${memberId} AND revoked_at IS NULL RETURNING id`).pipe(
-          Effect.map((rows) => rows.length > 0),
-          Effect.orDie
-        ),
+        Effect.gen(function*() {
+          const rows = yield* (memberId === undefined
+            ? sql`UPDATE oauth_grants SET revoked_at = now()
+                WHERE id = ${grantId} AND customer_id = ${customerId} AND revoked_at IS NULL RETURNING id`
+            : sql`UPDATE oauth_grants SET revoked_at = now()
+                WHERE id = ${grantId} AND customer_id = ${customerId} AND member_id = ${memberId} AND revoked_at IS NULL RETURNING id`)
+          if (rows.length === 0) return false
+          yield* sql`DELETE FROM oauth_tokens WHERE grant_id = ${grantId}`
+          return true
+        }).pipe(sql.withTransaction, Effect.orDie),
       listGrants: (customerId, limit) =>
         sql<GrantRow>`SELECT id, customer_id, member_id, key_id, client_id, client_name, role, resource, created_at, last_used_at
-          FROM oauth_grants WHERE customer_id = ${customerId} AND revoked_at IS NULL
+          FROM oauth_grants g WHERE customer_id = ${customerId} AND revoked_at IS NULL
+            -- A grant idle past its refresh token's life is over, though nobody revoked it.
+            AND EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = g.id AND t.kind = 'refresh' AND t.used_at IS NULL AND t.expires_at > now())
           ORDER BY created_at DESC LIMIT ${limit}`.pipe(Effect.orDie)
     })
   }))
