@@ -4,10 +4,10 @@ import { type Html, html, layout, pageHeaders, safeHref } from "../../platform/h
 import type { AuthorizationRequest } from "./OAuth.ts"
 
 const roleWords: Record<Role, string> = {
-  viewer: "Viewer: read content, analytics and settings",
-  editor: "Editor: also write, review and publish content",
-  admin: "Admin: also settings, workflows, webhooks, team, scans and chat",
-  owner: "Owner: everything, including rotating the owner key"
+  viewer: "Viewer (read only)",
+  editor: "Editor (+ write, review, publish)",
+  admin: "Admin (+ settings, workflows, team)",
+  owner: "Owner (everything)"
 }
 
 /** Who is approving: a dashboard session (its role and form token) or nobody yet (the page asks for a key). */
