@@ -183,6 +183,11 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       const other = yield* codeFor(owner.apiKey)
       const token = (yield* exchange(other.client, other.code, other.verifier)).json.access_token as string
       assert.strictEqual((yield* approve(params, token, "viewer")).status, 401)
+      // Nor sign a person in to the dashboard.
+      const { url: base } = yield* TestServer
+      const dashboard = yield* call("POST", "/dashboard", form({ apiKey: token }, { origin: base }))
+      assert.strictEqual(dashboard.status, 401)
+      assert.isNull(dashboard.headers.get("set-cookie"))
       // A form from another site is refused, whatever it carries.
       const crossSite = yield* call("POST", "/oauth/authorize", form({ ...params, apiKey: owner.apiKey, role: "viewer", decision: "approve" }, { "sec-fetch-site": "cross-site" }))
       assert.strictEqual(crossSite.status, 403)
