@@ -19,6 +19,7 @@ import { OnboardingHandlers } from "./features/onboarding/http.ts"
 import { WorkflowsHandlers } from "./features/workflows/http.ts"
 import { ChatHandlers } from "./features/chat/http.ts"
 import { ReportsHandlers } from "./features/reports/http.ts"
+import { ConnectedAppsHandlers } from "./features/oauth/api.ts"
 
 /** Every HttpApi group's handlers; a new group adds its handlers layer here. */
 export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
@@ -42,7 +43,8 @@ export const ApiRoutes = HttpApiBuilder.layer(Api).pipe(
     OnboardingHandlers,
     WorkflowsHandlers,
     ChatHandlers,
-    ReportsHandlers
+    ReportsHandlers,
+    ConnectedAppsHandlers
   ]),
   Layer.provide([AuthenticationLive, AdminAuthenticationLive, SignupLimitsLive, PaymentSignatureLive])
 )

@@ -49,6 +49,9 @@ import { LanguageModelLive, Writer } from "./features/agent/Agent.ts"
 import { Reports } from "./features/reports/Reports.ts"
 import { reportsSection } from "./features/reports/dashboard.ts"
 import { OrchestratorRoutes } from "./features/workflows/Orchestrator.ts"
+import { AccessTokensLive, OAuth } from "./features/oauth/OAuth.ts"
+import { connectedAppsSection } from "./features/oauth/dashboard.ts"
+import { OAuthRoutes } from "./features/oauth/http.ts"
 
 const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
   Layer.mergeAll(
@@ -70,13 +73,15 @@ const SocialProviderLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
 const DomainServices = Onboarding.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(Social.layer, Links.layer, Analytics.layer, Billing.layer, Scanner.layerLive)),
   Layer.provideMerge(SocialProviderLive),
-  Layer.provideMerge(Layer.mergeAll(Team.layer, Content.layer, Webhooks.layer, Reports.layer)),
+  Layer.provideMerge(Layer.mergeAll(Team.layer, Content.layer, Webhooks.layer, Reports.layer, OAuth.layer)),
   // The queue charges ad spend, so it stands on the budget; content queues through it.
   Layer.provideMerge(PublishQueueLive),
   Layer.provideMerge(Budget.layer),
   Layer.provideMerge(Layer.mergeAll(Settings.layer, Cursors.layer)),
   Layer.provideMerge(Customers.layer),
   Layer.provideMerge(Keys.layer),
+  // OAuth access tokens are Bearer credentials too: Keys resolves them through this.
+  Layer.provideMerge(AccessTokensLive),
   Layer.provideMerge(Layer.mergeAll(Health.layer, Events.layer, Idempotency.layer, Outbox.layer)),
   Layer.provideMerge(Layer.mergeAll(DatabaseLive, RateLimits.layer, PagePool.layer, PageAdmission.layer))
 )
@@ -101,13 +106,14 @@ export const DashboardLive = Layer.mergeAll(Dashboard.layer, DashboardAuth.layer
     DashboardSections.register(Effect.map(Effect.service(Workflows), workflowsSection)),
     DashboardSections.register(Effect.map(Effect.service(Social), socialSection)),
     DashboardSections.register(Effect.map(Effect.service(Analytics), analyticsSection)),
-    DashboardSections.register(Effect.map(Effect.service(Reports), reportsSection))
+    DashboardSections.register(Effect.map(Effect.service(Reports), reportsSection)),
+    DashboardSections.register(Effect.map(Effect.service(OAuth), connectedAppsSection))
   )),
   Layer.provideMerge(DashboardSections.layer)
 )
 
 /** The whole service: probes once before it listens, then serves. */
-export const AppWithoutConfig = httpServer(Layer.mergeAll(ApiRoutes, DiscoveryRoutes, CheckoutPages, AssetRoutes, PublicPages, DashboardPages, WorkflowDashboardRoutes, SocialDashboardRoutes, SocialPages, McpRoutes, OrchestratorRoutes, DocsRoutes)).pipe(
+export const AppWithoutConfig = httpServer(Layer.mergeAll(ApiRoutes, DiscoveryRoutes, CheckoutPages, AssetRoutes, PublicPages, DashboardPages, WorkflowDashboardRoutes, SocialDashboardRoutes, SocialPages, McpRoutes, OrchestratorRoutes, DocsRoutes, OAuthRoutes)).pipe(
   Layer.provideMerge(DashboardLive),
   Layer.provide(ToolsLive),
   // The durable workflow engine, the catalog's runs and cron (after the domain services).

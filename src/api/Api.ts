@@ -15,6 +15,7 @@ import { OnboardingApi } from "./Onboarding.ts"
 import { WorkflowsApi } from "./Workflows.ts"
 import { ChatApi } from "./Chat.ts"
 import { ReportsApi } from "./Reports.ts"
+import { ConnectedAppsApi } from "./ConnectedApps.ts"
 
 export class Api extends HttpApi.make("herald")
   .add(HealthApi)
@@ -37,6 +38,7 @@ export class Api extends HttpApi.make("herald")
   .add(WorkflowsApi)
   .add(ChatApi)
   .add(ReportsApi)
+  .add(ConnectedAppsApi)
   // Every failing field is reported, not only the first (an endpoint's own parse options still win).
   .annotate(HttpApi.ParseOptions, { errors: "all" })
   .annotateMerge(OpenApi.annotations({

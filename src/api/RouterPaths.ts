@@ -166,8 +166,130 @@ const streamable = (method: "get" | "post" | "delete"): Json => ({
   }
 })
 
+const oauthErrorContent = { "application/json": { schema: { $ref: "#/components/schemas/OAuthError" } } }
+const oauthError = (description: string): Json => ({ description, content: oauthErrorContent })
+const formBody = (properties: Json, required: ReadonlyArray<string>): Json => ({
+  required: true,
+  content: { "application/x-www-form-urlencoded": { schema: { type: "object", properties, required } } }
+})
+const text = (description: string, maxLength = 2000): Json => ({ type: "string", maxLength, description })
+
+const authorizeParameters: ReadonlyArray<Json> = [
+  ["response_type", "`code`", true],
+  ["client_id", "A registered client id, or the https URL of the client's metadata document", true],
+  ["redirect_uri", "One of the client's redirect URIs", true],
+  ["code_challenge", "PKCE: BASE64URL(SHA-256(code_verifier))", true],
+  ["code_challenge_method", "`S256` (plain is refused)", true],
+  ["resource", "RFC 8707: the MCP endpoint, `<base url>/mcp`", true],
+  ["state", "Returned as is", false],
+  ["scope", "Informational: the role chosen on the consent page decides the token's scopes", false]
+].map(([name, description, required]) => ({ name, in: "query", required, description, schema: { type: "string", maxLength: 2000 } }))
+
+const oauth: Json = {
+  "/.well-known/oauth-authorization-server": {
+    get: {
+      tags: ["oauth"],
+      operationId: "oauth.metadata",
+      summary: "Authorization-server metadata (RFC 8414)",
+      description: "Herald is the authorization server of its MCP endpoints: endpoints, PKCE S256, public clients, " +
+        "`client_id_metadata_document_supported` and `authorization_response_iss_parameter_supported`. CORS `*`.",
+      responses: { "200": { description: "The metadata", content: { "application/json": { schema: { type: "object", additionalProperties: true } } } } }
+    }
+  },
+  "/oauth/register": {
+    post: {
+      tags: ["oauth"],
+      operationId: "oauth.register",
+      summary: "Register a client (RFC 7591)",
+      description: "For clients that cannot publish a client metadata document. Public clients only (`token_endpoint_auth_method: none`); " +
+        "redirect URIs must be https, http on the loopback, or a native app's own scheme; at most 10. Body at most 16 KiB. " +
+        "Every registration counts against the pre-auth limit of the address.",
+      requestBody: { required: true, content: { "application/json": { schema: { type: "object", additionalProperties: true } } } },
+      responses: {
+        "201": { description: "The client, with its `client_id`", content: { "application/json": { schema: { type: "object", additionalProperties: true } } } },
+        "400": oauthError("`invalid_client_metadata` or `invalid_redirect_uri`"),
+        "413": oauthError("Body over 16 KiB"),
+        "429": error("E_RATE_LIMITED")
+      }
+    }
+  },
+  "/oauth/authorize": {
+    get: {
+      tags: ["oauth"],
+      operationId: "oauth.authorize",
+      summary: "Authorization endpoint: the consent page",
+      description: "An HTML page naming the client, where a person signs in with an API key (or is signed in to the dashboard), " +
+        "picks the role the client gets (never above their own) and allows or denies. A request with an unknown client or a " +
+        "redirect URI the client did not register is answered here; other faults go to the redirect URI as `error` with `state` and `iss`.",
+      parameters: authorizeParameters,
+      responses: {
+        "200": { description: "The consent page", content: { "text/html": { schema: { type: "string" } } } },
+        "303": { description: "To the redirect URI with `error`, `state` and `iss`" },
+        "400": { description: "Unknown client or redirect URI, as a page", content: { "text/html": { schema: { type: "string" } } } }
+      }
+    },
+    post: {
+      tags: ["oauth"],
+      operationId: "oauth.approve",
+      summary: "Answer the consent page",
+      description: "The page's form: the request's parameters, `decision` (approve or deny), `role`, and `apiKey` or the dashboard " +
+        "session's `_csrf`. Approval redirects with a single-use `code` (60 s) plus `state` and `iss`; denial with `error=access_denied`.",
+      requestBody: formBody({ decision: { type: "string", enum: ["approve", "deny"] }, role: { type: "string", enum: ["owner", "admin", "editor", "viewer"] }, apiKey: text("An API key", 200) }, ["decision"]),
+      responses: {
+        "303": { description: "To the redirect URI with `code` (or `error`), `state` and `iss`" },
+        "400": { description: "Invalid request, as a page", content: { "text/html": { schema: { type: "string" } } } },
+        "401": { description: "Invalid API key: the page again", content: { "text/html": { schema: { type: "string" } } } },
+        "403": { description: "A role above the signer's own, or a form from another site", content: { "text/html": { schema: { type: "string" } } } }
+      }
+    }
+  },
+  "/oauth/token": {
+    post: {
+      tags: ["oauth"],
+      operationId: "oauth.token",
+      summary: "Token endpoint",
+      description: "`authorization_code` (with `code_verifier`, `redirect_uri`, `client_id`, optional `resource`) or `refresh_token`. " +
+        "Access tokens last an hour and are bound to the customer, the member who approved, the role and the resource; refresh " +
+        "tokens rotate on every use, and a spent one presented again revokes the grant. Failures count against the pre-auth limit.",
+      requestBody: formBody({
+        grant_type: { type: "string", enum: ["authorization_code", "refresh_token"] },
+        client_id: text("The client"),
+        code: text("The authorization code", 200),
+        code_verifier: text("PKCE verifier", 128),
+        redirect_uri: text("The authorization request's redirect URI"),
+        refresh_token: text("The refresh token", 200),
+        resource: text("RFC 8707: the MCP endpoint")
+      }, ["grant_type", "client_id"]),
+      responses: {
+        "200": {
+          description: "`access_token`, `token_type` Bearer, `expires_in`, `refresh_token`, `scope` (the role's scopes)",
+          content: { "application/json": { schema: { type: "object", additionalProperties: true } } }
+        },
+        "400": oauthError("`invalid_request`, `invalid_grant`, `invalid_target` or `unsupported_grant_type`"),
+        "401": oauthError("`invalid_client`: no client_id"),
+        "429": error("E_RATE_LIMITED")
+      }
+    }
+  },
+  "/oauth/revoke": {
+    post: {
+      tags: ["oauth"],
+      operationId: "oauth.revoke",
+      summary: "Revoke a token (RFC 7009)",
+      description: "Either token of a grant ends the whole grant. An unknown token is answered the same way.",
+      requestBody: formBody({ token: text("An access or refresh token", 200), token_type_hint: text("Ignored", 20), client_id: text("The client") }, ["token"]),
+      responses: {
+        "200": { description: "Revoked (or never valid)" },
+        "400": oauthError("`invalid_request`: no token"),
+        "429": error("E_RATE_LIMITED")
+      }
+    }
+  }
+}
+
 /** The path items, keyed by path. */
 export const routerPaths = (): Json => ({
+  ...structuredClone(oauth),
   "/api/orchestrator": { get: orchestrator("get"), put: orchestrator("put"), post: orchestrator("post") },
   "/mcp": { get: streamable("get"), post: streamable("post"), delete: streamable("delete") },
   "/mcp/sse": {
@@ -211,7 +333,19 @@ export const routerPaths = (): Json => ({
   }
 })
 
-export const routerSchemas: Json = { JsonRpcMessage: jsonRpc }
+export const routerSchemas: Json = {
+  JsonRpcMessage: jsonRpc,
+  OAuthError: {
+    type: "object",
+    description: "An OAuth error (RFC 6749 §5.2)",
+    properties: {
+      error: { type: "string", description: "The OAuth error code, e.g. invalid_grant" },
+      error_description: { type: "string" },
+      requestId: { type: "string" }
+    },
+    required: ["error"]
+  }
+}
 
 export const routerSecuritySchemes: Json = {
   mcpToken: { type: "apiKey", in: "query", name: "token", description: "The API key in the `token` query parameter (MCP clients)" }
@@ -219,5 +353,6 @@ export const routerSecuritySchemes: Json = {
 
 export const routerTags: ReadonlyArray<Json> = [
   { name: "orchestrator", description: "Calls of the workflow-orchestration platform, signed with its shared key" },
+  { name: "oauth", description: "Herald as the OAuth 2.1 authorization server of its MCP endpoints (sign-in for assistants)" },
   { name: "mcp", description: "The MCP server: Streamable HTTP at /mcp and the legacy HTTP+SSE pair; tools are listed at /.well-known/mcp/server-card.json" }
 ]

@@ -11,7 +11,30 @@ import { safeEqual, sha256Hex } from "../domain/Secrets.ts"
 export interface Authenticated {
   readonly principal: Principal
   readonly status: CustomerStatus
+  /** An OAuth access token's resource (its audience); undefined for an API key, which is valid everywhere. */
+  readonly audience?: string | undefined
 }
+
+/** What an OAuth access token stands for: its grant (the principal's key id), who approved it, the role and the resource. */
+export interface TokenGrant {
+  readonly grantId: string
+  readonly customerId: string
+  readonly memberId: string | null
+  /** The API key the person signed in with to approve: the grant lives only while that key does. */
+  readonly keyId: string
+  readonly role: Role
+  readonly resource: string
+}
+
+/**
+ * OAuth access tokens, resolved by the feature that issues them. The request
+ * pipeline asks Keys for every Bearer credential; a credential of the token
+ * shape goes here instead of the key table.
+ */
+export class AccessTokens extends Context.Service<AccessTokens, {
+  readonly isToken: (credential: string) => boolean
+  readonly resolve: (token: string) => Effect.Effect<Option.Option<TokenGrant>>
+}>()("herald/platform/AccessTokens") {}
 
 const keyId = () => `key_${randomUUID().replaceAll("-", "").slice(0, 24)}`
 
@@ -39,6 +62,19 @@ export class Keys extends Context.Service<Keys, {
   static readonly layer = Layer.effect(Keys, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
+    const tokens = yield* Effect.serviceOption(AccessTokens)
+
+    // A token is good while its grant is and the key that approved it is live, for an active customer's status check.
+    const authenticateToken = Effect.fnUntraced(function*(resolve: AccessTokens["Service"]["resolve"], token: string) {
+      const grant = yield* resolve(token)
+      if (Option.isNone(grant)) return yield* new InvalidApiKey()
+      const { grantId, customerId, memberId, keyId, role, resource } = grant.value
+      const rows = yield* sql<{ status: CustomerStatus }>`
+        SELECT c.status FROM api_keys k JOIN customers c ON c.id = k.customer_id
+        WHERE k.id = ${keyId} AND k.customer_id = ${customerId} AND k.revoked_at IS NULL`.pipe(Effect.orDie)
+      if (rows[0] === undefined) return yield* new InvalidApiKey()
+      return { principal: { keyId: grantId, customerId, memberId, role }, status: rows[0].status, audience: resource } satisfies Authenticated
+    })
 
     const issue = (customerId: string, role: Role, memberId: string | null) =>
       Effect.gen(function*() {
@@ -50,6 +86,7 @@ export class Keys extends Context.Service<Keys, {
 
     // On every authenticated request: untraced (docs/design/http-core.md, "What the fast paths cost").
     const authenticate = Effect.fnUntraced(function*(key: string) {
+      if (Option.isSome(tokens) && tokens.value.isToken(key)) return yield* authenticateToken(tokens.value.resolve, key)
       if (!isWellFormedKey(config.apiKeyPrefix, key)) return yield* new InvalidApiKey()
       const hash = hashApiKey(key)
       const rows = yield* sql<{
@@ -66,7 +103,7 @@ export class Keys extends Context.Service<Keys, {
       const row = Option.fromNullishOr(rows[0])
       if (Option.isNone(row) || !safeEqual(row.value.keyHash, hash)) return yield* new InvalidApiKey()
       const { id, customerId, memberId, role, status } = row.value
-      return { principal: { keyId: id, customerId, memberId, role }, status }
+      return { principal: { keyId: id, customerId, memberId, role }, status } as Authenticated
     })
 
     const revokedByRotation = Effect.fnUntraced(function*(key: string, idempotencyKey: string) {

@@ -55,7 +55,9 @@ export class DashboardAuth extends Context.Service<DashboardAuth, {
     const mac = (purpose: string, value: string) => createHmac("sha256", secret).update(`${purpose} ${value}`).digest("base64url")
 
     const signIn = Effect.fn("DashboardAuth.signIn")(function*(apiKey: string) {
-      const { principal, status } = yield* keys.authenticate(apiKey)
+      const { principal, status, audience } = yield* keys.authenticate(apiKey)
+      // An assistant's OAuth token is not a key to sign a person in with.
+      if (audience !== undefined) return yield* new InvalidApiKey()
       if (status !== "active" && status !== "onboarding") return yield* new AccountInactive()
       const sid = randomBytes(32).toString("base64url")
       yield* sql`DELETE FROM dashboard_sessions WHERE expires_at < now()`.pipe(Effect.orDie)

@@ -2,16 +2,21 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../Config.ts"
 import { scopesByRole } from "../../domain/Identity.ts"
+import { mcpResource } from "../../domain/OAuth.ts"
 import { pageHeaders } from "../../platform/http/Html.ts"
 import { discoveryHeaders, jsonDocumentRoute } from "../../platform/http/JsonDocument.ts"
 import { ToolRunner } from "../../platform/tools/ToolRunner.ts"
 import { a2aAgentCard, apiCatalog, apiCatalogMediaType, paths, serverCard } from "./Documents.ts"
 import { agentDescriptor, homeHtml, homeLinks, indexMarkdown, llmsTxt, sitemap } from "./Pages.ts"
 
-/** RFC 9728 metadata: API keys as Bearer tokens, no authorization server yet, scopes by role. */
+/**
+ * RFC 9728 metadata of the MCP endpoint, the resource OAuth tokens are for:
+ * Herald is its own authorization server; API keys stay valid Bearer tokens;
+ * scopes by role.
+ */
 export const protectedResourceMetadata = (baseUrl: string) => ({
-  resource: baseUrl,
-  authorization_servers: [],
+  resource: mcpResource(baseUrl),
+  authorization_servers: [baseUrl],
   bearer_methods_supported: ["header"],
   scopes_supported: [...new Set(Object.values(scopesByRole).flat())],
   resource_name: "Herald API",
@@ -78,5 +83,7 @@ const Pages = HttpRouter.use((router) =>
 
 export const DiscoveryRoutes = Layer.mergeAll(
   jsonDocumentRoute(paths.protectedResource, protectedResourceMetadata),
+  // The same document where RFC 9728 puts the metadata of the resource at /mcp.
+  jsonDocumentRoute(`${paths.protectedResource}/mcp`, protectedResourceMetadata),
   Pages
 )

@@ -3,6 +3,7 @@ import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { Principal } from "../../api/Security.ts"
 import { AppConfig } from "../../Config.ts"
 import { parseBearer } from "../../domain/ApiKeys.ts"
+import { mcpResource } from "../../domain/OAuth.ts"
 import { AccountInactive, Forbidden, InvalidApiKey, McpTokenRequired, RateLimited } from "../../domain/Errors.ts"
 import { errorResponse } from "../../platform/http/ErrorResponses.ts"
 import { addResponseHeaders, currentRequest } from "../../platform/http/RequestContext.ts"
@@ -52,6 +53,7 @@ export const makeGate = Effect.gen(function*() {
   const keys = yield* Keys
   const limits = yield* RateLimits
   const config = yield* AppConfig
+  const resource = mcpResource(config.baseUrl)
   const allowedOrigins = new Set([new URL(config.baseUrl).origin, ...config.mcpAllowedOrigins])
   const challenge = {
     "www-authenticate": `Bearer realm="herald", resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`
@@ -82,7 +84,9 @@ export const makeGate = Effect.gen(function*() {
       if (credential._tag === "Malformed") return yield* failed(new InvalidApiKey())
       const found = yield* Effect.result(keys.authenticate(credential.key))
       if (found._tag === "Failure") return yield* failed(found.failure)
-      const { principal, status } = found.success
+      const { principal, status, audience } = found.success
+      // An OAuth token is good here only if it was issued for this resource (RFC 8707 audience).
+      if (audience !== undefined && audience !== resource) return yield* failed(new InvalidApiKey())
       if (status !== "active" && status !== "onboarding") {
         if (bearerRoute) yield* addResponseHeaders(challenge)
         return yield* refuse(new AccountInactive())

@@ -66,6 +66,18 @@ export const extraRoutes: Array<readonly [method: string, path: `/${string}`, op
   ["GET", "/api/orchestrator"],
   ["PUT", "/api/orchestrator"],
   ["POST", "/api/orchestrator"],
+  // OAuth: Herald as the authorization server of its MCP endpoints (src/features/oauth)
+  ["GET", "/.well-known/oauth-protected-resource/mcp"],
+  ["GET", "/.well-known/oauth-authorization-server"],
+  ["GET", "/oauth/authorize"],
+  ["POST", "/oauth/authorize"],
+  ["POST", "/oauth/token", { noStore: true }],
+  ["OPTIONS", "/oauth/token"],
+  ["POST", "/oauth/register", { noStore: true }],
+  ["OPTIONS", "/oauth/register"],
+  ["POST", "/oauth/revoke"],
+  ["OPTIONS", "/oauth/revoke"],
+  ["POST", "/dashboard/apps/:grantId/revoke"],
   // The API reference (src/features/docs)
   ["GET", "/docs"],
   ["GET", "/docs/assets/:file"]
