@@ -139,13 +139,13 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       assertError(nobody, 403, "E_FORBIDDEN")
     }))
 
-  it.effect("the protected-resource metadata names the MCP resource, Herald as its authorization server and the scopes", () =>
+  it.effect("the protected-resource metadata names the base address, Herald as its authorization server and the scopes", () =>
     Effect.gen(function*() {
       const url = baseUrl
       const res = yield* call("GET", "/.well-known/oauth-protected-resource")
       assert.strictEqual(res.status, 200)
       assert.match(res.headers.get("content-type") ?? "", /application\/json/)
-      assert.strictEqual(res.json.resource, `${url}/mcp`)
+      assert.strictEqual(res.json.resource, url)
       assert.deepStrictEqual(res.json.authorization_servers, [url])
       assert.deepStrictEqual(res.json.bearer_methods_supported, ["header"])
       for (const scope of ["read:content", "write:content", "publish:social", "read:analytics"]) {

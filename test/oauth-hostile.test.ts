@@ -66,7 +66,7 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
         [{ code_challenge_method: "plain", code_challenge: "a".repeat(43) }, "invalid_request"],
         [{ code_challenge: undefined, code_challenge_method: undefined }, "invalid_request"],
         [{ resource: "https://elsewhere.example/mcp" }, "invalid_target"],
-        [{ resource: url }, "invalid_target"],
+        [{ resource: `${url}/api` }, "invalid_target"],
         [{ resource: undefined }, "invalid_target"],
         [{ response_type: "token" }, "unsupported_response_type"]
       ]

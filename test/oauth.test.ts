@@ -60,10 +60,10 @@ layer(testApp({ trustProxy: true }), { timeout: 180_000, excludeTestServices: tr
   it.effect("metadata: the protected resource names Herald, which publishes RFC 8414 metadata", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      for (const path of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      for (const [path, resource] of [["/.well-known/oauth-protected-resource", url], ["/.well-known/oauth-protected-resource/mcp", `${url}/mcp`]]) {
         const res = yield* call("GET", path)
         assert.strictEqual(res.status, 200, path)
-        assert.strictEqual(res.json.resource, `${url}/mcp`)
+        assert.strictEqual(res.json.resource, resource)
         assert.deepStrictEqual(res.json.authorization_servers, [url])
       }
       const res = yield* call("GET", "/.well-known/oauth-authorization-server")
@@ -100,7 +100,8 @@ layer(testApp({ trustProxy: true }), { timeout: 180_000, excludeTestServices: tr
       assert.match(provider.information.client_id, /^hcl_/)
       const asked = provider.authorizationUrl!
       assert.strictEqual(asked.origin + asked.pathname, `${url}/oauth/authorize`)
-      assert.strictEqual(asked.searchParams.get("resource"), `${url}/mcp`)
+      // The client names the resource the 401's metadata document publishes: the base address.
+      assert.strictEqual(new URL(asked.searchParams.get("resource")!).href, new URL(url).href)
       assert.strictEqual(asked.searchParams.get("code_challenge_method"), "S256")
 
       const browser = yield* launchBrowser

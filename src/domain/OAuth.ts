@@ -4,13 +4,19 @@ import { Role } from "./Identity.ts"
 
 /**
  * The resource (RFC 8707) every token Herald issues is for: its MCP endpoint.
- * Clients name it in `resource`; tokens carry it as their audience.
+ * Tokens carry it as their audience.
  */
 export const mcpResource = (baseUrl: string): string => `${baseUrl}/mcp`
 
-/** Whether a requested `resource` names Herald's MCP endpoint (a trailing slash is the same resource). */
+/**
+ * Whether a requested `resource` names Herald: its MCP endpoint, or the base
+ * address that `/.well-known/oauth-protected-resource` publishes as the
+ * resource (clients that read that document name it). A trailing slash is the
+ * same resource.
+ */
 export const isOurResource = (baseUrl: string, resource: string | null | undefined): boolean =>
-  resource !== null && resource !== undefined && (resource === mcpResource(baseUrl) || resource === `${mcpResource(baseUrl)}/`)
+  resource !== null && resource !== undefined &&
+  [baseUrl, mcpResource(baseUrl)].some((ours) => resource === ours || resource === `${ours}/`)
 
 /**
  * Token shapes: a prefix that tells them from API keys (and from each other)

@@ -14,8 +14,8 @@ import { agentDescriptor, homeHtml, homeLinks, indexMarkdown, llmsTxt, sitemap }
  * Herald is its own authorization server; API keys stay valid Bearer tokens;
  * scopes by role.
  */
-export const protectedResourceMetadata = (baseUrl: string) => ({
-  resource: mcpResource(baseUrl),
+export const protectedResourceMetadata = (baseUrl: string, resource: string = baseUrl) => ({
+  resource,
   authorization_servers: [baseUrl],
   bearer_methods_supported: ["header"],
   scopes_supported: [...new Set(Object.values(scopesByRole).flat())],
@@ -82,8 +82,8 @@ const Pages = HttpRouter.use((router) =>
 )
 
 export const DiscoveryRoutes = Layer.mergeAll(
-  jsonDocumentRoute(paths.protectedResource, protectedResourceMetadata),
-  // The same document where RFC 9728 puts the metadata of the resource at /mcp.
-  jsonDocumentRoute(`${paths.protectedResource}/mcp`, protectedResourceMetadata),
+  jsonDocumentRoute(paths.protectedResource, (baseUrl) => protectedResourceMetadata(baseUrl)),
+  // Where RFC 9728 puts the metadata of the resource at /mcp: the same document, naming that resource.
+  jsonDocumentRoute(`${paths.protectedResource}/mcp`, (baseUrl) => protectedResourceMetadata(baseUrl, mcpResource(baseUrl))),
   Pages
 )

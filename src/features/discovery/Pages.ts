@@ -39,7 +39,7 @@ export const llmsTxt = (baseUrl: string, limits: { readonly rest: number; readon
     "",
     "## Optional",
     "",
-    link("OAuth protected resource metadata", paths.protectedResource, "RFC 9728; API keys only, scopes by role"),
+    link("OAuth protected resource metadata", paths.protectedResource, "RFC 9728; Herald is its own authorization server, scopes by role"),
     link("Sitemap", paths.sitemap, "public pages"),
     ""
   ].join("\n")

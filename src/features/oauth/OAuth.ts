@@ -241,7 +241,7 @@ export class OAuth extends Context.Service<OAuth, {
         if (method !== "S256") return yield* fail("invalid_request", "code_challenge_method must be S256")
         if (!isS256Challenge(challenge)) return yield* fail("invalid_request", "code_challenge is not an S256 challenge")
         const target = single("resource")
-        if (!isOurResource(config.baseUrl, target)) return yield* fail("invalid_target", `resource must be ${resource}`)
+        if (!isOurResource(config.baseUrl, target)) return yield* fail("invalid_target", `resource must be ${config.baseUrl} or ${resource}`)
         const scope = single("scope") ?? null
         if (state !== null && state.length > 1000) return yield* fail("invalid_request", "state is longer than 1000 characters")
         if (scope !== null && scope.length > 2000) return yield* fail("invalid_scope", "scope is longer than 2000 characters")
@@ -323,7 +323,7 @@ export class OAuth extends Context.Service<OAuth, {
         if (form.get("redirect_uri") !== found.redirectUri) return yield* invalidGrant("redirect_uri differs from the authorization request's")
         if (!verifiesS256(form.get("code_verifier") ?? "", found.codeChallenge)) return yield* invalidGrant("code_verifier does not match the code_challenge")
         const target = form.get("resource")
-        if (target !== null && !isOurResource(config.baseUrl, target)) return yield* problem("invalid_target", `resource must be ${resource}`)
+        if (target !== null && !isOurResource(config.baseUrl, target)) return yield* problem("invalid_target", `resource must be ${config.baseUrl} or ${resource}`)
         const known = yield* Effect.option(client(clientId))
         const tokens = issueTokens(found.role)
         yield* repo.createGrant({
@@ -354,7 +354,7 @@ export class OAuth extends Context.Service<OAuth, {
         }
         if (!found.live) return yield* invalidGrant("The refresh token has expired or was revoked")
         const target = form.get("resource")
-        if (target !== null && !isOurResource(config.baseUrl, target)) return yield* problem("invalid_target", `resource must be ${resource}`)
+        if (target !== null && !isOurResource(config.baseUrl, target)) return yield* problem("invalid_target", `resource must be ${config.baseUrl} or ${resource}`)
         const tokens = issueTokens(found.role)
         if (!(yield* repo.rotate(hash, found.grantId, tokens.stored))) {
           yield* repo.revokeGrant(found.grantId)
