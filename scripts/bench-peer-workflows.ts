@@ -39,6 +39,8 @@ interface Round {
   readonly burst: Phase
   readonly oneAtATime: Phase
   readonly statementsPerRun?: { readonly burst: number; readonly oneAtATime: number }
+  /** One at a time: statements per run by text, the most frequent first. */
+  readonly statementKinds?: ReadonlyArray<readonly [string, number]>
 }
 
 const dbosRunner = (databaseUrl: string) =>
@@ -90,7 +92,9 @@ const child = (engine: EngineName, base: string) =>
         statementsPerRun: {
           burst: Number((burstStatements / runs).toFixed(1)),
           oneAtATime: Number((counter.statements() / latencyRuns).toFixed(1))
-        }
+        },
+        statementKinds: [...counter.byText()].sort((a, b) => b[1] - a[1]).slice(0, 25)
+          .map(([text, n]) => [text.slice(0, 140), Number((n / latencyRuns).toFixed(2))] as const)
       })
     }
     console.log(`ROUND ${JSON.stringify(round)}`)
@@ -156,7 +160,11 @@ const parent = Effect.gen(function*() {
   }
   console.log(JSON.stringify(summary))
   if (counting) {
-    for (const engine of engines) console.log(`counted ${describe(yield* runChild(engine, ["--count"]))}`)
+    for (const engine of engines) {
+      const round = yield* runChild(engine, ["--count"])
+      console.log(`counted ${describe(round)}`)
+      for (const [text, perRun] of round.statementKinds ?? []) console.log(`  ${String(perRun).padStart(6)}  ${text}`)
+    }
   }
 })
 

@@ -9,6 +9,8 @@ import { createConnection, createServer, type Socket } from "node:net"
 export interface StatementCounter {
   readonly port: number
   readonly statements: () => number
+  /** Statements run since the last reset, by their text (whitespace folded). */
+  readonly byText: () => ReadonlyMap<string, number>
   readonly reset: () => void
   readonly close: () => Promise<void>
 }
@@ -19,6 +21,12 @@ const gssEncRequest = 80877104
 
 export const startStatementCounter = async (targetHost: string, targetPort: number): Promise<StatementCounter> => {
   let count = 0
+  let texts = new Map<string, number>()
+  const tally = (text: string) => {
+    count++
+    const key = text.replace(/\s+/g, " ").trim()
+    texts.set(key, (texts.get(key) ?? 0) + 1)
+  }
   const sockets = new Set<Socket>()
   const server = createServer((client) => {
     const upstream = createConnection({ host: targetHost, port: targetPort })
@@ -31,6 +39,13 @@ export const startStatementCounter = async (targetHost: string, targetPort: numb
     upstream.on("close", () => client.destroy())
     upstream.pipe(client)
     let started = false
+    // Prepared statements by name, and portals by the statement they bind.
+    const prepared = new Map<string, string>()
+    const portals = new Map<string, string>()
+    const cString = (buffer: Buffer, from: number) => {
+      const end = buffer.indexOf(0, from)
+      return { text: buffer.toString("utf8", from, end), next: end + 1 }
+    }
     let pending: Buffer = Buffer.alloc(0)
     client.on("data", (chunk: Buffer) => {
       upstream.write(chunk)
@@ -50,7 +65,14 @@ export const startStatementCounter = async (targetHost: string, targetPort: numb
         const length = pending.readInt32BE(at + 1)
         if (pending.length - at < 1 + length) break
         const type = pending[at]
-        if (type === 0x51 || type === 0x45) count++
+        if (type === 0x51) tally(cString(pending, at + 5).text)
+        else if (type === 0x50) {
+          const name = cString(pending, at + 5)
+          prepared.set(name.text, cString(pending, name.next).text)
+        } else if (type === 0x42) {
+          const portal = cString(pending, at + 5)
+          portals.set(portal.text, prepared.get(cString(pending, portal.next).text) ?? "?")
+        } else if (type === 0x45) tally(portals.get(cString(pending, at + 5).text) ?? "?")
         at += 1 + length
       }
       pending = pending.subarray(at)
@@ -61,8 +83,10 @@ export const startStatementCounter = async (targetHost: string, targetPort: numb
   return {
     port: typeof address === "object" && address !== null ? address.port : 0,
     statements: () => count,
+    byText: () => texts,
     reset: () => {
       count = 0
+      texts = new Map()
     },
     close: () =>
       new Promise<void>((resolve) => {
