@@ -66,6 +66,13 @@ const dbosRunner = (databaseUrl: string) =>
     () => Effect.promise(() => DBOS.shutdown())
   )
 
+// Statements that differ only past their start (a list of shards, a lock key) are one kind.
+const statementKinds = (byText: ReadonlyMap<string, number>) => {
+  const kinds = new Map<string, number>()
+  for (const [text, n] of byText) kinds.set(text.slice(0, 110), (kinds.get(text.slice(0, 110)) ?? 0) + n)
+  return [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 20).map(([text, n]) => [text, Number((n / latencyRuns).toFixed(2))] as const)
+}
+
 /** One engine's round, in this (fresh) process. */
 const child = (engine: EngineName, base: string) =>
   Effect.gen(function*() {
@@ -93,8 +100,7 @@ const child = (engine: EngineName, base: string) =>
           burst: Number((burstStatements / runs).toFixed(1)),
           oneAtATime: Number((counter.statements() / latencyRuns).toFixed(1))
         },
-        statementKinds: [...counter.byText()].sort((a, b) => b[1] - a[1]).slice(0, 25)
-          .map(([text, n]) => [text.slice(0, 140), Number((n / latencyRuns).toFixed(2))] as const)
+        statementKinds: statementKinds(counter.byText())
       })
     }
     console.log(`ROUND ${JSON.stringify(round)}`)
