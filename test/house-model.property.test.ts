@@ -6,7 +6,7 @@ import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
 import { platformBodyLimits } from "../src/domain/Content.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
-import { houseTurn, intentOf, makeHouseModel } from "../src/features/agent/HouseModel.ts"
+import { followUpOf, houseTurn, intentOf, makeHouseModel, shorten } from "../src/features/agent/HouseModel.ts"
 
 const platforms = Object.keys(platformBodyLimits)
 const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
@@ -145,6 +145,33 @@ describe("house writer", () => {
         assert.notInclude(turn.text, question.trim())
         assert.include(turn.text, "language model")
       }
+    }))
+  })
+
+  it("reads a follow-up against the request it follows, and leaves a request that stands alone", () => {
+    const previous = { text: "Give me 3 LinkedIn ideas", offset: 0 }
+    assert.deepStrictEqual(followUpOf("make the second one shorter", previous), { _tag: "shorter", item: 1 })
+    assert.deepStrictEqual(followUpOf("Make it shorter please", previous), { _tag: "shorter", item: undefined })
+    assert.deepStrictEqual(followUpOf("shorten the last one", previous), { _tag: "shorter", item: -1 })
+    assert.deepStrictEqual(followUpOf("another one for X", previous), { _tag: "ask", ask: { ...previous, count: 1, offset: 3, platform: "x" } })
+    assert.deepStrictEqual(followUpOf("What about Instagram?", previous), { _tag: "ask", ask: { ...previous, platform: "instagram" } })
+    assert.deepStrictEqual(followUpOf("what about cold brew?", previous), { _tag: "ask", ask: { ...previous, topic: "cold brew" } })
+    assert.deepStrictEqual(followUpOf("yes, schedule it", previous), { _tag: "schedule", now: false })
+    assert.deepStrictEqual(followUpOf("publish it now", previous), { _tag: "schedule", now: true })
+    assert.deepStrictEqual(followUpOf("draft idea 3", previous), { _tag: "draft", item: 2 })
+    // Requests that stand on their own are not follow-ups, whatever words they share with one.
+    assert.isUndefined(followUpOf("Draft a post about the first day of spring", previous))
+    assert.isUndefined(followUpOf("What about Instagram?", undefined))
+    assert.isUndefined(followUpOf("How did our posts perform this week?", previous))
+  })
+
+  it("a shorter text keeps its first and last points and its hashtags, within half its length (at least 200)", () => {
+    fc.assert(fc.property(fc.array(fc.lorem({ maxCount: 30 }), { minLength: 1, maxLength: 6 }), fc.boolean(), (paragraphs, tagged) => {
+      const body = [...paragraphs, ...(tagged ? ["#Coffee #ColdBrew"] : [])].join("\n\n")
+      const shorter = shorten(body)
+      assert.isAtMost(shorter.length, Math.max(200, Math.floor(body.length / 2)) + 1)
+      if (tagged) assert.isTrue(shorter.endsWith("#Coffee #ColdBrew"))
+      assert.isTrue(body.startsWith(shorter.split("\n\n")[0]!.replace(/…$/, "")), shorter)
     }))
   })
 })
