@@ -396,6 +396,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.isTrue(failed.some((c) => report.body.includes(c.title)), report.body)
       assert.deepInclude(report.figures, { label: "SEO score", value: scan.json.seoScore })
       assert.deepInclude(report.figures, { label: "Checks to fix", value: failed.length })
+      assert.include(report.body, "## Recommendations\n\n- Start with the")
       yield* assertNoContent(t)
       assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM scans WHERE customer_id = ${t.id}`)[0]!.n, 1)
 
