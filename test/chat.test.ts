@@ -195,6 +195,20 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
       const audit = yield* chat(t, { message: "Please audit our site" })
       assert.deepStrictEqual(audit.events.find((e) => e.event === "tool_call")!.data, { name: "ai_seo_audit", arguments: { url: "https://brewline.example/" } })
+
+      // Competitor research writes a brief to the reports and tells it in the chat; nothing joins the content queue.
+      const research = yield* chat(t, { message: "Compare us with Asana and Trello" })
+      assert.deepStrictEqual(research.events.find((e) => e.event === "tool_call")!.data, {
+        name: "run_research",
+        arguments: { topic: "coffee subscriptions", competitors: ["Asana", "Trello"] }
+      })
+      const brief = research.events.find((e) => e.event === "tool_result")!.data.result.data.report
+      assert.strictEqual(brief.title, "Competitor brief: Asana and Trello")
+      assert.include(textOf(research), `It wrote the report "Competitor brief: Asana and Trello" (/api/reports/${t.id}/${brief.reportId})`)
+      const listed = yield* call("GET", `/api/reports/${t.id}`, { headers: t.h })
+      assert.deepStrictEqual(listed.json.reports.map((r: any) => r.reportId), [brief.reportId])
+      const pending = yield* call("GET", `/api/content/${t.id}?status=pending_approval`, { headers: t.h })
+      assert.strictEqual(pending.json.content.length, 1, "only the Instagram draft waits")
     }))
 
   it.effect("follow-ups are read from the thread: a shorter one, another one, what about a platform, draft it, yes schedule it", () =>

@@ -6,7 +6,7 @@ import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
 import { platformBodyLimits } from "../src/domain/Content.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
-import { followUpOf, houseTurn, intentOf, makeHouseModel, shorten } from "../src/features/agent/HouseModel.ts"
+import { competitorsIn, followUpOf, houseTurn, intentOf, makeHouseModel, shorten } from "../src/features/agent/HouseModel.ts"
 
 const platforms = Object.keys(platformBodyLimits)
 const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
@@ -132,6 +132,7 @@ describe("house writer", () => {
       ["Draft a blog post about cold brew", "draft"],
       ["What does our brand profile say?", "profile"],
       ["What can you do?", "capabilities"],
+      ["Compare us with Asana and Trello", "research"],
       ["Who won the football?", "unknown"]
     ]
     for (const [text, intent] of cases) assert.strictEqual(intentOf(text), intent, text)
@@ -173,5 +174,16 @@ describe("house writer", () => {
       if (tagged) assert.isTrue(shorter.endsWith("#Coffee #ColdBrew"))
       assert.isTrue(body.startsWith(shorter.split("\n\n")[0]!.replace(/…$/, "")), shorter)
     }))
+  })
+
+  it("reads the competitors a request names, never a phrase of the request", () => {
+    assert.deepStrictEqual(competitorsIn("Compare us with Asana and Trello"), ["Asana", "Trello"])
+    assert.deepStrictEqual(competitorsIn("Research our competitors: https://a.example, Rival Co"), ["https://a.example", "Rival Co"])
+    assert.deepStrictEqual(competitorsIn("What are our competitors doing with their pricing?"), [])
+    assert.deepStrictEqual(competitorsIn("I'd like a competitor brief"), [])
+    const research = Tool.make("run_research", { parameters: Schema.Struct({ topic: Schema.String }), success: Schema.Unknown })
+    const system = `Brand profile (JSON): ${JSON.stringify({ brandName: "Brewline", products: ["coffee subscriptions"] })}`
+    const turn = houseTurn({ prompt: Prompt.make([{ role: "system", content: system }, { role: "user", content: "Compare us with Asana and Trello" }]), tools: [research], toolChoice: "auto" })
+    assert.deepStrictEqual(turn, { _tag: "tool", name: "run_research", params: { topic: "coffee subscriptions", competitors: ["Asana", "Trello"] } })
   })
 })

@@ -89,7 +89,7 @@ const platformIn = (lower: string): string | undefined =>
   /\b(?:twitter|tweets?)\b/.test(lower) ? "x" : Object.keys(platformBodyLimits).find((p) => new RegExp(`\\b${p}\\b`).test(lower))
 
 /** What a request asks for, as a marketer would read it. */
-export type Intent = "capabilities" | "profile" | "approvals" | "performance" | "audit" | "publish" | "ideas" | "draft" | "unknown"
+export type Intent = "capabilities" | "profile" | "approvals" | "performance" | "research" | "audit" | "publish" | "ideas" | "draft" | "unknown"
 
 /** The intent of a request (pure: word rules a person would apply, tested on their own). */
 export const intentOf = (text: string): Intent => {
@@ -97,6 +97,7 @@ export const intentOf = (text: string): Intent => {
   if (/\b(?:what can you do|what do you do|how can you help|your capabilities|what are you able)\b/.test(lower) || lower.trim() === "help") return "capabilities"
   if (/\b(?:approv\w*|pending|waiting|waits|to review|in review)\b/.test(lower)) return "approvals"
   if (/\b(?:perform\w*|analytics|traffic|sessions|visitors|results|stats|metrics|numbers|how did|how are we doing|engagement)\b/.test(lower)) return "performance"
+  if (/\b(?:competitors?|rivals?|competition|market research|compare (?:us|ourselves|our \w+) (?:with|to|against))\b/.test(lower)) return "research"
   if (/\b(?:audit|scan|seo|check (?:our|my) (?:site|website|page))\b/.test(lower)) return "audit"
   if (/\b(?:brand profile|our profile|our brand|our audience|our voice|who are we|about us)\b/.test(lower)) return "profile"
   if (/\b(?:ideas?|what should (?:we|i) post|suggest\w*|inspiration|brainstorm)\b/.test(lower)) return "ideas"
@@ -243,6 +244,7 @@ const capabilities = (brand: BrandFields): string =>
     "- report how your content performed (\"how did we do this week?\")",
     "- tell you what waits for your approval",
     "- run an SEO and AI-visibility audit of your site (\"audit https://…\")",
+    "- research competitors and write a brief to your reports (\"compare us with Rival Co and rival.example\")",
     "- tell you what your brand profile says",
     "For open questions, an administrator can configure a language model (LLM_PROVIDER=openai with an OpenAI-compatible server)."
   ].join("\n")
@@ -258,6 +260,20 @@ const urlIn = (text: string): string | undefined => {
 const offered = (tools: ReadonlyArray<Tool.Any>, name: string) => tools.some((t) => t.name === name)
 
 const contentType = (kind: CopyKind): "blog" | "social" | "email" | "ad" => (kind === "email" || kind === "ad" || kind === "social" ? kind : "blog")
+
+/**
+ * The competitors a request names: its addresses, and the names after "with",
+ * "against", "vs", "such as" or a colon ("compare us with Asana and
+ * Trello"), at most five.
+ */
+export const competitorsIn = (text: string): ReadonlyArray<string> => {
+  const urls = [...text.matchAll(/\bhttps?:\/\/[^\s"'<>,]+/g)].map((m) => trimTrailing(m[0], ".,;:!?)"))
+  const named = /(?:\b(?:with|against|vs|versus|such as)\b|:)([^:]+)$/i.exec(text.split("\n").at(-1)!.replace(/\bhttps?:\/\/[^\s"'<>,]+/g, ""))
+  const names = named === null ? [] : named[1]!.split(/,|\band\b|\bor\b|\bvs\b/i)
+    .map((name) => trimTrailing(name.trim(), ".?!;").trim())
+    .filter((name) => name.length > 0 && name.length <= 60 && !/^(?:us|we|them|competitors?)$/i.test(name) && !/^(?:a|an|the|their|its|my|our|your)\b/i.test(name))
+  return [...new Set([...urls, ...names])].slice(0, 5)
+}
 
 /** What the house model does for a request in plain words: a tool call for the customer's data, or an answer. */
 const answerRequest = (ask: Ask, system: string, tools: ReadonlyArray<Tool.Any>): HouseTurn => {
@@ -276,6 +292,12 @@ const answerRequest = (ask: Ask, system: string, tools: ReadonlyArray<Tool.Any>)
       const lower = request.toLowerCase()
       const period = /\b(?:quarter|90 days|three months)\b/.test(lower) ? "last_90_days" : /\b(?:month|30 days)\b/.test(lower) ? "last_30_days" : "last_7_days"
       return offered(tools, "query_ga4") ? { _tag: "tool", name: "query_ga4", params: { period } } : { _tag: "text", text: unknownAnswer(brand) }
+    }
+    case "research": {
+      const competitors = competitorsIn(request)
+      return offered(tools, "run_research")
+        ? { _tag: "tool", name: "run_research", params: { topic: topicOfAsk(ask, brand), ...(competitors.length === 0 ? {} : { competitors }) } }
+        : { _tag: "text", text: `Ask me in the chat to research ${competitors.length === 0 ? "your competitors" : joinList(competitors)}; the brief is stored with your reports.` }
     }
     case "audit": {
       const url = urlIn(request) ?? brand.url
