@@ -166,14 +166,18 @@ describe("house writer", () => {
     assert.isUndefined(followUpOf("How did our posts perform this week?", previous))
   })
 
-  it("a shorter text keeps its first and last points and its hashtags, within half its length (at least 200)", () => {
+  it("a shorter text keeps its opening, its close and its hashtags, by whole paragraphs or sentences", () => {
     fc.assert(fc.property(fc.array(fc.lorem({ maxCount: 30 }), { minLength: 1, maxLength: 6 }), fc.boolean(), (paragraphs, tagged) => {
       const body = [...paragraphs, ...(tagged ? ["#Coffee #ColdBrew"] : [])].join("\n\n")
       const shorter = shorten(body)
-      assert.isAtMost(shorter.length, Math.max(200, Math.floor(body.length / 2)) + 1)
-      if (tagged) assert.isTrue(shorter.endsWith("#Coffee #ColdBrew"))
-      assert.isTrue(body.startsWith(shorter.split("\n\n")[0]!.replace(/…$/, "")), shorter)
+      assert.isAtMost(shorter.length, body.length)
+      if (tagged) assert.isTrue(shorter.endsWith("\n\n#Coffee #ColdBrew"))
+      assert.notInclude(shorter, "…")
+      if (paragraphs.length > 2) assert.deepStrictEqual(shorter.split("\n\n").slice(0, 2), [paragraphs[0], paragraphs.at(-1)])
     }))
+    const body = "Fresh beans weekly. We roast on Mondays. Brewline ships on Tuesdays. Try a bag today!\n\n#Coffee"
+    assert.strictEqual(shorten(body, "Brewline"), "Fresh beans weekly. Brewline ships on Tuesdays. Try a bag today!\n\n#Coffee")
+    assert.strictEqual(shorten("One line only.", "Brewline"), "One line only.")
   })
 
   it("reads the competitors a request names, never a phrase of the request", () => {

@@ -7,7 +7,6 @@ import {
   type Brief,
   capitalize,
   type CopyKind,
-  fitWords,
   joinList,
   stableHash,
   trimTrailing,
@@ -458,15 +457,35 @@ const asksOf = (messages: ReadonlyArray<Prompt.Message>): ReadonlyArray<{ readon
   return asks
 }
 
-/** The text fitted to about half its length (at least a tweet's): the hook, the call to action and the hashtags kept. */
-export const shorten = (body: string): string => {
+/**
+ * The text made shorter by whole paragraphs or sentences, never cut mid-word:
+ * the opening, the closing call to action, the hashtags, and the first point
+ * naming the brand when neither of those does.
+ */
+export const shorten = (body: string, brandName = ""): string => {
   const paragraphs = body.split(/\n{2,}/).map((p) => p.trim()).filter((p) => p.length > 0)
-  const tags = paragraphs.at(-1)?.startsWith("#") === true ? paragraphs.at(-1) : undefined
-  const words = tags === undefined ? paragraphs : paragraphs.slice(0, -1)
-  const kept = words.length <= 2 ? words : [words[0]!, words.at(-1)!]
-  const limit = Math.max(200, Math.floor(charLength(body) / 2))
-  const text = fitWords(kept.join("\n\n"), limit - (tags === undefined ? 0 : charLength(tags) + 2))
-  return tags === undefined ? text : `${text}\n\n${tags}`
+  const tags = paragraphs.length > 1 && paragraphs.at(-1)!.startsWith("#") ? paragraphs.at(-1) : undefined
+  const text = tags === undefined ? paragraphs : paragraphs.slice(0, -1)
+  // Two paragraphs or fewer: the sentences are what can go. The brand's own full stop ("Acme Co.") ends none.
+  const name = brandName.trim()
+  const mark = "\u0001"
+  const sentences = text.length > 2
+    ? text
+    : (name.length === 0 ? text.join(" ") : text.join(" ").replaceAll(name, mark)).split(/(?<=[.!?])\s+/).map((part) => part.replaceAll(mark, name))
+  const joiner = text.length > 2 ? "\n\n" : " "
+  if (sentences.length <= 2) return body
+  const brand = brandName.trim().replace(/\s+/g, " ").toLowerCase()
+  const names = (text: string) => brand.length === 0 || text.toLowerCase().includes(brand)
+  // The opening and the close; else with the first point naming the brand between them; else with as many
+  // points after the opening as it takes (a brand with a full stop, "Acme Co.", spans sentences).
+  const middle = sentences.slice(1, -1).find(names)
+  const tries = [
+    [sentences[0]!, sentences.at(-1)!].join(joiner),
+    ...(middle === undefined ? [] : [[sentences[0]!, middle, sentences.at(-1)!].join(joiner)]),
+    ...Array.from({ length: sentences.length - 1 }, (_, n) => [...sentences.slice(0, n + 1), sentences.at(-1)!].join(joiner))
+  ]
+  const shorter = tries.find(names) ?? text.join("\n\n")
+  return tags === undefined ? shorter : `${shorter}\n\n${tags}`
 }
 
 /** Tomorrow at 09:00 UTC: when "schedule it" gives no time. */
@@ -498,7 +517,7 @@ const answerFollowUp = (
         return { _tag: "text", text: `Idea ${n}, shorter: ${capitalize(idea.short)}.\n\nSay "draft it" and I will write it up for your content queue.` }
       }
       if (draft !== undefined) {
-        const shorter = shorten(draft.body)
+        const shorter = shorten(draft.body, brand.brandName)
         return {
           _tag: "text",
           text: `A shorter version of "${draft.title}" (${charLength(shorter)} characters instead of ${charLength(draft.body)}):\n\n${shorter}\n\nPaste it over the draft in the content queue, or say "schedule it" and I will queue this version.`
@@ -519,7 +538,7 @@ const answerFollowUp = (
           : { _tag: "text", text: `Which idea should I draft first? Say "draft the second one", for example; once it is drafted, "schedule it" queues it.` }
       }
       const shortened = messages.some((m) => m.role === "assistant" && m.content.some((p) => p.type === "text" && p.text.startsWith(`A shorter version of "${draft.title}"`)))
-      const body = shortened ? shorten(draft.body) : draft.body
+      const body = shortened ? shorten(draft.body, brand.brandName) : draft.body
       if (draft.platform === undefined || !isSocialPlatform(draft.platform)) {
         return { _tag: "text", text: `"${draft.title}" is not a social post, so there is nothing to schedule: approve it in the content queue and it is published there.` }
       }
