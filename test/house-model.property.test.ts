@@ -6,7 +6,7 @@ import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
 import { platformBodyLimits } from "../src/domain/Content.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
-import { competitorsIn, followUpOf, houseTurn, intentOf, makeHouseModel, shorten } from "../src/features/agent/HouseModel.ts"
+import { competitorsIn, followUpOf, houseTurn, intentOf, makeHouseModel, scheduledTime, shorten } from "../src/features/agent/HouseModel.ts"
 
 const platforms = Object.keys(platformBodyLimits)
 const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
@@ -189,5 +189,19 @@ describe("house writer", () => {
     const system = `Brand profile (JSON): ${JSON.stringify({ brandName: "Brewline", products: ["coffee subscriptions"] })}`
     const turn = houseTurn({ prompt: Prompt.make([{ role: "system", content: system }, { role: "user", content: "Compare us with Asana and Trello" }]), tools: [research], toolChoice: "auto" })
     assert.deepStrictEqual(turn, { _tag: "tool", name: "run_research", params: { topic: "coffee subscriptions", competitors: ["Asana", "Trello"] } })
+  })
+
+  it("'schedule it' at the day and time it names, in UTC, never in the past; tomorrow at 09:00 when it names none", () => {
+    const now = new Date("2026-11-26T10:00:00Z") // a Thursday
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["yes, schedule it", "2026-11-27T09:00:00Z"],
+      ["schedule it at 3pm", "2026-11-26T15:00:00Z"],
+      ["schedule it at 9 am", "2026-11-27T09:00:00Z"],
+      ["schedule it for Monday at 10:30", "2026-11-30T10:30:00Z"],
+      ["schedule it today at 18:00", "2026-11-26T18:00:00Z"],
+      ["schedule it tomorrow at 12am", "2026-11-27T00:00:00Z"],
+      ["schedule it for Thursday", "2026-12-03T09:00:00Z"]
+    ]
+    for (const [text, at] of cases) assert.strictEqual(scheduledTime(text, now), at, text)
   })
 })

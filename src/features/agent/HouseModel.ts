@@ -488,14 +488,29 @@ export const shorten = (body: string, brandName = ""): string => {
   return tags === undefined ? shorter : `${shorter}\n\n${tags}`
 }
 
-/** Tomorrow at 09:00 UTC: when "schedule it" gives no time. */
-const nextMorning = (now: Date): string => {
-  const at = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 9, 0, 0))
-  return at.toISOString().replace(".000Z", "Z")
+const weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"]
+
+/**
+ * When "schedule it" asks for (UTC): "today", "tomorrow" or a weekday, and
+ * "at 3pm", "at 15:30" or "at 9 am"; tomorrow at 09:00 when it says nothing,
+ * and never a time already past (today's past hour is tomorrow's).
+ */
+export const scheduledTime = (text: string, now: Date): string => {
+  const lower = text.toLowerCase()
+  const clock = /\bat (\d{1,2})(?::(\d{2}))? ?(am|pm)?\b/.exec(lower)
+  const hour = clock === null ? 9 : (Number(clock[1]) % 12) + (clock[3] === "pm" || (clock[3] === undefined && Number(clock[1]) >= 12) ? 12 : 0)
+  const minute = clock?.[2] === undefined ? 0 : Math.min(59, Number(clock[2]))
+  const weekday = weekdays.findIndex((day) => new RegExp(`\\b${day}\\b`).test(lower))
+  const today = now.getUTCDay()
+  const days = /\btoday\b/.test(lower) ? 0 : weekday >= 0 ? (weekday - today + 7) % 7 || 7 : /\btomorrow\b/.test(lower) || clock === null ? 1 : 0
+  let at = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + days, Math.min(hour, 23), minute)
+  if (at <= now.getTime()) at += 86_400_000
+  return new Date(at).toISOString().replace(".000Z", "Z")
 }
 
 /** A follow-up answered from the thread, or undefined when the thread has nothing it can refer to. */
 const answerFollowUp = (
+  request: string,
   followUp: FollowUp,
   asked: Ask | undefined,
   messages: ReadonlyArray<Prompt.Message>,
@@ -547,7 +562,7 @@ const answerFollowUp = (
       return {
         _tag: "tool",
         name,
-        params: { platform: draft.platform, body, ...(followUp.now ? {} : { scheduledAt: nextMorning(new Date()) }) }
+        params: { platform: draft.platform, body, ...(followUp.now ? {} : { scheduledAt: scheduledTime(request, new Date()) }) }
       }
     }
   }
@@ -587,7 +602,7 @@ const summarise = (result: Prompt.ToolResultPart, request: string, system: strin
     const status = String(data["status"] ?? "draft")
     const where = status === "pending_approval" ? "waits for your approval" : status === "approved" ? "is approved and queued" : "is a draft"
     const platform = typeof data["platform"] === "string" && isSocialPlatform(data["platform"]) ? platformNames[data["platform"]] : undefined
-    const next = platform === undefined ? "" : `\n\nSay "schedule it" and I will queue it for ${platform} tomorrow at 09:00 UTC, or "make it shorter".`
+    const next = platform === undefined ? "" : `\n\nSay "schedule it" and I will queue it for ${platform} tomorrow at 09:00 UTC (or say when: "schedule it for Monday at 10am"), or "make it shorter".`
     return `I drafted "${String(data["title"] ?? "")}" for ${brand.brandName}; it ${where} in the content queue.\n\n${String(data["body"] ?? "")}${next}`
   }
   if ((result.name === "schedule_content" || result.name === "publish_to_social") && typeof data["id"] === "string") {
@@ -655,7 +670,7 @@ export const houseTurn = (options: Pick<LanguageModel.ProviderOptions, "prompt" 
   const asks = asksOf(messages)
   const current = asks.at(-1)
   if (current?.followUp !== undefined) {
-    const answered = answerFollowUp(current.followUp, asks.at(-2)?.ask, messages.slice(0, -1), system, tools)
+    const answered = answerFollowUp(request, current.followUp, asks.at(-2)?.ask, messages.slice(0, -1), system, tools)
     if (answered !== undefined) return answered
     // Nothing in the thread to lean on: the message is answered for its own words.
     return answerRequest(askOfText(request), system, tools)
