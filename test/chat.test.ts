@@ -195,6 +195,89 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
       const audit = yield* chat(t, { message: "Please audit our site" })
       assert.deepStrictEqual(audit.events.find((e) => e.event === "tool_call")!.data, { name: "ai_seo_audit", arguments: { url: "https://brewline.example/" } })
+
+      // Competitor research writes a brief to the reports and tells it in the chat; nothing joins the content queue.
+      const research = yield* chat(t, { message: "Compare us with Asana and Trello" })
+      assert.deepStrictEqual(research.events.find((e) => e.event === "tool_call")!.data, {
+        name: "run_research",
+        arguments: { topic: "coffee subscriptions", competitors: ["Asana", "Trello"] }
+      })
+      const brief = research.events.find((e) => e.event === "tool_result")!.data.result.data.report
+      assert.strictEqual(brief.title, "Competitor brief: Asana and Trello")
+      assert.include(textOf(research), `It wrote the report "Competitor brief: Asana and Trello" (/api/reports/${t.id}/${brief.reportId})`)
+      const listed = yield* call("GET", `/api/reports/${t.id}`, { headers: t.h })
+      assert.deepStrictEqual(listed.json.reports.map((r: any) => r.reportId), [brief.reportId])
+      const pending = yield* call("GET", `/api/content/${t.id}?status=pending_approval`, { headers: t.h })
+      assert.strictEqual(pending.json.content.length, 1, "only the Instagram draft waits")
+    }))
+
+  it.effect("follow-ups are read from the thread: a shorter one, another one, what about a platform, draft it, yes schedule it", () =>
+    Effect.gen(function*() {
+      const t = yield* provision("chat-followups@x.co")
+      const { sql } = yield* TestServer
+      const confirmed = yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, {
+        headers: t.h,
+        body: { brandName: "Brewline Coffee Roasters", audience: ["home coffee brewers"], products: ["coffee subscriptions", "single-origin beans"] }
+      })
+      assert.strictEqual(confirmed.status, 200)
+      const textOf = (reply: ChatReply) => reply.events.filter((e) => e.event === "delta").map((e) => e.data.text).join("")
+      const fallback = "I can't answer that one on my own"
+
+      const ideas = yield* chat(t, { message: "Give me 3 LinkedIn ideas to grow our coffee subscriptions" })
+      const threadId = ideas.events[0]!.data.threadId as string
+      assert.include(textOf(ideas), "3 ideas for Brewline Coffee Roasters on LinkedIn")
+      const second = /^2\. A LinkedIn post: (.+)\.$/m.exec(textOf(ideas))![1]!
+      assert.include(second, "single-origin beans")
+
+      const shorter = textOf(yield* chat(t, { message: "make the second one shorter", threadId }))
+      assert.notInclude(shorter, fallback)
+      assert.match(shorter, /^Idea 2, shorter: .*single-origin beans\./)
+      assert.isBelow(/^Idea 2, shorter: (.+?)\./.exec(shorter)![1]!.length, second.length)
+
+      const another = textOf(yield* chat(t, { message: "another one for X", threadId }))
+      assert.notInclude(another, fallback)
+      assert.match(another, /^One more idea for Brewline Coffee Roasters on X, for home coffee brewers:\n\n1\. A short post: /)
+      // A new idea, not one of the three already given.
+      const newIdea = /^1\. A short post: (.+)$/m.exec(another)![1]!
+      assert.notInclude(textOf(ideas), newIdea.replace(/\.$/, ""))
+
+      const instagram = textOf(yield* chat(t, { message: "What about Instagram?", threadId }))
+      assert.notInclude(instagram, fallback)
+      assert.match(instagram, /^One more idea for Brewline Coffee Roasters on Instagram, for home coffee brewers:\n\n1\. A carousel: /)
+      const draftIt = yield* chat(t, { message: "Draft the first one", threadId })
+      const draftCall = draftIt.events.find((e) => e.event === "tool_call")!.data
+      assert.deepStrictEqual([draftCall.name, draftCall.arguments.platform, draftCall.arguments.type], ["run_content_creation", "instagram", "social"])
+      assert.include(draftIt.events.find((e) => e.event === "tool_result")!.data.result.data.body, "Brewline Coffee Roasters")
+      if (process.env["SHOW_CHAT"] !== undefined) console.log([textOf(ideas), shorter, another, instagram, textOf(draftIt)].join("\n----\n"))
+
+      // A draft, then "yes, schedule it": the drafted text is queued for its platform at a time given back.
+      yield* sql`INSERT INTO social_connections (customer_id, platform, account_name) VALUES (${t.id}, 'linkedin', 'Brewline')`
+      const drafted = yield* chat(t, { message: "Draft a LinkedIn post about our single-origin beans" })
+      const draftThread = drafted.events[0]!.data.threadId as string
+      const created = drafted.events.find((e) => e.event === "tool_result")!.data.result.data
+      assert.strictEqual(created.platform, "linkedin")
+      assert.include(textOf(drafted), `Say "schedule it"`)
+      const shortened = textOf(yield* chat(t, { message: "Make it shorter", threadId: draftThread }))
+      assert.match(shortened, /^A shorter version of "/)
+      const shortBody = shortened.split("\n\n").slice(1, -1).join("\n\n")
+      assert.isBelow(shortBody.length, created.body.length)
+      assert.include(created.body, shortBody.split("\n\n")[0]!.replace(/…$/, ""))
+
+      const scheduled = yield* chat(t, { message: "yes, schedule it", threadId: draftThread })
+      const callEvent = scheduled.events.find((e) => e.event === "tool_call")!.data
+      assert.strictEqual(callEvent.name, "schedule_content")
+      assert.deepStrictEqual([callEvent.arguments.platform, callEvent.arguments.body], ["linkedin", shortBody])
+      assert.isAbove(Date.parse(callEvent.arguments.scheduledAt), Date.now())
+      assert.deepStrictEqual(names(scheduled).filter((n) => n !== "delta"), ["thread", "tool_call", "tool_result", "done"])
+      const post = scheduled.events.find((e) => e.event === "tool_result")!.data.result.data
+      const stored = yield* call("GET", `/api/content/${t.id}/${post.id}`, { headers: t.h })
+      assert.deepStrictEqual([stored.json.platform, stored.json.body, stored.json.scheduledAt], ["linkedin", shortBody, callEvent.arguments.scheduledAt.replace("Z", ".000Z")])
+      assert.match(textOf(scheduled), new RegExp(`^Queued for LinkedIn on \\w+ \\d+ \\w+ at 09:00 UTC \\(post ${post.id}\\); the publisher posts it then for Brewline Coffee Roasters\\. The draft "${created.title}" still waits`))
+      if (process.env["SHOW_CHAT"] !== undefined) console.log([textOf(drafted), shortened, textOf(scheduled)].join("\n----\n"))
+
+      // Without anything in the thread to lean on, a follow-up is answered for its own words.
+      const alone = textOf(yield* chat(t, { message: "make the second one shorter" }))
+      assert.include(alone, "Which text should I shorten?")
     }))
 
   it.effect("ask_cmo over MCP answers from the account and never pitches the brand to itself", () =>

@@ -2,6 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { type Brief, type CopyKind, isPlural, joinList, withoutDoubledWords, writeDraft } from "../src/domain/Copywriting.ts"
 import { lintCopy, type LintRule } from "../src/domain/CopyLint.ts"
+import { shorten } from "../src/features/agent/HouseModel.ts"
 
 const kinds: ReadonlyArray<CopyKind> = ["blog", "social", "email", "ad", "outreach", "report"]
 const platforms = ["x", "linkedin", "instagram", "facebook", "tiktok", "pinterest"]
@@ -54,6 +55,16 @@ describe("copy that can be published as written", () => {
       const found = findings(b)
       assert.deepStrictEqual(found, [], JSON.stringify({ brief: b, draft: writeDraft(b) }))
     }), { numRuns: 1500 })
+  })
+
+  it("a piece made shorter in the chat still passes every lint rule", () => {
+    fc.assert(fc.property(brief, (b) => {
+      const kind = b.kind === "report" ? "social" : b.kind
+      const draft = writeDraft({ ...b, kind })
+      const shorter = shorten(draft.body, b.brandName)
+      const found = lintCopy({ kind, platform: b.platform, title: draft.title, body: shorter }, b)
+      assert.deepStrictEqual(found, [], JSON.stringify({ brief: b, shorter }))
+    }), { numRuns: 1000 })
   })
 
   it("a list of audiences ends with 'and', and its verbs agree", () => {

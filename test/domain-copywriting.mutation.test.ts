@@ -70,6 +70,30 @@ describe("house writer templates", () => {
     ])
   })
 
+  it("a report recommends from its facts: fixes before improvements, the competitors' lead, the figures; the audience always", () => {
+    const advice = (facts: ReadonlyArray<string>) => {
+      const parts = writeDraft({ kind: "report", brandName: "Acme", topic: "Report", audience: "bakers", facts }).body.split("\n\n")
+      return parts.slice(parts.indexOf("## Recommendations") + 1)
+    }
+    assert.deepStrictEqual(advice(["Fix (SEO): No title.", "Fix (GEO): No date.", "Improve (CRO): Slow."]), [
+      "- Start with the 2 fixes above, the heaviest first: each one says what to change.",
+      "- Then work through the improvement and run the audit again to see the scores move.",
+      "- Keep every piece aimed at bakers."
+    ])
+    assert.deepStrictEqual(advice(["Fix (SEO): No title."]).slice(0, 1), ["- Start with the fix above, the heaviest first: each one says what to change."])
+    assert.deepStrictEqual(advice(["Competitor watched: Rival", "Competitor https://r.test/: SEO 80/100"]), [
+      "- Where a competitor scores higher, look at what its pages do that ours do not, and close that gap first.",
+      "- Keep every piece aimed at bakers."
+    ])
+    assert.deepStrictEqual(advice(["Total: 3 posts published, 0 clicks", "Revenue: none recorded over the last 7 days"]), [
+      "- Post more on the channels with the most engagements and clicks per post, and less where they stay at zero.",
+      "- Record sales as revenue so the next report shows what the content earns.",
+      "- Keep every piece aimed at bakers."
+    ])
+    assert.strictEqual(advice(["Total: 1 post published", "Revenue: €3.00"]).length, 2)
+    assert.deepStrictEqual(advice([]), ["- Keep every piece aimed at bakers.", "- Measure one thing every week and drop what does not move it."])
+  })
+
   it("a blog: title, hook, description or introduction, sections, numbers, next step", () => {
     const parts = writeDraft({ kind: "blog", brandName: "Acme", topic: "Rockets", description: "Acme makes rockets", facts: ["42 launches"] }).body.split("\n\n")
     assert.match(parts[0]!, /^# /)

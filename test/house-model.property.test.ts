@@ -6,7 +6,7 @@ import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
 import { platformBodyLimits } from "../src/domain/Content.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
-import { houseTurn, intentOf, makeHouseModel } from "../src/features/agent/HouseModel.ts"
+import { competitorsIn, followUpOf, houseTurn, intentOf, makeHouseModel, scheduledTime, shorten } from "../src/features/agent/HouseModel.ts"
 
 const platforms = Object.keys(platformBodyLimits)
 const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
@@ -132,6 +132,7 @@ describe("house writer", () => {
       ["Draft a blog post about cold brew", "draft"],
       ["What does our brand profile say?", "profile"],
       ["What can you do?", "capabilities"],
+      ["Compare us with Asana and Trello", "research"],
       ["Who won the football?", "unknown"]
     ]
     for (const [text, intent] of cases) assert.strictEqual(intentOf(text), intent, text)
@@ -146,5 +147,61 @@ describe("house writer", () => {
         assert.include(turn.text, "language model")
       }
     }))
+  })
+
+  it("reads a follow-up against the request it follows, and leaves a request that stands alone", () => {
+    const previous = { text: "Give me 3 LinkedIn ideas", offset: 0 }
+    assert.deepStrictEqual(followUpOf("make the second one shorter", previous), { _tag: "shorter", item: 1 })
+    assert.deepStrictEqual(followUpOf("Make it shorter please", previous), { _tag: "shorter", item: undefined })
+    assert.deepStrictEqual(followUpOf("shorten the last one", previous), { _tag: "shorter", item: -1 })
+    assert.deepStrictEqual(followUpOf("another one for X", previous), { _tag: "ask", ask: { ...previous, count: 1, offset: 3, platform: "x" } })
+    assert.deepStrictEqual(followUpOf("What about Instagram?", previous), { _tag: "ask", ask: { ...previous, platform: "instagram" } })
+    assert.deepStrictEqual(followUpOf("what about cold brew?", previous), { _tag: "ask", ask: { ...previous, topic: "cold brew" } })
+    assert.deepStrictEqual(followUpOf("yes, schedule it", previous), { _tag: "schedule", now: false })
+    assert.deepStrictEqual(followUpOf("publish it now", previous), { _tag: "schedule", now: true })
+    assert.deepStrictEqual(followUpOf("draft idea 3", previous), { _tag: "draft", item: 2 })
+    // Requests that stand on their own are not follow-ups, whatever words they share with one.
+    assert.isUndefined(followUpOf("Draft a post about the first day of spring", previous))
+    assert.isUndefined(followUpOf("What about Instagram?", undefined))
+    assert.isUndefined(followUpOf("How did our posts perform this week?", previous))
+  })
+
+  it("a shorter text keeps its opening, its close and its hashtags, by whole paragraphs or sentences", () => {
+    fc.assert(fc.property(fc.array(fc.lorem({ maxCount: 30 }), { minLength: 1, maxLength: 6 }), fc.boolean(), (paragraphs, tagged) => {
+      const body = [...paragraphs, ...(tagged ? ["#Coffee #ColdBrew"] : [])].join("\n\n")
+      const shorter = shorten(body)
+      assert.isAtMost(shorter.length, body.length)
+      if (tagged) assert.isTrue(shorter.endsWith("\n\n#Coffee #ColdBrew"))
+      assert.notInclude(shorter, "…")
+      if (paragraphs.length > 2) assert.deepStrictEqual(shorter.split("\n\n").slice(0, 2), [paragraphs[0], paragraphs.at(-1)])
+    }))
+    const body = "Fresh beans weekly. We roast on Mondays. Brewline ships on Tuesdays. Try a bag today!\n\n#Coffee"
+    assert.strictEqual(shorten(body, "Brewline"), "Fresh beans weekly. Brewline ships on Tuesdays. Try a bag today!\n\n#Coffee")
+    assert.strictEqual(shorten("One line only.", "Brewline"), "One line only.")
+  })
+
+  it("reads the competitors a request names, never a phrase of the request", () => {
+    assert.deepStrictEqual(competitorsIn("Compare us with Asana and Trello"), ["Asana", "Trello"])
+    assert.deepStrictEqual(competitorsIn("Research our competitors: https://a.example, Rival Co"), ["https://a.example", "Rival Co"])
+    assert.deepStrictEqual(competitorsIn("What are our competitors doing with their pricing?"), [])
+    assert.deepStrictEqual(competitorsIn("I'd like a competitor brief"), [])
+    const research = Tool.make("run_research", { parameters: Schema.Struct({ topic: Schema.String }), success: Schema.Unknown })
+    const system = `Brand profile (JSON): ${JSON.stringify({ brandName: "Brewline", products: ["coffee subscriptions"] })}`
+    const turn = houseTurn({ prompt: Prompt.make([{ role: "system", content: system }, { role: "user", content: "Compare us with Asana and Trello" }]), tools: [research], toolChoice: "auto" })
+    assert.deepStrictEqual(turn, { _tag: "tool", name: "run_research", params: { topic: "coffee subscriptions", competitors: ["Asana", "Trello"] } })
+  })
+
+  it("'schedule it' at the day and time it names, in UTC, never in the past; tomorrow at 09:00 when it names none", () => {
+    const now = new Date("2026-11-26T10:00:00Z") // a Thursday
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["yes, schedule it", "2026-11-27T09:00:00Z"],
+      ["schedule it at 3pm", "2026-11-26T15:00:00Z"],
+      ["schedule it at 9 am", "2026-11-27T09:00:00Z"],
+      ["schedule it for Monday at 10:30", "2026-11-30T10:30:00Z"],
+      ["schedule it today at 18:00", "2026-11-26T18:00:00Z"],
+      ["schedule it tomorrow at 12am", "2026-11-27T00:00:00Z"],
+      ["schedule it for Thursday", "2026-12-03T09:00:00Z"]
+    ]
+    for (const [text, at] of cases) assert.strictEqual(scheduledTime(text, now), at, text)
   })
 })

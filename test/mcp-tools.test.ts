@@ -184,11 +184,22 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
       assert.isObject(research.data.output)
       assert.include(research.text, "finished: succeeded")
 
-      // With competitors it writes a brief that waits for approval: the run is suspended.
+      // With competitors it writes a competitor brief, a report: nothing waits for approval, the brief comes with the answer.
       const compared = yield* ok(client, "run_research", { customerId: owner.customerId, topic: "Agency tools", competitors: ["Asana", "Trello"] })
-      assert.strictEqual(compared.data.status, "suspended", compared.text)
-      assert.isFalse(compared.data.finished)
-      assert.include(compared.text, `GET /api/runs/${owner.customerId}/${compared.data.runId}`)
+      assert.strictEqual(compared.data.status, "succeeded", compared.text)
+      assert.isTrue(compared.data.finished)
+      const brief = compared.data.report
+      assert.strictEqual(brief.reportId, compared.data.output.reportId)
+      assert.strictEqual(brief.kind, "competitor-brief")
+      assert.strictEqual(brief.title, "Competitor brief: Asana and Trello")
+      assert.strictEqual(brief.url, `/api/reports/${owner.customerId}/${brief.reportId}`)
+      assert.include(brief.body, "Competitor watched: Trello")
+      assert.include(compared.text, `It wrote the report "Competitor brief: Asana and Trello" (${brief.url})`)
+      assert.include(compared.text, brief.body)
+      const stored = yield* get(owner, `/api/reports/{c}/${brief.reportId}`)
+      assert.strictEqual(stored.status, 200, stored.text)
+      assert.deepStrictEqual([stored.json.body, stored.json.runId], [brief.body, compared.data.runId])
+      assert.isUndefined(research.data.report)
 
       const magnet = yield* ok(client, "generate_lead_magnet", validArgs(owner.customerId, "").generate_lead_magnet)
       assert.strictEqual(magnet.data.workflow, "lead-magnet")
@@ -199,8 +210,10 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
       assert.sameMembers(runs.json.runs.map((r: any) => r.runId), [research.data.runId, compared.data.runId, magnet.data.runId])
       const detail = yield* get(owner, `/api/runs/{c}/${magnet.data.runId}`)
       assert.strictEqual(detail.json.status, "suspended")
-      // The lead magnet's pieces wait in the content queue, written for the run.
-      const pieces = (yield* get(owner, "/api/content/{c}?status=pending_approval")).json.content.filter((p: any) => p.runId === magnet.data.runId)
+      // The lead magnet's pieces wait in the content queue, written for the run; the brief is not there.
+      const waiting = (yield* get(owner, "/api/content/{c}?status=pending_approval")).json.content
+      assert.deepStrictEqual(waiting.filter((p: any) => p.runId === compared.data.runId), [])
+      const pieces = waiting.filter((p: any) => p.runId === magnet.data.runId)
       assert.sameMembers(pieces.map((p: any) => p.type), ["blog", "email"])
       assert.include(pieces.find((p: any) => p.type === "blog").metadata.topic, "Onboarding checklists")
 

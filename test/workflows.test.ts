@@ -36,6 +36,35 @@ const pieceOf = (t: Tenant, id: string) => Effect.map(call("GET", `/api/content/
 const provision = (email: string, brandName = "Acme Bakery") => tenant({ email, brandName })
 
 /**
+ * The report a finished run names in its output: listed by GET /api/reports under the run, read whole by
+ * its id, and the same one the writing step names.
+ */
+const reportOf = (t: Tenant, run: any) =>
+  Effect.gen(function*() {
+    const reportId = run.output.reportId as string
+    assert.match(reportId, /^rep_[0-9a-f]{32}$/, JSON.stringify(run.output))
+    assert.strictEqual(run.steps.at(-1).detail.reportId, reportId)
+    const listed = yield* call("GET", `/api/reports/${t.id}`, { headers: t.h })
+    assert.strictEqual(listed.status, 200, listed.text)
+    const summary = (listed.json.reports as Array<any>).find((r) => r.reportId === reportId)
+    assert.isDefined(summary, listed.text)
+    assert.strictEqual(summary.runId, run.runId)
+    const whole = yield* call("GET", `/api/reports/${t.id}/${reportId}`, { headers: t.h })
+    assert.strictEqual(whole.status, 200, whole.text)
+    assert.strictEqual(whole.json.title, summary.title)
+    return whole.json
+  })
+
+/** Reports stay out of the content queue and of the approval count (`published` pieces the test stored aside). */
+const assertNoContent = (t: Tenant, published = 0) =>
+  Effect.gen(function*() {
+    const content = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content as Array<any>
+    assert.deepStrictEqual(content.map((p) => p.status), Array.from({ length: published }, () => "published"))
+    const pending = yield* call("GET", `/api/content/${t.id}?status=pending_approval`, { headers: t.h })
+    assert.deepStrictEqual(pending.json.content, [])
+  })
+
+/**
  * Polls the run until `done` says so (the engine polls its storage every 1 s at most). The status is
  * polled in the database (the API's REST limit is 60 a minute per customer), the run read once through the API.
  */
@@ -341,7 +370,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.strictEqual(new Intl.DateTimeFormat("en-US", { timeZone: "America/New_York", weekday: "short", hour: "2-digit", hourCycle: "h23", minute: "2-digit" }).format(new Date(row!.nextRunAt)), "Mon 08:00")
       yield* waitForRun(t, runs[0].runId, (r) => r.status === "succeeded")
     }))
-  it.effect("monthly-seo-audit scans the site of the config (or the brand profile) and writes a report piece from the findings", () =>
+  it.effect("monthly-seo-audit scans the site of the config (or the brand profile) and writes a report from the findings", () =>
     Effect.gen(function*() {
       const site = yield* Effect.promise(() => serveSite(sites.flawed))
       served.push(site)
@@ -361,15 +390,20 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.strictEqual(scan.json.url, `${site.origin}/`)
       assert.strictEqual(scan.json.status, "done")
       assert.deepStrictEqual([scores.seo, scores.geo, scores.cro], [scan.json.seoScore, scan.json.geoScore, scan.json.croScore])
-      const [report] = done.steps[1].detail.pieces
-      const piece = yield* pieceOf(t, report.contentId)
-      assert.strictEqual(piece.runId, started.json.runId)
-      assert.strictEqual(piece.type, "blog")
+      // The audit is a report, linked from the run's output, never a piece of content.
+      const report = yield* reportOf(t, done)
+      assert.strictEqual(report.kind, "seo-audit")
+      assert.strictEqual(report.workflow, "monthly-seo-audit")
+      assert.strictEqual(report.title, `SEO audit of ${new URL(site.origin).hostname}`)
       // Written from the scan's own findings: its score and a failed check of the flawed page.
-      assert.include(piece.body, `SEO score: ${scan.json.seoScore}/100`)
+      assert.include(report.body, `SEO score: ${scan.json.seoScore}/100`)
       const failed = (scan.json.checklist as Array<any>).filter((c) => c.status === "fail")
       assert.isAbove(failed.length, 0)
-      assert.isTrue(failed.some((c) => piece.body.includes(c.title)), piece.body)
+      assert.isTrue(failed.some((c) => report.body.includes(c.title)), report.body)
+      assert.deepInclude(report.figures, { label: "SEO score", value: scan.json.seoScore })
+      assert.deepInclude(report.figures, { label: "Checks to fix", value: failed.length })
+      assert.include(report.body, "## Recommendations\n\n- Start with the")
+      yield* assertNoContent(t)
       assert.strictEqual((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM scans WHERE customer_id = ${t.id}`)[0]!.n, 1)
 
       // A url that is not http(s) is refused before any run starts.
@@ -389,15 +423,21 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       const t = yield* provision("rivals@x.co")
       yield* call("PUT", `/api/workflows/${t.id}/competitor-research`, { headers: t.h, body: { config: { competitors: [`${site.origin}/`], competitorNames: ["Rival Co"] } } })
       const started = yield* call("POST", `/api/workflows/${t.id}/competitor-research/run`, { headers: t.h, body: {} })
-      const suspended = yield* waitForRun(t, started.json.runId, (r) => r.status === "suspended" || r.status === "failed", 60)
-      assert.strictEqual(suspended.status, "suspended", JSON.stringify(suspended))
-      const [scanned] = suspended.steps[0].detail.scans
-      assert.strictEqual(suspended.steps[0].detail.scans.length, 1)
+      // The brief is a report: nothing waits for approval, the run ends on its own.
+      const done = yield* waitForRun(t, started.json.runId, (r) => r.status === "succeeded" || r.status === "failed", 60)
+      assert.strictEqual(done.status, "succeeded", JSON.stringify(done))
+      assert.deepStrictEqual(done.steps.map((s: any) => [s.name, s.status]), [["scan-competitors", "succeeded"], ["write-positioning-brief", "succeeded"]])
+      const [scanned] = done.steps[0].detail.scans
+      assert.strictEqual(done.steps[0].detail.scans.length, 1)
       assert.strictEqual(scanned.url, `${site.origin}/`)
       assert.strictEqual(scanned.status, "done")
-      const brief = yield* pieceOf(t, suspended.steps[1].detail.pieces[0].contentId)
+      const brief = yield* reportOf(t, done)
+      assert.strictEqual(brief.kind, "competitor-brief")
+      assert.strictEqual(brief.title, `Competitor brief: Rival Co and ${new URL(site.origin).hostname}`)
       assert.include(brief.body, "Rival Co")
       assert.include(brief.body, `Competitor ${site.origin}/: SEO ${scanned.scores.seo}/100`)
+      assert.deepInclude(brief.figures, { label: "Competitors watched", value: 2 })
+      yield* assertNoContent(t)
     }))
 
   it.effect("daily-social-posts hands the approved pieces to the publisher once; they end published once", () =>
@@ -460,6 +500,8 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
         yield* sql`INSERT INTO post_metrics (content_id, customer_id, platform, impressions, engagements)
           VALUES (${id}, ${t.id}, ${platform}, ${impressions}, 7)`
       }
+      // Revenue recorded in the customer's currency, under LinkedIn.
+      yield* sql`INSERT INTO revenue (id, customer_id, amount, currency, channel) VALUES ('rev_rep1', ${t.id}, 36.5, 'EUR', 'linkedin')`
       const report = yield* call("GET", `/api/analytics/${t.id}?period=last_30_days`, { headers: t.h })
       assert.strictEqual(report.status, 200, report.text)
       const started = yield* call("POST", `/api/workflows/${t.id}/performance-report/run`, { headers: t.h, body: { input: { period: "30d" } } })
@@ -469,10 +511,22 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       assert.deepStrictEqual(done.steps[0].detail.totals, report.json.totals)
       assert.deepStrictEqual(Object.keys(done.steps[0].detail.channels).sort(), ["linkedin", "x"])
       assert.strictEqual(done.steps[0].detail.totals.impressions, 550)
-      const piece = yield* pieceOf(t, done.steps[1].detail.pieces[0].contentId)
-      assert.include(piece.body, "3 posts published, 550 impressions, 21 engagements")
+      const piece = yield* reportOf(t, done)
+      assert.strictEqual(piece.kind, "performance-report")
+      assert.match(piece.title, /^Performance report, last 30 days to \d{1,2} [A-Z][a-z]+ \d{4}$/)
+      assert.include(piece.body, "3 posts published, 550 impressions, 21 engagements, 0 clicks, €36.50 revenue")
       assert.include(piece.body, "X: 2 posts published, 150 impressions")
-      assert.include(piece.body, "Linkedin: 1 posts published, 400 impressions")
+      assert.include(piece.body, "LinkedIn: 1 post published, 400 impressions, 7 engagements, 0 clicks, €36.50 revenue")
+      assert.include(piece.body, "Revenue: €36.50")
+      assert.notInclude(piece.body, "36.5 revenue")
+      assert.deepStrictEqual(piece.figures, [
+        { label: "Posts published", value: 3 },
+        { label: "Impressions", value: 550 },
+        { label: "Engagements", value: 21 },
+        { label: "Clicks", value: 0 },
+        { label: "Revenue", value: 36.5, currency: "EUR" }
+      ])
+      yield* assertNoContent(t, 3)
       const wrong = yield* call("POST", `/api/workflows/${t.id}/performance-report/run`, { headers: t.h, body: { input: { period: "fortnight" } } })
       assert.deepStrictEqual([wrong.status, wrong.json.error], [400, "Invalid body.input.period: must be one of: 7d, 30d, 90d, last_7_days, last_30_days, last_90_days"])
     }))

@@ -385,6 +385,32 @@ const socialBody = (b: Resolved, hook: string, body: ReadonlyArray<string>, cta:
   }
 }
 
+/**
+ * What a report recommends, from what its facts are: fixes before
+ * improvements for an audit, the competitors' lead for a brief, the figures
+ * for a performance report; the audience always.
+ */
+const reportAdvice = (b: Resolved): Array<string> => {
+  const count = (prefix: string) => b.facts.filter((f) => f.startsWith(prefix)).length
+  const fixes = count("Fix (")
+  const improvements = count("Improve (")
+  const competitors = count("Competitor ")
+  const performance = b.facts.some((f) => / posts? published/.test(f))
+  const advice = [
+    ...(fixes > 0 ? [`- Start with the ${fixes === 1 ? "fix" : `${fixes} fixes`} above, the heaviest first: each one says what to change.`] : []),
+    ...(improvements > 0 ? [`- Then work through the ${improvements === 1 ? "improvement" : `${improvements} improvements`} and run the audit again to see the scores move.`] : []),
+    ...(competitors > 0 ? ["- Where a competitor scores higher, look at what its pages do that ours do not, and close that gap first."] : []),
+    ...(performance
+      ? [
+        "- Post more on the channels with the most engagements and clicks per post, and less where they stay at zero.",
+        ...(b.facts.some((f) => f.startsWith("Revenue: none")) ? ["- Record sales as revenue so the next report shows what the content earns."] : [])
+      ]
+      : []),
+    `- Keep every piece aimed at ${b.audience}.`
+  ]
+  return advice.length > 1 ? advice : [...advice, "- Measure one thing every week and drop what does not move it."]
+}
+
 /** Writes one piece from the brief. */
 export const writeDraft = (brief: Brief): Draft => {
   const b = resolve(brief)
@@ -435,9 +461,7 @@ export const writeDraft = (brief: Brief): Draft => {
         `Prepared by Herald for ${b.brandName}.`,
         ...(factLines.length > 0 ? ["## Findings", ...factLines] : []),
         "## Recommendations",
-        `- Keep every piece aimed at ${b.audience}.`,
-        "- Measure one thing every week and drop what does not move it.",
-        "- Publish on a steady rhythm; consistency compounds over months."
+        ...reportAdvice(b)
       ].join("\n\n")
       break
     case "blog": {

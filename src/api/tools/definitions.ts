@@ -27,7 +27,7 @@ export const runResearch: ToolDefinition<typeof RunResearchInput.Type> = {
   name: "run_research",
   title: "Run market research",
   description:
-    `Starts the competitor-research workflow on a topic (and optional competitors, names or URLs) and answers the run: runId and status; when it ends within a few seconds, also its steps and output. With competitors it writes a positioning brief that waits for approval (status suspended). Follow a run with GET /api/runs/{customerId}/{runId}. Use before planning content or positioning. ${customerNote}`,
+    `Starts the competitor-research workflow on a topic (and optional competitors, names or URLs) and answers the run: runId and status; when it ends within a few seconds, also its steps and output. It writes a competitor brief, a report (never content, nothing to approve): when the run ends in time the answer carries it whole (data.report: reportId, title, body, figures, url); GET /api/reports/{customerId} lists every report. Follow a run with GET /api/runs/{customerId}/{runId}. Use before planning content or positioning. ${customerNote}`,
   input: RunResearchInput,
   annotations: creates,
   role: "admin",

@@ -10,6 +10,13 @@ import {
   zeroMetrics
 } from "../../domain/Social.ts"
 
+/** Revenue of one channel in one currency over a period. */
+export interface RevenueLine {
+  readonly channel: string
+  readonly currency: string
+  readonly amount: number
+}
+
 interface Row {
   readonly channel: string
   readonly metric: string
@@ -27,6 +34,8 @@ interface Row {
  */
 export class Analytics extends Context.Service<Analytics, {
   readonly report: (customerId: string, period: AnalyticsPeriod) => Effect.Effect<AnalyticsReport>
+  /** The period's revenue by channel and currency (the report's `revenue` sums currencies as recorded). */
+  readonly revenueByCurrency: (customerId: string, period: AnalyticsPeriod) => Effect.Effect<ReadonlyArray<RevenueLine>>
 }>()("herald/features/analytics/Analytics") {
   static readonly layer = Layer.effect(Analytics, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -76,6 +85,15 @@ export class Analytics extends Context.Service<Analytics, {
       return { period, channels, totals }
     })
 
-    return Analytics.of({ report })
+    const revenueByCurrency = (customerId: string, period: AnalyticsPeriod) =>
+      sql<{ channel: string; currency: string; amount: string }>`
+        SELECT CASE WHEN channel IN ${sql.in([...analyticsChannels])} THEN channel ELSE 'web' END AS channel, currency, sum(amount)::text AS amount
+        FROM revenue WHERE customer_id = ${customerId} AND created_at >= ${new Date(Date.now() - periodDays[period] * 86_400_000)}
+        GROUP BY 1, 2 ORDER BY 1, 2`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ channel: row.channel, currency: row.currency, amount: Math.round(Number(row.amount) * 1e6) / 1e6 }))),
+        Effect.orDie
+      )
+
+    return Analytics.of({ report, revenueByCurrency })
   }))
 }

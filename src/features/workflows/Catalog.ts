@@ -31,7 +31,7 @@ export const catalog: { readonly [Id in CatalogId]: CatalogEntry & { readonly op
     steps: [writeSocialPosts((ctx) => bounded(ctx.options.postsPerDay, 1, 12, socialPlatforms(ctx).length)), awaitApproval, handToPublisher]
   },
   "monthly-seo-audit": { options: workflowOptions["monthly-seo-audit"], steps: [scanSite, writeAuditReport] },
-  "competitor-research": { options: workflowOptions["competitor-research"], steps: [scanCompetitors, writePositioningBrief, awaitApproval] },
+  "competitor-research": { options: workflowOptions["competitor-research"], steps: [scanCompetitors, writePositioningBrief] },
   "lead-magnet": { options: workflowOptions["lead-magnet"], steps: [writeLeadMagnet, awaitApproval] },
   "performance-report": { options: workflowOptions["performance-report"], steps: [readAnalytics, writePerformanceReport] }
 }

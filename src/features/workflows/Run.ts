@@ -193,7 +193,13 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
     if (Option.isNone(outcome)) return
     outputs[step.name] = outcome.value
   }
-  yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { ...reviewed, steps: outputs }) })
+  // The report the run wrote (an audit, a brief, a performance report) is named at the top of its output.
+  const reportIds = Object.values(outputs).flatMap((outcome) => {
+    const reportId = (outcome as StepOutcome).detail["reportId"]
+    return typeof reportId === "string" ? [reportId] : []
+  })
+  const report = reportIds.length === 0 ? {} : { reportId: reportIds.at(-1)!, ...(reportIds.length > 1 ? { reportIds } : {}) }
+  yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { ...reviewed, ...report, steps: outputs }) })
 }))
 
 /** The run's workflow registered on the engine (its steps use the domain services of App.ts `Services`). */

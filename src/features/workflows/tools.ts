@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { generateLeadMagnet, runResearch } from "../../api/tools/definitions.ts"
 import type { WorkflowRunDetail } from "../../domain/Workflows.ts"
 import { implement, type ToolOutput } from "../../platform/tools/Handler.ts"
+import { Reports } from "../reports/Reports.ts"
 import { isWebUrl } from "./steps/scan.ts"
 import { Workflows } from "./Workflows.ts"
 
@@ -24,8 +25,20 @@ const awaitRun = (workflows: Workflows["Service"], customerId: string, runId: st
     }
   })
 
-/** The answer of a workflow tool: the run id always; its steps and output as far as they got. */
-const runOutput = (customerId: string, run: WorkflowRunDetail): ToolOutput => {
+/**
+ * The report a finished run wrote (named by its output's `reportId`), whole,
+ * with where to read it again; an MCP client gets it in the tool's result.
+ */
+const reportOf = (reports: Reports["Service"], customerId: string, run: WorkflowRunDetail) => {
+  const reportId = run.output?.["reportId"]
+  return typeof reportId !== "string" ? Effect.succeed(undefined) : reports.get(customerId, reportId).pipe(
+    Effect.map((report) => ({ ...report, url: `/api/reports/${customerId}/${report.reportId}` })),
+    Effect.catchTag("NotFound", () => Effect.succeed(undefined))
+  )
+}
+
+/** The answer of a workflow tool: the run id always; its steps and output as far as they got; the report it wrote. */
+const runOutput = (customerId: string, run: WorkflowRunDetail, report?: Effect.Success<ReturnType<typeof reportOf>>): ToolOutput => {
   const follow = `Follow it with GET /api/runs/${customerId}/${run.runId}.`
   const summary = run.status === "succeeded"
     ? `The ${run.workflow} run ${run.runId} finished: succeeded.`
@@ -35,18 +48,19 @@ const runOutput = (customerId: string, run: WorkflowRunDetail): ToolOutput => {
     ? `The ${run.workflow} run ${run.runId} started and is suspended: ${run.error ?? "its pieces await approval in the content queue"}. ${follow}`
     : `The ${run.workflow} run ${run.runId} started and is ${run.status}. ${follow}`
   return {
-    summary,
-    data: { ...run, finished: run.status === "succeeded" || run.status === "failed" }
+    summary: report === undefined ? summary : `${summary} It wrote the report "${report.title}" (${report.url}):\n\n${report.body}`,
+    data: { ...run, finished: run.status === "succeeded" || run.status === "failed", ...(report === undefined ? {} : { report }) }
   }
 }
 
 /**
  * run_research: starts the competitor-research workflow with the topic (and
  * competitors, when given, over the workflow's configured ones) and waits a
- * few seconds for it to end.
+ * few seconds for it to end; the competitor brief it wrote comes with the answer.
  */
 export const runResearchTool = implement(runResearch, Effect.gen(function*() {
   const workflows = yield* Workflows
+  const reports = yield* Reports
   return (input) =>
     Effect.gen(function*() {
       // Competitors given by their site are scanned; those given by name are named in the brief.
@@ -59,7 +73,8 @@ export const runResearchTool = implement(runResearch, Effect.gen(function*() {
         ...(sites.length === 0 ? {} : { competitors: sites.slice(0, 5) }),
         ...(names.length === 0 ? {} : { competitorNames: names })
       }, "agent")
-      return runOutput(input.customerId, yield* awaitRun(workflows, input.customerId, started.runId))
+      const run = yield* awaitRun(workflows, input.customerId, started.runId)
+      return runOutput(input.customerId, run, yield* reportOf(reports, input.customerId, run))
     })
 }))
 

@@ -6,6 +6,7 @@ import type { Analytics } from "../../analytics/Analytics.ts"
 import type { Content } from "../../content/Content.ts"
 import type { Customers } from "../../customers/Customers.ts"
 import type { Onboarding } from "../../onboarding/Onboarding.ts"
+import type { Reports } from "../../reports/Reports.ts"
 import type { Scanner } from "../../scan/Scanner.ts"
 import type { Social } from "../../social/Social.ts"
 
@@ -19,6 +20,7 @@ export type StepServices =
   | Scanner
   | Analytics
   | Onboarding
+  | Reports
 
 /** What a finished step reports: succeeded with what it did, or skipped with why. */
 export const StepOutcome = Schema.Struct({

@@ -1,25 +1,61 @@
 import { Effect, Option, Schema } from "effect"
-import { type AnalyticsPeriod, ChannelMetrics, metricNames } from "../../../domain/Social.ts"
+import { joinList } from "../../../domain/Copywriting.ts"
+import { formatFigure, type ReportFigure, type ReportKind } from "../../../domain/Reports.ts"
+import { type AnalyticsPeriod, ChannelMetrics, metricNames, platformNames } from "../../../domain/Social.ts"
 import { Analytics } from "../../analytics/Analytics.ts"
+import { Reports } from "../../reports/Reports.ts"
 import { Scanner } from "../../scan/Scanner.ts"
 import { once, recorded } from "./Once.ts"
 import { competitorScanKey, competitorUrls, ScanRecord, siteScanKey } from "./scan.ts"
 import { type RunContext, type StepDefinition, StepFailed, skipped, succeeded, text, texts } from "./Step.ts"
-import { writePieces } from "./write.ts"
+import { answerOnce, brandOf } from "./write.ts"
 
-/** A report a step writes: its exactly-once key, what it is about, and the facts it is written from. */
+/** A report a step writes: its exactly-once key, its kind and title, the facts it is written from and its figures. */
 interface ReportSpec {
   readonly key: string
-  readonly topic: string
+  readonly kind: ReportKind
+  readonly title: string
   readonly facts: ReadonlyArray<string>
+  readonly figures: ReadonlyArray<ReportFigure>
 }
 
+/** What a written report's record says: the report as it was stored. */
+export const ReportRecord = Schema.Struct({ reportId: Schema.String, kind: Schema.String, title: Schema.String })
+
 /**
- * The one place a report is stored: today as a blog piece written by the
- * model from the facts (exactly once per key, as every piece).
+ * Stores a report (never a content piece: reports are for the marketer, not
+ * for publishing), its body written by the model from the facts; once per
+ * key, the report and its record committing together. The step's detail names
+ * the `reportId`, and so does the run's output.
  */
-const writeReport = (ctx: RunContext, report: ReportSpec) =>
-  writePieces(ctx, [{ key: report.key, type: "blog", kind: "report", topic: report.topic, angle: 0, facts: report.facts }])
+const writeReport = (ctx: RunContext, report: ReportSpec, detail: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const done = yield* recorded(ctx.runId, report.key, ReportRecord)
+    const stored = Option.isSome(done) ? done.value : yield* Effect.gen(function*() {
+      const brand = yield* brandOf(ctx)
+      const written = yield* answerOnce(ctx, brand, report.key, { kind: "report", topic: report.title, angle: 0, facts: report.facts })
+      const reports = yield* Reports
+      return yield* once(
+        ctx.runId,
+        report.key,
+        ReportRecord,
+        Effect.map(
+          reports.record({
+            customerId: ctx.customerId,
+            kind: report.kind,
+            title: report.title,
+            body: written.body,
+            runId: ctx.runId,
+            workflow: ctx.workflowId,
+            figures: report.figures
+          }),
+          (created) => ({ reportId: created.reportId, kind: created.kind, title: created.title })
+        ),
+        { atomic: true }
+      )
+    })
+    return succeeded({ ...detail, reportId: stored.reportId, report: stored })
+  })
 
 // ---- SEO audit ------------------------------------------------------------
 
@@ -55,12 +91,21 @@ export const writeAuditReport: StepDefinition = {
             item.recommendation.length > 0 ? ` ${item.recommendation}` : ""
           }`)
       ].filter((f): f is string => f !== undefined)
-      const written = yield* writeReport(ctx, {
+      const audited = new URL(scan.url)
+      const score = (label: string, value: number | null): ReadonlyArray<ReportFigure> => value === null ? [] : [{ label, value }]
+      return yield* writeReport(ctx, {
         key: "audit-report-0",
-        topic: `SEO and AI visibility audit of ${new URL(scan.url).hostname}`,
-        facts
-      })
-      return succeeded({ ...written.detail, scanId: scan.scanId, findings: findings.length })
+        kind: "seo-audit",
+        title: `SEO audit of ${audited.hostname}${audited.pathname === "/" ? "" : audited.pathname}`,
+        facts,
+        figures: [
+          ...score("SEO score", scan.seoScore),
+          ...score("GEO score", scan.geoScore),
+          ...score("CRO score", scan.croScore),
+          { label: "Checks passed", value: scan.checklist.filter((i) => i.status === "pass").length },
+          { label: "Checks to fix", value: scan.checklist.filter((i) => i.status === "fail").length }
+        ]
+      }, { scanId: scan.scanId, findings: findings.length })
     })
 }
 
@@ -70,6 +115,7 @@ export const writeAuditReport: StepDefinition = {
 const competitorFacts = (ctx: RunContext) =>
   Effect.gen(function*() {
     const facts: Array<string> = []
+    const figures: Array<ReportFigure> = []
     for (const [i, url] of competitorUrls(ctx).entries()) {
       const scan = yield* recorded(ctx.runId, competitorScanKey(i), ScanRecord)
       if (Option.isNone(scan)) continue
@@ -78,8 +124,9 @@ const competitorFacts = (ctx: RunContext) =>
       facts.push(scan.value.status === "done"
         ? `Competitor ${url}: SEO ${score(seo)}/100, GEO ${score(geo)}/100, CRO ${score(cro)}/100`
         : `Competitor ${url} could not be scanned`)
+      if (scan.value.status === "done" && seo !== null) figures.push({ label: `SEO score of ${new URL(url).hostname}`, value: seo })
     }
-    return facts
+    return { facts, figures }
   })
 
 export const writePositioningBrief: StepDefinition = {
@@ -88,10 +135,14 @@ export const writePositioningBrief: StepDefinition = {
     Effect.gen(function*() {
       const competitors = [...texts(ctx.options.competitorNames), ...texts(ctx.options.competitors)]
       if (competitors.length === 0) return yield* skipped("no competitors configured (set config.competitors or config.competitorNames)")
+      const scanned = yield* competitorFacts(ctx)
+      const named = competitors.map((c) => URL.parse(c)?.hostname ?? c)
       return yield* writeReport(ctx, {
         key: "brief-0",
-        topic: "how we compare with the competitors we watch",
-        facts: [...competitors.map((c) => `Competitor watched: ${c}`), ...(yield* competitorFacts(ctx))]
+        kind: "competitor-brief",
+        title: `Competitor brief: ${joinList(named.length > 3 ? [...named.slice(0, 3), `${named.length - 3} more`] : named)}`,
+        facts: [...competitors.map((c) => `Competitor watched: ${c}`), ...scanned.facts],
+        figures: [{ label: "Competitors watched", value: competitors.length }, ...scanned.figures]
       })
     })
 }
@@ -113,11 +164,14 @@ const periodLabel: Record<AnalyticsPeriod, string> = {
   last_90_days: "the last 90 days"
 }
 
-/** The period's figures as the report step reads them. */
+const RevenueLine = Schema.Struct({ channel: Schema.String, currency: Schema.String, amount: Schema.Finite })
+
+/** The period's figures as the report step reads them: revenue per channel and currency (absent in records made before it was read). */
 const Figures = Schema.Struct({
   period: Schema.Literals(["last_7_days", "last_30_days", "last_90_days"]),
   totals: ChannelMetrics,
-  channels: Schema.Record(Schema.String, ChannelMetrics)
+  channels: Schema.Record(Schema.String, ChannelMetrics),
+  revenue: Schema.optionalKey(Schema.Array(RevenueLine))
 })
 type Figures = typeof Figures.Type
 
@@ -137,18 +191,38 @@ export const readAnalytics: StepDefinition = {
         ctx.runId,
         analyticsKey,
         Figures,
-        Effect.map(Effect.flatMap(Analytics, (analytics) => analytics.report(ctx.customerId, period)), (report): Figures => ({
-          period: report.period,
-          totals: report.totals,
-          channels: Object.fromEntries(Object.entries(report.channels).filter(([, m]) => metricNames.some((n) => m[n] !== 0)))
-        }))
+        Effect.gen(function*() {
+          const analytics = yield* Analytics
+          const report = yield* analytics.report(ctx.customerId, period)
+          const revenue = yield* analytics.revenueByCurrency(ctx.customerId, period)
+          return {
+            period: report.period,
+            totals: report.totals,
+            channels: Object.fromEntries(Object.entries(report.channels).filter(([, m]) => metricNames.some((n) => m[n] !== 0))),
+            revenue
+          } satisfies Figures
+        })
       )
       return succeeded(figures)
     })
 }
 
-const metricLine = (label: string, m: ChannelMetrics) =>
-  `${label}: ${m.posts} posts published, ${m.impressions} impressions, ${m.engagements} engagements, ${m.clicks} clicks, ${m.revenue} revenue`
+const counted = (n: number, one: string, many: string) => `${n.toLocaleString("en-US")} ${n === 1 ? one : many}`
+
+/** Money as a person reads it, in each currency it was recorded in ("€36.00", "€36.00 and $12.50"). */
+const money = (lines: ReadonlyArray<typeof RevenueLine.Type>): string | undefined => {
+  const byCurrency = new Map<string, number>()
+  for (const line of lines) byCurrency.set(line.currency, (byCurrency.get(line.currency) ?? 0) + line.amount)
+  const amounts = [...byCurrency].filter(([, amount]) => amount !== 0).map(([currency, value]) => formatFigure({ label: "Revenue", value, currency }))
+  return amounts.length === 0 ? undefined : joinList(amounts)
+}
+
+const metricLine = (label: string, m: ChannelMetrics, revenue: string | undefined) =>
+  `${label}: ${counted(m.posts, "post", "posts")} published, ${counted(m.impressions, "impression", "impressions")}, ${
+    counted(m.engagements, "engagement", "engagements")
+  }, ${counted(m.clicks, "click", "clicks")}${revenue === undefined ? "" : `, ${revenue} revenue`}`
+
+const channelName = (channel: string) => platformNames[channel] ?? (channel === "web" ? "Web" : channel === "email" ? "Email" : channel)
 
 /** Writes the performance report from the analytics read. */
 export const writePerformanceReport: StepDefinition = {
@@ -159,13 +233,30 @@ export const writePerformanceReport: StepDefinition = {
       if (Option.isNone(found)) return yield* skipped("no analytics to report on (the analytics step was skipped)")
       const figures = found.value
       const over = periodLabel[figures.period]
+      const revenue = figures.revenue ?? []
+      const total = money(revenue)
+      const currencies = [...new Set(revenue.filter((r) => r.amount !== 0).map((r) => r.currency))]
+      const until = new Date().toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })
       return yield* writeReport(ctx, {
         key: "performance-report-0",
-        topic: `marketing performance over ${over}`,
+        kind: "performance-report",
+        title: `Performance report, ${over.replace(/^the /, "")} to ${until}`,
         facts: [
-          metricLine(`Total over ${over}`, figures.totals),
+          metricLine(`Total over ${over}`, figures.totals, total),
           ...Object.entries(figures.channels).map(([channel, m]) =>
-            metricLine(channel === "x" ? "X" : channel.charAt(0).toUpperCase() + channel.slice(1), m))
+            metricLine(channelName(channel), m, money(revenue.filter((r) => r.channel === channel)))),
+          total === undefined ? `Revenue: none recorded over ${over}` : `Revenue: ${total}`
+        ],
+        figures: [
+          { label: "Posts published", value: figures.totals.posts },
+          { label: "Impressions", value: figures.totals.impressions },
+          { label: "Engagements", value: figures.totals.engagements },
+          { label: "Clicks", value: figures.totals.clicks },
+          ...currencies.map((currency) => ({
+            label: currencies.length === 1 ? "Revenue" : `Revenue in ${currency}`,
+            value: Math.round(revenue.filter((r) => r.currency === currency).reduce((sum, r) => sum + r.amount, 0) * 1e6) / 1e6,
+            currency
+          }))
         ]
       })
     })

@@ -2,7 +2,7 @@ import { Effect, Option, Schema } from "effect"
 import { brandFrom, type CopyKind } from "../../../domain/Copywriting.ts"
 import { type ContentType, platformBodyLimits } from "../../../domain/Content.ts"
 import { isSocialPlatform, platformRules } from "../../../domain/Social.ts"
-import { type BrandVoice, Writer } from "../../agent/Agent.ts"
+import { type BrandVoice, type WriteRequest, Writer } from "../../agent/Agent.ts"
 import { Content } from "../../content/Content.ts"
 import { Customers } from "../../customers/Customers.ts"
 import { Onboarding } from "../../onboarding/Onboarding.ts"
@@ -47,6 +47,27 @@ export const brandOf = (ctx: RunContext) =>
   })
 
 /**
+ * The model's answer under `key`, asked once: it is recorded the moment it
+ * arrives, before what is written from it is stored, so a step resumed after
+ * a crash in between reuses it rather than paying for the call again.
+ */
+export const answerOnce = (ctx: RunContext, brand: BrandVoice, key: string, request: WriteRequest) =>
+  Effect.gen(function*() {
+    const answerKey = `answer:${key}`
+    const answered = yield* recorded(ctx.runId, answerKey, Answer)
+    if (Option.isSome(answered)) return answered.value
+    const writer = yield* Writer
+    return yield* once(
+      ctx.runId,
+      answerKey,
+      Answer,
+      writer.write(ctx.customerId, brand, { ...request, keywords: texts(ctx.options.keywords) }).pipe(Effect.mapError((error) =>
+        error._tag === "BudgetExceeded" ? new OverBudget({ message: error.error }) : new StepFailed({ message: error.message })
+      ))
+    ).pipe(Effect.tap(() => Effect.flatMap(StepHooks, (hooks) => hooks.reached(answerKey))))
+  })
+
+/**
  * Writes one piece through the model and stores it through the Content
  * service, once per key: the piece and its record commit together, so a step
  * re-run after a crash finds the record and writes nothing.
@@ -55,27 +76,14 @@ const writePiece = (ctx: RunContext, brand: BrandVoice, piece: PieceSpec) =>
   Effect.gen(function*() {
     const done = yield* recorded(ctx.runId, piece.key, PieceRecord)
     if (Option.isSome(done)) return done.value
-    const writer = yield* Writer
     const content = yield* Content
-    // The model's answer is recorded the moment it arrives, before the piece is stored: a step resumed after a
-    // crash in between reuses it rather than paying for the call again.
-    const answerKey = `answer:${piece.key}`
-    const answered = yield* recorded(ctx.runId, answerKey, Answer)
-    const written = Option.isSome(answered) ? answered.value : yield* once(
-      ctx.runId,
-      answerKey,
-      Answer,
-      writer.write(ctx.customerId, brand, {
-        kind: piece.kind,
-        platform: piece.platform,
-        topic: piece.topic,
-        angle: piece.angle,
-        facts: piece.facts,
-        keywords: texts(ctx.options.keywords)
-      }).pipe(Effect.mapError((error) =>
-        error._tag === "BudgetExceeded" ? new OverBudget({ message: error.error }) : new StepFailed({ message: error.message })
-      ))
-    ).pipe(Effect.tap(() => Effect.flatMap(StepHooks, (hooks) => hooks.reached(answerKey))))
+    const written = yield* answerOnce(ctx, brand, piece.key, {
+      kind: piece.kind,
+      platform: piece.platform,
+      topic: piece.topic,
+      angle: piece.angle,
+      facts: piece.facts
+    })
     return yield* once(
       ctx.runId,
       piece.key,
