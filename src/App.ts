@@ -23,7 +23,7 @@ import { WebhooksLive, WebhooksServices } from "./features/webhooks/Live.ts"
 import { WorkflowsLive } from "./features/workflows/Live.ts"
 import { httpServer, RoutingLive } from "./platform/http/Server.ts"
 import { PlatformLive, PlatformServices } from "./platform/Platform.ts"
-import { ProcessPolicy } from "./platform/ProcessPolicy.ts"
+import { ProcessPolicyLive } from "./platform/ProcessPolicy.ts"
 import { ToolsLive } from "./Tools.ts"
 
 const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
@@ -94,10 +94,10 @@ export const Services = Layer.mergeAll(
 ).pipe(Layer.provideMerge(PublishQueueLive), Layer.provideMerge(PlatformServices))
 
 /** The whole service: the REST API and the features' routes, built (the prober's first probe included) before it listens. */
-export const AppWithoutConfig = httpServer(ApiRoutes).pipe(
+export const AppLive = httpServer(ApiRoutes).pipe(
   Layer.provideMerge(Features),
   Layer.provideMerge(Ports),
   Layer.provideMerge(RoutingLive),
   Layer.provideMerge(LoggingLive),
-  Layer.provideMerge(ProcessPolicy)
+  Layer.provideMerge(ProcessPolicyLive)
 )

@@ -14,9 +14,9 @@ if (Exit.isFailure(configured)) {
   )
   process.exit(1)
 }
-const { AppWithoutConfig } = await import("./App.ts")
+const { AppLive } = await import("./App.ts")
 // The settings read above are the app's: the environment is not read a second time.
-const App = AppWithoutConfig.pipe(Layer.provide(Layer.succeed(AppConfig, configured.value)))
+const App = AppLive.pipe(Layer.provide(Layer.succeed(AppConfig, configured.value)))
 
 /** Start-up refused for a reason already printed; exits 1 without a stack dump. */
 class StartupRefused extends Data.TaggedError("StartupRefused") {

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
-import { AppWithoutConfig } from "../src/App.ts"
+import { AppLive } from "../src/App.ts"
 import { AppConfig } from "../src/Config.ts"
 import { DashboardSections } from "../src/features/dashboard/Dashboard.ts"
 import { DashboardServices } from "../src/features/dashboard/Live.ts"
@@ -35,7 +35,7 @@ describe("composition", () => {
       const config = yield* testConfig(yield* testDatabaseUrl, yield* Effect.promise(freePort))
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithMemoMap(
-        AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
+        AppLive.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
         memoMap,
         scope
       ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))

@@ -5,7 +5,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
-import { AppWithoutConfig } from "../../src/App.ts"
+import { AppLive } from "../../src/App.ts"
 
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
 delete process.env.BASE_URL
@@ -19,7 +19,7 @@ export class TestServer extends Context.Service<TestServer, {
   readonly url: string
   readonly config: AppConfigShape
   readonly sql: SqlClient.SqlClient
-  readonly services: Context.Context<Layer.Success<typeof AppWithoutConfig>>
+  readonly services: Context.Context<Layer.Success<typeof AppLive>>
 }>()("test/TestServer") {}
 
 /** The PostgreSQL URL of the suite run, when it runs against a real server. */
@@ -100,7 +100,7 @@ export const testApp = (overrides: Partial<AppConfigShape> & { readonly database
       // @effect/vitest hands layers a TestClock; the app's prober, dispatcher and
       // rate-limit windows must run on real time, whatever the test file asks for.
       const built = yield* Effect.exit(Layer.buildWithScope(
-        AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
+        AppLive.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
         child
       ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())))
       if (Exit.isFailure(built)) {

@@ -7,8 +7,8 @@ import { SettingsLive } from "../settings/Live.ts"
 import { TeamLive } from "../team/Live.ts"
 import { WebhooksServices } from "../webhooks/Live.ts"
 import { Dashboard, DashboardSections } from "./Dashboard.ts"
-import { DashboardPages } from "./pages.ts"
-import { CoreSections } from "./sections.ts"
+import { DashboardRoutes } from "./pages.ts"
+import { CoreSectionsLive } from "./sections.ts"
 import { DashboardAuth } from "./Session.ts"
 
 /**
@@ -22,7 +22,7 @@ export const DashboardServices = Layer.mergeAll(Dashboard.layer, DashboardAuth.l
 )
 
 /** The dashboard in the app: its pages and its built-in sections. */
-export const DashboardLive = Layer.mergeAll(DashboardPages, CoreSections).pipe(
+export const DashboardLive = Layer.mergeAll(DashboardRoutes, CoreSectionsLive).pipe(
   Layer.provideMerge(DashboardServices),
   Layer.provide([ContentLive, HealthServices, SettingsLive, TeamLive, WebhooksServices, PlatformServices])
 )

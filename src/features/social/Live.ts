@@ -7,15 +7,15 @@ import { DashboardServices } from "../dashboard/Live.ts"
 import { SettingsLive } from "../settings/Live.ts"
 import { SocialDashboardRoutes, socialSection } from "./dashboard.ts"
 import { Links } from "./Links.ts"
-import { SocialPages } from "./pages.ts"
-import { AyrshareProvider } from "./providers/ayrshare.ts"
-import { SandboxProvider } from "./providers/sandbox.ts"
-import { SocialPublisher } from "./Publisher.ts"
+import { SocialPageRoutes } from "./pages.ts"
+import { AyrshareProviderLive } from "./providers/ayrshare.ts"
+import { SandboxProviderLive } from "./providers/sandbox.ts"
+import { SocialPublisherLive } from "./Publisher.ts"
 import { Social } from "./Social.ts"
 
 /** The social provider SOCIAL_PROVIDER names: the local sandbox (default) or Ayrshare. */
 const SocialProviderLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
-  config.socialProvider === "ayrshare" ? AyrshareProvider : SandboxProvider
+  config.socialProvider === "ayrshare" ? AyrshareProviderLive : SandboxProviderLive
 ))
 
 /** Social accounts, posting through the provider, and tracked links, for the features that post. */
@@ -26,8 +26,8 @@ export const SocialServices = Layer.mergeAll(Social.layer, Links.layer).pipe(
 
 /** Social in the app: its services, the publisher, the sandbox and link pages, and its dashboard section and routes. */
 export const SocialLive = Layer.mergeAll(
-  SocialPublisher,
-  SocialPages,
+  SocialPublisherLive,
+  SocialPageRoutes,
   SocialDashboardRoutes,
   DashboardSections.register(Effect.map(Effect.service(Social), socialSection))
 ).pipe(

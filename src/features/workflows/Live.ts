@@ -15,14 +15,14 @@ import { RunLifecycle } from "./Lifecycle.ts"
 import { workflowLoops } from "./Loops.ts"
 import { OrchestratorRoutes } from "./Orchestrator.ts"
 import { WorkflowsRepo } from "./Repo.ts"
-import { HeraldRunLayer } from "./Run.ts"
+import { HeraldRunLive } from "./Run.ts"
 import { Workflows } from "./Workflows.ts"
 
 /**
  * The durable engine, the run workflow registered on it and the service, over
  * the services the catalog's steps call: for the tools and the routes.
  */
-export const WorkflowsServices = HeraldRunLayer.pipe(
+export const WorkflowsServices = HeraldRunLive.pipe(
   Layer.provideMerge(Workflows.layer),
   Layer.provideMerge(RunLifecycle.layer),
   Layer.provideMerge(WorkflowsRepo.layer),

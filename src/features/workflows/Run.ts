@@ -33,7 +33,7 @@ const asRecord = (value: unknown): Record<string, unknown> => {
   return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
 }
 
-export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) {
+const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) {
   const sql = yield* SqlClient.SqlClient
   const lifecycle = yield* RunLifecycle
   const services = yield* Effect.context<StepServices>()
@@ -196,4 +196,4 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
 }))
 
 /** The run's workflow registered on the engine (its steps use the domain services of App.ts `Services`). */
-export const HeraldRunLayer = HeraldRunLive.pipe(Layer.provide(RunLifecycle.layer))
+export const HeraldRunLive = HeraldRunHandler.pipe(Layer.provide(RunLifecycle.layer))

@@ -15,7 +15,7 @@ import { compress } from "./Compression.ts"
 import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
 import { causeToResponse, errorResponse, normalizeErrorResponse, transportErrors } from "./ErrorResponses.ts"
 import { toHtmlError, wantsHtmlError } from "./Html.ts"
-import { OpenApiRoute } from "./OpenApiDocument.ts"
+import { OpenApiRoutes } from "./OpenApiDocument.ts"
 import { makeOutageLog, outageCheckMs, outageLogIntervalMs } from "./OutageLog.ts"
 import { CurrentRequest, pickRequestId, type RequestState } from "./RequestContext.ts"
 import { type RouteFacts, routeFacts } from "./Routes.ts"
@@ -374,7 +374,7 @@ export const httpServer = <E, R>(routes: Layer.Layer<never, E, R>) =>
   Layer.unwrap(Effect.gen(function*() {
     const config = yield* AppConfig
     const lanes = yield* FastLanes
-    return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoute, CoreMiddleware)), listening).pipe(
+    return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoutes, CoreMiddleware)), listening).pipe(
       Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes.all, config.shutdownGraceMs), {
         port: config.port,
         host: config.host,
