@@ -10,8 +10,9 @@ import { SettingsLive } from "../settings/Live.ts"
 /**
  * The publishing queue's one way in (the PublishQueue port), which content
  * queues through. The app provides it under every feature (App.ts): social
- * stands on content, so content cannot take it from social's layer. The charge and
- * the queue row commit together, and the charge is keyed by the piece: a
+ * stands on content, so content cannot take it from social's layer.
+ *
+ * The charge and the queue row commit together, and the charge is keyed by the piece: a
  * refused charge queues nothing, and queueing the piece again (retry,
  * reschedule, a workflow's hand-off) finds it paid. Being the one way in, it
  * is where every path meets the per-platform rules.

@@ -195,5 +195,5 @@ const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) 
   yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { ...reviewed, steps: outputs }) })
 }))
 
-/** The run's workflow registered on the engine (its steps use the domain services of App.ts `Services`). */
+/** The run's workflow registered on the engine; its steps call the services WorkflowsServices provides (Live.ts). */
 export const HeraldRunLive = HeraldRunHandler.pipe(Layer.provide(RunLifecycle.layer))
