@@ -1,57 +1,31 @@
 import { Effect, Layer, Logger, References } from "effect"
-import { AppConfig } from "./Config.ts"
-import { Billing } from "./features/billing/Billing.ts"
-import { Budget } from "./features/settings/Budget.ts"
-import { Content } from "./features/content/Content.ts"
-import { Cursors } from "./platform/Cursor.ts"
-import { Settings } from "./features/settings/Settings.ts"
-import { DatabaseLive } from "./platform/Database.ts"
-import { Customers } from "./features/customers/Customers.ts"
-import { Events } from "./platform/Events.ts"
-import { Health } from "./features/health/Health.ts"
-import { Idempotency } from "./platform/Idempotency.ts"
-import { Outbox } from "./platform/Outbox.ts"
-import { httpServer } from "./platform/http/Server.ts"
-import { Keys } from "./platform/Keys.ts"
 import { ApiRoutes } from "./ApiRoutes.ts"
-import { DiscoveryRoutes } from "./features/discovery/Discovery.ts"
-import { CheckoutPages } from "./features/billing/pages.ts"
-import { AssetRoutes } from "./features/pages/Assets.ts"
-import { PublicPages } from "./features/pages/Public.ts"
-import { Dashboard, DashboardSections } from "./features/dashboard/Dashboard.ts"
-import { DashboardPages } from "./features/dashboard/pages.ts"
-import { CoreSections } from "./features/dashboard/sections.ts"
-import { DashboardAuth } from "./features/dashboard/Session.ts"
-import { ToolsLive } from "./Tools.ts"
-import { McpRoutes } from "./features/mcp/http.ts"
-import { DocsRoutes } from "./features/docs/Docs.ts"
-import { RateLimits } from "./platform/RateLimits.ts"
-import { Team } from "./features/team/Team.ts"
-import { WebhookDispatcher } from "./features/webhooks/Dispatcher.ts"
-import { Webhooks } from "./features/webhooks/Webhooks.ts"
-import { PageAdmission, PagePool } from "./platform/PagePool.ts"
-import { ProcessPolicy } from "./platform/ProcessPolicy.ts"
-import { Social } from "./features/social/Social.ts"
-import { Links } from "./features/social/Links.ts"
-import { SocialPublisher } from "./features/social/Publisher.ts"
+import { AppConfig } from "./Config.ts"
+import { AgentLive } from "./features/agent/Live.ts"
+import { AnalyticsLive, AnalyticsServices } from "./features/analytics/Live.ts"
+import { BillingLive, BillingServices } from "./features/billing/Live.ts"
+import { ContentLive } from "./features/content/Live.ts"
+import { CustomersLive } from "./features/customers/Live.ts"
+import { DashboardLive } from "./features/dashboard/Live.ts"
+import { DiscoveryLive } from "./features/discovery/Live.ts"
+import { DocsLive } from "./features/docs/Live.ts"
+import { HealthLive, HealthServices } from "./features/health/Live.ts"
+import { McpLive } from "./features/mcp/Live.ts"
+import { OauthLive } from "./features/oauth/Live.ts"
+import { OnboardingLive } from "./features/onboarding/Live.ts"
+import { PagesLive } from "./features/pages/Live.ts"
+import { ReportsLive, ReportsServices } from "./features/reports/Live.ts"
+import { ScanLive } from "./features/scan/Live.ts"
+import { SettingsLive } from "./features/settings/Live.ts"
+import { SocialLive, SocialServices } from "./features/social/Live.ts"
 import { PublishQueueLive } from "./features/social/Queue.ts"
-import { SocialPages } from "./features/social/pages.ts"
-import { SandboxProvider } from "./features/social/providers/sandbox.ts"
-import { AyrshareProvider } from "./features/social/providers/ayrshare.ts"
-import { Analytics } from "./features/analytics/Analytics.ts"
-import { Scanner } from "./features/scan/Scanner.ts"
-import { Onboarding } from "./features/onboarding/Onboarding.ts"
-import { Workflows, WorkflowsLive } from "./features/workflows/Workflows.ts"
-import { WorkflowDashboardRoutes, workflowsSection } from "./features/workflows/dashboard.ts"
-import { SocialDashboardRoutes, socialSection } from "./features/social/dashboard.ts"
-import { analyticsSection } from "./features/analytics/dashboard.ts"
-import { LanguageModelLive, Writer } from "./features/agent/Agent.ts"
-import { Reports } from "./features/reports/Reports.ts"
-import { reportsSection } from "./features/reports/dashboard.ts"
-import { OrchestratorRoutes } from "./features/workflows/Orchestrator.ts"
-import { AccessTokensLive, OAuth } from "./features/oauth/OAuth.ts"
-import { connectedAppsSection } from "./features/oauth/dashboard.ts"
-import { OAuthRoutes } from "./features/oauth/http.ts"
+import { TeamLive } from "./features/team/Live.ts"
+import { WebhooksLive, WebhooksServices } from "./features/webhooks/Live.ts"
+import { WorkflowsLive } from "./features/workflows/Live.ts"
+import { httpServer, RoutingLive } from "./platform/http/Server.ts"
+import { PlatformLive, PlatformServices } from "./platform/Platform.ts"
+import { ProcessPolicyLive } from "./platform/ProcessPolicy.ts"
+import { ToolsLive } from "./Tools.ts"
 
 const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
   Layer.mergeAll(
@@ -64,67 +38,68 @@ const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
 
 const capitalize = <S extends string>(s: S) => (s.charAt(0).toUpperCase() + s.slice(1)) as Capitalize<S>
 
-/** The social provider SOCIAL_PROVIDER names: the local sandbox (default) or Ayrshare. */
-const SocialProviderLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
-  config.socialProvider === "ayrshare" ? AyrshareProvider : SandboxProvider
-))
-
-/** Domain services shared by the HTTP routes and the background fibers. */
-const DomainServices = Onboarding.layer.pipe(
-  Layer.provideMerge(Layer.mergeAll(Social.layer, Links.layer, Analytics.layer, Billing.layer, Scanner.layerLive)),
-  Layer.provideMerge(SocialProviderLive),
-  Layer.provideMerge(Layer.mergeAll(Team.layer, Content.layer, Webhooks.layer, Reports.layer, OAuth.layer)),
-  // The queue charges ad spend, so it stands on the budget; content queues through it.
-  Layer.provideMerge(PublishQueueLive),
-  Layer.provideMerge(Budget.layer),
-  Layer.provideMerge(Layer.mergeAll(Settings.layer, Cursors.layer)),
-  Layer.provideMerge(Customers.layer),
-  Layer.provideMerge(Keys.layer),
-  // OAuth access tokens are Bearer credentials too: Keys resolves them through this.
-  Layer.provideMerge(AccessTokensLive),
-  Layer.provideMerge(Layer.mergeAll(Health.layer, Events.layer, Idempotency.layer, Outbox.layer)),
-  Layer.provideMerge(Layer.mergeAll(DatabaseLive, RateLimits.layer, PagePool.layer, PageAdmission.layer))
+/**
+ * Every feature, each with the services it stands on, its background loops,
+ * its routes and its dashboard section (its `Live.ts`). Order does not
+ * matter: a layer used by several features (the platform, customers, the
+ * dashboard's registry of sections) is one value, built once.
+ */
+const Features = Layer.mergeAll(
+  AgentLive,
+  AnalyticsLive,
+  BillingLive,
+  ContentLive,
+  CustomersLive,
+  DashboardLive,
+  DiscoveryLive,
+  DocsLive,
+  HealthLive,
+  McpLive,
+  OauthLive,
+  OnboardingLive,
+  PagesLive,
+  ReportsLive,
+  ScanLive,
+  SettingsLive,
+  SocialLive,
+  TeamLive,
+  WebhooksLive,
+  WorkflowsLive
 )
 
 /**
- * The domain services plus the language model (`LanguageModel.LanguageModel`,
- * chosen by LLM_PROVIDER) and the Writer over it, for every feature that writes
- * (workflows, chat, MCP).
+ * What the features stand on without owning: the platform, and the two
+ * surfaces over several features. The publish queue is the platform's port
+ * that social implements and content queues through; the tool runner serves
+ * MCP, chat and discovery.
  */
-export const Services = Writer.layer.pipe(
-  Layer.provideMerge(LanguageModelLive),
-  Layer.provideMerge(DomainServices)
-)
+const Ports = Layer.mergeAll(ToolsLive, PlatformLive).pipe(Layer.provideMerge(PublishQueueLive))
 
 /**
- * The dashboard and its sections. A capability adds its own section with
- * `DashboardSections.register(...)` next to CoreSections (see docs/design/dashboard.md, "Sections").
+ * The features' services without their loops and routes, on the platform:
+ * for tests and scripts that drive services directly.
  */
-export const DashboardLive = Layer.mergeAll(Dashboard.layer, DashboardAuth.layer).pipe(
-  Layer.provideMerge(Layer.mergeAll(
-    CoreSections,
-    DashboardSections.register(Effect.map(Effect.service(Workflows), workflowsSection)),
-    DashboardSections.register(Effect.map(Effect.service(Social), socialSection)),
-    DashboardSections.register(Effect.map(Effect.service(Analytics), analyticsSection)),
-    DashboardSections.register(Effect.map(Effect.service(Reports), reportsSection)),
-    DashboardSections.register(Effect.map(Effect.service(OAuth), connectedAppsSection))
-  )),
-  Layer.provideMerge(DashboardSections.layer)
-)
+export const Services = Layer.mergeAll(
+  AgentLive,
+  AnalyticsServices,
+  BillingServices,
+  ContentLive,
+  CustomersLive,
+  HealthServices,
+  OnboardingLive,
+  ReportsServices,
+  ScanLive,
+  SettingsLive,
+  SocialServices,
+  TeamLive,
+  WebhooksServices
+).pipe(Layer.provideMerge(PublishQueueLive), Layer.provideMerge(PlatformServices))
 
-/** The whole service: probes once before it listens, then serves. */
-export const AppWithoutConfig = httpServer(Layer.mergeAll(ApiRoutes, DiscoveryRoutes, CheckoutPages, AssetRoutes, PublicPages, DashboardPages, WorkflowDashboardRoutes, SocialDashboardRoutes, SocialPages, McpRoutes, OrchestratorRoutes, DocsRoutes, OAuthRoutes)).pipe(
-  Layer.provideMerge(DashboardLive),
-  Layer.provide(ToolsLive),
-  // The durable workflow engine, the catalog's runs and cron (after the domain services).
-  Layer.provideMerge(WorkflowsLive),
-  Layer.provide(Health.prober),
-  Layer.provide(WebhookDispatcher),
-  Layer.provide(SocialPublisher),
-  Layer.provide(Idempotency.sweeper),
-  Layer.provide(Billing.trialSweeper),
-  Layer.provideMerge(Services),
+/** The whole service: the REST API and the features' routes, built (the prober's first probe included) before it listens. */
+export const AppLive = httpServer(ApiRoutes).pipe(
+  Layer.provideMerge(Features),
+  Layer.provideMerge(Ports),
+  Layer.provideMerge(RoutingLive),
   Layer.provideMerge(LoggingLive),
-  Layer.provideMerge(ProcessPolicy)
+  Layer.provideMerge(ProcessPolicyLive)
 )
-

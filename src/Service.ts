@@ -50,9 +50,9 @@ export const runService = async (extra: Layer.Layer<never> = Layer.empty) => {
     )
     process.exit(1)
   }
-  const { AppWithoutConfig } = await import("./App.ts")
+  const { AppLive } = await import("./App.ts")
   // The settings read above are the app's: the environment is not read a second time.
-  const App = AppWithoutConfig.pipe(Layer.provide(Layer.succeed(AppConfig, configured.value)), Layer.provide(extra))
+  const App = AppLive.pipe(Layer.provide(Layer.succeed(AppConfig, configured.value)), Layer.provide(extra))
 
   Layer.launch(App).pipe(
     Effect.catchIf(

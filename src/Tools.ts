@@ -8,6 +8,16 @@ import { analyzeBrandUrlTool } from "./features/onboarding/tools.ts"
 import { aiSeoAuditTool, checkAiVisibilityTool, croAuditTool } from "./features/scan/tools.ts"
 import { publishToSocialTool, scheduleContentTool, trackRevenueTool } from "./features/social/tools.ts"
 import { generateLeadMagnetTool, runResearchTool } from "./features/workflows/tools.ts"
+import { AgentLive } from "./features/agent/Live.ts"
+import { ContentLive } from "./features/content/Live.ts"
+import { CustomersLive } from "./features/customers/Live.ts"
+import { OnboardingLive } from "./features/onboarding/Live.ts"
+import { ReportsServices } from "./features/reports/Live.ts"
+import { ScanLive } from "./features/scan/Live.ts"
+import { SettingsLive } from "./features/settings/Live.ts"
+import { SocialServices } from "./features/social/Live.ts"
+import { WorkflowsServices } from "./features/workflows/Live.ts"
+import { PlatformServices } from "./platform/Platform.ts"
 import { ToolRunner } from "./platform/tools/ToolRunner.ts"
 
 /**
@@ -35,10 +45,11 @@ export const runnableTools = [
 ] as const
 
 /**
- * The runner over the tools above, for MCP, chat and discovery. Ga4 and the
- * analytics figures repository are provided here; the other services the
- * handlers call come from the app (App.ts).
+ * The runner over the tools above, for MCP, chat and discovery, with the
+ * services its handlers call (Ga4 and the analytics figures repository are
+ * the tools' own).
  */
 export const ToolsLive = ToolRunner.make(runnableTools).pipe(
-  Layer.provide(Layer.mergeAll(Ga4.layer, OwnFiguresRepo.layer))
+  Layer.provide(Layer.mergeAll(Ga4.layer, OwnFiguresRepo.layer)),
+  Layer.provide([AgentLive, ContentLive, CustomersLive, OnboardingLive, ReportsServices, ScanLive, SettingsLive, SocialServices, WorkflowsServices, PlatformServices])
 )

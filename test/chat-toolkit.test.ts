@@ -6,7 +6,6 @@ import { chatToolkit } from "../src/platform/tools/ChatToolkit.ts"
 import { ToolsLive } from "../src/Tools.ts"
 import { Content } from "../src/features/content/Content.ts"
 import { Customers } from "../src/features/customers/Customers.ts"
-import { WorkflowsLive } from "../src/features/workflows/Workflows.ts"
 import { testServices } from "./support/services.ts"
 
 const principalOf = (customerId: string) => ({ customerId, memberId: null, keyId: "key_test", role: "owner" as const })
@@ -23,7 +22,7 @@ const callTool = (name: string, params: unknown, customerId: string) =>
     return results.at(-1)! as { readonly isFailure: boolean; readonly result: any }
   })
 
-layer(ToolsLive.pipe(Layer.provideMerge(WorkflowsLive), Layer.provideMerge(testServices)), { timeout: 60_000 })("the chat toolkit from the registry", (it) => {
+layer(ToolsLive.pipe(Layer.provideMerge(testServices)), { timeout: 60_000 })("the chat toolkit from the registry", (it) => {
   it.effect("offers all twelve tools and runs them with the chat principal, through autonomy", () =>
     Effect.gen(function*() {
       const { toolkit } = yield* chatToolkit

@@ -18,7 +18,6 @@ interface ChatReply {
   readonly json: any
 }
 
-const provision = (email: string) => tenant({ email })
 
 /** Parses SSE frames; comment lines are skipped, every `data:` must be JSON (JSON.parse throws otherwise). */
 const parseEvents = (raw: string): Array<SseEvent> =>
@@ -52,7 +51,7 @@ const names = (reply: ChatReply) => reply.events.map((e) => e.event)
 layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })("chat with the house model", (it) => {
   it.effect("streams thread, deltas, done in order, every data JSON; stores the thread", () =>
     Effect.gen(function*() {
-      const t = yield* provision("chat-order@x.co")
+      const t = yield* tenant({ email: "chat-order@x.co" })
       const reply = yield* chat(t, { message: "Write a linkedin post about our spring launch" })
       assert.strictEqual(reply.status, 200)
       assert.match(reply.contentType ?? "", /^text\/event-stream/)
@@ -82,7 +81,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("a second message continues the thread; the list counts messages, newest first", () =>
     Effect.gen(function*() {
-      const t = yield* provision("chat-continue@x.co")
+      const t = yield* tenant({ email: "chat-continue@x.co" })
       const first = yield* chat(t, { message: "Write an email about pricing" })
       const threadId = first.events[0]!.data.threadId as string
       const other = yield* chat(t, { message: "Write a blog about hiring" })
@@ -107,7 +106,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("a tool named in the message is called inside the chat, and its piece exists", () =>
     Effect.gen(function*() {
-      const t = yield* provision("chat-tool@x.co")
+      const t = yield* tenant({ email: "chat-tool@x.co" })
       const args = { customerId: t.id, type: "blog", topic: "Chat-made launch notes" }
       const reply = yield* chat(t, { message: `Please use run_content_creation with ${JSON.stringify(args)}` })
       assert.strictEqual(reply.status, 200)
@@ -136,7 +135,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("a message of thousands of nested openings is answered at once, its tool given the object after them", () =>
     Effect.gen(function*() {
-      const t = yield* provision("chat-nested@x.co")
+      const t = yield* tenant({ email: "chat-nested@x.co" })
       const message = "query_ga4 " + "{\"a\":".repeat(600) + "}".repeat(1000) + " {\"metrics\":[\"sessions\"]}"
       const reply = yield* chat(t, { message })
       assert.strictEqual(reply.status, 200)
@@ -149,7 +148,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("the house model answers like a marketer who knows the account: ideas, figures, approvals, profile, limits", () =>
     Effect.gen(function*() {
-      const t = yield* provision("chat-brewline@x.co")
+      const t = yield* tenant({ email: "chat-brewline@x.co" })
       const confirmed = yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, {
         headers: t.h,
         body: {
@@ -213,7 +212,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("follow-ups are read from the thread: a shorter one, another one, what about a platform, draft it, yes schedule it", () =>
     Effect.gen(function*() {
-      const t = yield* provision("chat-followups@x.co")
+      const t = yield* tenant({ email: "chat-followups@x.co" })
       const { sql } = yield* TestServer
       const confirmed = yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, {
         headers: t.h,
@@ -283,7 +282,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
   it.effect("ask_cmo over MCP answers from the account and never pitches the brand to itself", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const owner = yield* provision("cmo-brewline@x.co")
+      const owner = yield* tenant({ email: "cmo-brewline@x.co" })
       yield* call("POST", `/api/onboard/${owner.id}/confirm-profile`, {
         headers: owner.h,
         body: { brandName: "Brewline Coffee Roasters", audience: ["home coffee brewers"], products: ["cold brew"], sourceUrl: "https://brewline.example/" }
@@ -305,8 +304,8 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("tools run for the session's customer: another customer's id in the arguments does not count", () =>
     Effect.gen(function*() {
-      const a = yield* provision("chat-tool-a@x.co")
-      const b = yield* provision("chat-tool-b@x.co")
+      const a = yield* tenant({ email: "chat-tool-a@x.co" })
+      const b = yield* tenant({ email: "chat-tool-b@x.co" })
       const reply = yield* chat(a, { message: `run_content_creation ${JSON.stringify({ customerId: b.id, type: "blog", topic: "Theirs" })}` })
       assert.strictEqual(names(reply).at(-1), "done")
       const result = reply.events.find((e) => e.event === "tool_result")!.data
@@ -317,7 +316,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("a tool the model calls with missing arguments is an error event {error, code}, stored as such, with no internals", () =>
     Effect.gen(function*() {
-      const t = yield* provision("chat-tool-bad@x.co")
+      const t = yield* tenant({ email: "chat-tool-bad@x.co" })
       const reply = yield* chat(t, { message: "Please run cro_audit {\"depth\": 3}" })
       assert.strictEqual(reply.status, 200)
       assert.deepStrictEqual(names(reply), ["thread", "tool_call", "error"])
@@ -336,8 +335,8 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("another customer's or an unknown threadId is 404 JSON before any stream; reads too", () =>
     Effect.gen(function*() {
-      const a = yield* provision("chat-own-a@x.co")
-      const b = yield* provision("chat-own-b@x.co")
+      const a = yield* tenant({ email: "chat-own-a@x.co" })
+      const b = yield* tenant({ email: "chat-own-b@x.co" })
       const theirs = (yield* chat(a, { message: "What can you do?" })).events[0]!.data.threadId as string
       for (const threadId of [theirs, "thr_unknown", ""]) {
         const reply = yield* chat(b, { message: "Continue", threadId })
@@ -357,7 +356,7 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
   it.effect("validation errors are 400 JSON before any stream", () =>
     Effect.gen(function*() {
-      const t = yield* provision("chat-valid@x.co")
+      const t = yield* tenant({ email: "chat-valid@x.co" })
       for (const body of [{ message: "" }, { message: "x".repeat(10_001) }, { message: "hi", threadId: "t".repeat(201) }, {}, { message: "hi", extra: 1 }]) {
         const reply = yield* chat(t, body)
         assert.strictEqual(reply.status, 400, JSON.stringify(body).slice(0, 60))
@@ -374,7 +373,7 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
   it.effect("the second message sends the thread's history and the brand profile to the model", () =>
     Effect.gen(function*() {
       const model = yield* ModelServer
-      const t = yield* provision("chat-history@x.co")
+      const t = yield* tenant({ email: "chat-history@x.co" })
       yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, { headers: t.h, body: { brandName: "Crumb Bakery", voice: ["warm"] } })
       model.script({ kind: "text", chunks: ["Sourdough ", "every morning."], usage: { prompt: 10, completion: 5 } })
       const first = yield* chat(t, { message: "Give me a slogan" })
@@ -404,7 +403,7 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
     Effect.gen(function*() {
       const model = yield* ModelServer
       const { url } = yield* TestServer
-      const t = yield* provision("chat-disconnect@x.co")
+      const t = yield* tenant({ email: "chat-disconnect@x.co" })
       const total = 400
       model.script({ kind: "text", chunks: Array.from({ length: total }, (_, i) => `w${i} `), usage: { prompt: 10, completion: total }, intervalMs: 15 })
       const startServed = model.textChunksServed()
@@ -444,7 +443,7 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
   it.effect("a budget refusal mid-chat is an error event, and nothing is sent to the model", () =>
     Effect.gen(function*() {
       const model = yield* ModelServer
-      const t = yield* provision("chat-budget@x.co")
+      const t = yield* tenant({ email: "chat-budget@x.co" })
       // The worst case of one call is at least 1000 output tokens * 10 / 1e6 = 0.01: a cap of 0.005 refuses it.
       assert.strictEqual((yield* call("PUT", `/api/settings/${t.id}/budget`, { headers: t.h, body: { channels: { model: 0.005 } } })).status, 200)
       model.script({ kind: "text", chunks: ["never"], usage: { prompt: 1, completion: 1 } })
@@ -460,7 +459,7 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
   it.effect("a model failure after the stream began is an error event, without the provider's words", () =>
     Effect.gen(function*() {
       const model = yield* ModelServer
-      const t = yield* provision("chat-model-down@x.co")
+      const t = yield* tenant({ email: "chat-model-down@x.co" })
       model.script({ kind: "status", status: 500, message: "upstream secret detail" })
       const reply = yield* chat(t, { message: "Write a tweet" })
       assert.strictEqual(reply.status, 200)

@@ -9,7 +9,6 @@ import { call, testApp } from "./support/harness.ts"
 import { testServices } from "./support/services.ts"
 import { type Tenant, tenant } from "./support/processes.ts"
 
-const provision = (email: string) => tenant({ email })
 
 const member = (tenant: Tenant, role: string) =>
   Effect.gen(function*() {
@@ -38,7 +37,7 @@ const assert409 = (res: { status: number; json: any }, from: string, to: string)
 layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
   it.effect("creates drafts and submitted pieces, readable back, with events", () =>
     Effect.gen(function*() {
-      const t = yield* provision("create@x.co")
+      const t = yield* tenant({ email: "create@x.co" })
       const draft = yield* create(t, { type: "blog", title: "Hello", body: "Body", metadata: { seo_keyword: "k" } })
       assert.strictEqual(draft.status, "draft")
       assert.match(draft.id, /^cnt_/)
@@ -57,7 +56,7 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
 
   it.effect("rejects invalid bodies with details", () =>
     Effect.gen(function*() {
-      const t = yield* provision("invalid@x.co")
+      const t = yield* tenant({ email: "invalid@x.co" })
       const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
         [{ type: "video", body: "b" }, "body.type"],
         [{ type: "blog" }, "body.body"],
@@ -85,7 +84,7 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
 
   it.effect("filters combine", () =>
     Effect.gen(function*() {
-      const t = yield* provision("filters@x.co")
+      const t = yield* tenant({ email: "filters@x.co" })
       const a = yield* create(t, { type: "social", platform: "x", body: "a", submit: true })
       yield* create(t, { type: "social", platform: "x", body: "b" })
       yield* create(t, { type: "social", platform: "linkedin", body: "c", submit: true })
@@ -101,7 +100,7 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
 
   it.effect("cursor paging visits every row once while rows are inserted", () =>
     Effect.gen(function*() {
-      const t = yield* provision("paging@x.co")
+      const t = yield* tenant({ email: "paging@x.co" })
       const original: Array<string> = []
       for (let i = 0; i < 23; i++) original.push((yield* create(t, { type: "email", body: `m${i}` })).id)
       const seen: Array<string> = []
@@ -125,8 +124,8 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
 
   it.effect("tampered or foreign cursors are 400 E_INVALID_CURSOR", () =>
     Effect.gen(function*() {
-      const t = yield* provision("cursor@x.co")
-      const other = yield* provision("cursor2@x.co")
+      const t = yield* tenant({ email: "cursor@x.co" })
+      const other = yield* tenant({ email: "cursor2@x.co" })
       for (let i = 0; i < 3; i++) yield* create(t, { type: "blog", body: "b" })
       const first = yield* list(t, "limit=1")
       const cursor: string = first.json.nextCursor
@@ -149,8 +148,8 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
 
   it.effect("unknown and foreign pieces are 404; another customer's path is 403", () =>
     Effect.gen(function*() {
-      const t = yield* provision("mine@x.co")
-      const other = yield* provision("theirs@x.co")
+      const t = yield* tenant({ email: "mine@x.co" })
+      const other = yield* tenant({ email: "theirs@x.co" })
       const theirs = yield* create(other, { type: "blog", body: "secret" })
       for (const id of [theirs.id, "cnt_missing", "x".repeat(64)]) {
         assert.strictEqual((yield* call("GET", `/api/content/${t.id}/${id}`, { headers: t.h })).status, 404)
@@ -165,7 +164,7 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
 
   it.effect("viewers read; editors edit, create and review", () =>
     Effect.gen(function*() {
-      const t = yield* provision("roles@x.co")
+      const t = yield* tenant({ email: "roles@x.co" })
       const viewer = yield* member(t, "viewer")
       const editor = yield* member(t, "editor")
       const piece = yield* create(t, { type: "blog", body: "b" })
@@ -195,7 +194,7 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
 layer(testApp(), { timeout: 60_000 })("content moves over HTTP", (it) => {
   it.effect("PUT takes only title, body and metadata", () =>
     Effect.gen(function*() {
-      const t = yield* provision("put@x.co")
+      const t = yield* tenant({ email: "put@x.co" })
       const piece = yield* create(t, { type: "social", platform: "x", body: "b" })
       for (const body of [{ status: "approved" }, { body: "x", extra: 1 }, { title: "" }, { body: "b".repeat(281) }, { metadata: "no" }]) {
         const res = yield* call("PUT", `/api/content/${t.id}/${piece.id}`, { headers: t.h, body })
@@ -209,7 +208,7 @@ layer(testApp(), { timeout: 60_000 })("content moves over HTTP", (it) => {
 
   it.effect("rejected pieces return to draft when edited; the note is kept", () =>
     Effect.gen(function*() {
-      const t = yield* provision("reject@x.co")
+      const t = yield* tenant({ email: "reject@x.co" })
       const piece = yield* create(t, { type: "blog", body: "b", submit: true })
       const rejected = yield* review(t, piece.id, "reject", "too long")
       assert.deepInclude(rejected.json, { status: "rejected", reviewNote: "too long" })
@@ -224,7 +223,7 @@ layer(testApp(), { timeout: 60_000 })("content moves over HTTP", (it) => {
 
   it.effect("every forbidden move is 409 naming from and to", () =>
     Effect.gen(function*() {
-      const t = yield* provision("forbidden@x.co")
+      const t = yield* tenant({ email: "forbidden@x.co" })
       const approved = yield* create(t, { type: "blog", body: "b" })
       assert.strictEqual((yield* review(t, approved.id, "approve")).status, 200)
       assert409(yield* review(t, approved.id, "approve"), "approved", "approved")
@@ -244,7 +243,7 @@ layer(testApp(), { timeout: 60_000 })("content moves over HTTP", (it) => {
 
   it.effect("of concurrent reviews exactly one wins", () =>
     Effect.gen(function*() {
-      const t = yield* provision("race@x.co")
+      const t = yield* tenant({ email: "race@x.co" })
       const piece = yield* create(t, { type: "blog", body: "b", submit: true })
       const results = yield* Effect.all(
         Array.from({ length: 8 }, (_, i) => review(t, piece.id, i % 2 === 0 ? "approve" : "reject")),

@@ -19,8 +19,6 @@ const client = (url: string, key: string) =>
     (c) => Effect.promise(() => c.close())
   )
 
-// Suspended: each test provisions its own customer (an address already taken is a 409).
-const provision = Effect.suspend(() => tenant({ email: uniqueEmail("ga4") }))
 
 const textOf = (result: any): string => result.content.map((c: any) => c.text).join("\n")
 
@@ -32,7 +30,7 @@ layer(testApp({
   it.effect("signs a JWT, gets a token once, runs the report and answers its figures", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision
+      const t = yield* tenant({ email: uniqueEmail("ga4") })
       const c = yield* client(url, t.key)
       const before = stub.tokensIssued()
       const result: any = yield* Effect.promise(() => c.callTool({ name: "query_ga4", arguments: { customerId: t.id } }))
@@ -60,7 +58,7 @@ layer(testApp({
   it.effect("a metric GA4 refuses is a tool error carrying Google's message", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision
+      const t = yield* tenant({ email: uniqueEmail("ga4") })
       const c = yield* client(url, t.key)
       const result: any = yield* Effect.promise(() => c.callTool({ name: "query_ga4", arguments: { customerId: t.id, metrics: ["bogusMetric"] } }))
       assert.isTrue(result.isError)
@@ -72,7 +70,7 @@ layer(testApp({
   it.effect("a revoked token is replaced once and the report still answers", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision
+      const t = yield* tenant({ email: uniqueEmail("ga4") })
       const c = yield* client(url, t.key)
       yield* Effect.promise(() => c.callTool({ name: "query_ga4", arguments: { customerId: t.id } }))
       const before = stub.tokensIssued()

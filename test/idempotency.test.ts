@@ -9,7 +9,7 @@ import { Customers } from "../src/features/customers/Customers.ts"
 import { DatabaseLive } from "../src/platform/Database.ts"
 import { Events } from "../src/platform/Events.ts"
 import { Idempotency } from "../src/platform/Idempotency.ts"
-import { Keys } from "../src/platform/Keys.ts"
+import { AccessTokens, Keys } from "../src/platform/Keys.ts"
 import { call, send, testApp, testDatabaseUrl, TestServer } from "./support/harness.ts"
 import { assertError, bearer, provision } from "./support/processes.ts"
 
@@ -174,7 +174,7 @@ const ProbeLive = Layer.effect(Probe, Effect.gen(function*() {
     HttpRouter.serve(route, { disableLogger: true, disableListenLog: true }).pipe(
       Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(Customers.layer),
-      Layer.provideMerge(Layer.mergeAll(Idempotency.layer, Events.layer, Keys.layer)),
+      Layer.provideMerge(Layer.mergeAll(Idempotency.layer, Events.layer, Keys.layer.pipe(Layer.provide(AccessTokens.layer)))),
       Layer.provideMerge(DatabaseLive),
       Layer.provideMerge(Layer.succeed(AppConfig, config))
     ),

@@ -1,14 +1,13 @@
 import { assert, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { send } from "./support/harness.ts"
-import { adminSecret, spawnServer, uniqueEmail } from "./support/processes.ts"
+import { adminSecret, provisionAt, spawnServer, uniqueEmail } from "./support/processes.ts"
 
 it.live("MCP request logs show the status the client received (SSE stream, 202, refusals), never the token", () =>
   Effect.gen(function*() {
     const server = yield* spawnServer({ env: { LOG_LEVEL: "info", DATABASE_URL: "pglite://memory", ADMIN_SECRET: adminSecret } })
     const url = server.url
-    const provisioned = yield* Effect.promise(() => send(url, "POST", "/api/admin/provision", { headers: { "x-admin-secret": adminSecret }, body: { email: uniqueEmail("logs") } }))
-    const key = provisioned.json.apiKey as string
+    const key = (yield* Effect.promise(() => provisionAt(url, { email: uniqueEmail("logs") }))).apiKey
     const unknown = yield* Effect.promise(() => send(url, "POST", "/mcp/message?sessionId=nope", { body: { jsonrpc: "2.0", id: 1, method: "ping" } }))
     const noToken = yield* Effect.promise(() => send(url, "GET", "/mcp/sse"))
     const stream = yield* Effect.promise(async () => {

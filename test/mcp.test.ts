@@ -4,7 +4,6 @@ import { call, TestServer, testApp } from "./support/harness.ts"
 import { assertError, awaitFreshWindow, bearer, invite, randomIp, tenant } from "./support/processes.ts"
 import { httpClient, sseClient } from "./support/mcp-clients.ts"
 
-const provision = (status?: "onboarding" | "active" | "suspended" | "cancelled") => tenant(status === undefined ? {} : { status })
 
 
 /** Opens a raw SSE stream and reads up to the endpoint event: the session's message path and a way to hang up. */
@@ -30,7 +29,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
   it.effect("SSE: the SDK client lists the twelve tools and creates a piece through autonomy, readable over REST", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision()
+      const t = yield* tenant()
       const client = yield* sseClient(url, t.key)
       const listed = yield* Effect.promise(() => client.listTools())
       assert.deepStrictEqual(listed.tools.map((tool) => tool.name), [
@@ -64,7 +63,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
   it.effect("autonomy 4 for the tool's skill stores the piece approved", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision()
+      const t = yield* tenant()
       const set = yield* call("PUT", `/api/settings/${t.id}/autonomy`, { headers: bearer(t.key), body: { skills: { run_content_creation: 4 } } })
       assert.strictEqual(set.status, 200, set.text)
       const client = yield* httpClient(url, t.key)
@@ -77,8 +76,8 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
   it.effect("another customer's id and a bad argument are tool errors, and nothing is created", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const a = yield* provision()
-      const b = yield* provision()
+      const a = yield* tenant()
+      const b = yield* tenant()
       for (const client of [yield* sseClient(url, a.key), yield* httpClient(url, a.key)]) {
         const foreign: any = yield* Effect.promise(() =>
           client.callTool({ name: "run_content_creation", arguments: { customerId: b.id, type: "blog", topic: "Steal" } })
@@ -119,7 +118,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
 
   it.effect("revisions before 2025-11-25 answer invalid arguments as JSON-RPC -32602 in REST's wording; an unknown tool is -32602", () =>
     Effect.gen(function*() {
-      const t = yield* provision()
+      const t = yield* tenant()
       const accept = { accept: "application/json, text/event-stream" }
       for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) {
         const init = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: { ...initialize, params: { ...initialize.params, protocolVersion: version } } })
@@ -150,7 +149,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
   it.effect("query_ga4 without GA4 answers Herald's own figures and says so", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision()
+      const t = yield* tenant()
       const client = yield* httpClient(url, t.key)
       yield* Effect.promise(() =>
         client.callTool({ name: "run_content_creation", arguments: { customerId: t.id, type: "email", topic: "Welcome" } })
@@ -175,7 +174,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
       const unknown = `svc_live_${"0".repeat(64)}`
       assertError(yield* call("GET", `/mcp/sse?token=${unknown}`, { headers: { "x-forwarded-for": ip } }), 401, "E_INVALID_API_KEY", "Invalid API key")
       assertError(yield* call("POST", "/mcp", { headers: bearer(unknown, { "x-forwarded-for": ip }), body: initialize }), 401, "E_INVALID_API_KEY")
-      const suspended = yield* provision("suspended")
+      const suspended = yield* tenant({ status: "suspended" })
       assertError(yield* call("GET", `/mcp/sse?token=${suspended.key}`), 401, "E_ACCOUNT_INACTIVE", "Customer account is not active")
       assertError(yield* call("POST", `/mcp?token=${suspended.key}`, { body: initialize }), 401, "E_ACCOUNT_INACTIVE")
       void url
@@ -184,8 +183,8 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
   it.effect("messages: unknown session 400 with the exact text, another customer's token 403, an unknown token 401", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const a = yield* provision()
-      const b = yield* provision()
+      const a = yield* tenant()
+      const b = yield* tenant()
       const missing = yield* call("POST", `/mcp/message?sessionId=00000000-0000-0000-0000-000000000000`, { body: initialize })
       assertError(missing, 400, "E_SESSION_NOT_FOUND", "Session not found — reconnect to /mcp/sse")
       const stream = yield* rawSse(url, a.key)
@@ -222,7 +221,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
     Effect.gen(function*() {
       const { url } = yield* TestServer
       yield* awaitFreshWindow(10)
-      const t = yield* provision()
+      const t = yield* tenant()
       const ip = randomIp()
       const bad = `svc_live_${"2".repeat(64)}`
       for (let i = 0; i < 20; i++) {
@@ -244,7 +243,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
   it.effect("a refused Origin is 403 on every MCP endpoint; the service's own origin passes", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision()
+      const t = yield* tenant()
       const evil = { origin: "http://evil.example" }
       assertError(yield* call("GET", `/mcp/sse?token=${t.key}`, { headers: evil }), 403, "E_FORBIDDEN")
       assertError(yield* call("POST", `/mcp?token=${t.key}`, { headers: evil, body: initialize }), 403, "E_FORBIDDEN")
@@ -260,8 +259,8 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
 
   it.effect("Streamable HTTP: sessions are per customer, DELETE ends one, an unknown one is 404", () =>
     Effect.gen(function*() {
-      const a = yield* provision()
-      const b = yield* provision()
+      const a = yield* tenant()
+      const b = yield* tenant()
       const accept = { accept: "application/json, text/event-stream" }
       const init = yield* call("POST", "/mcp", { headers: bearer(a.key, accept), body: { ...initialize, params: { ...initialize.params, protocolVersion: "2025-11-25" } } })
       assert.strictEqual(init.status, 200, init.text)
@@ -288,7 +287,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
   it.effect("a session belongs to the key that opened it: another key of the same customer is 403 on both transports", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision()
+      const t = yield* tenant()
       const owner = { customerId: t.id, apiKey: t.key, email: "", mcpEndpoint: "" }
       const admin = yield* invite(owner, "admin")
       const viewer = yield* invite(owner, "viewer")
@@ -340,7 +339,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
     Effect.gen(function*() {
       const { url } = yield* TestServer
       yield* awaitFreshWindow(20)
-      const t = yield* provision()
+      const t = yield* tenant()
       const stream = yield* rawSse(url, t.key)
       for (let i = 0; i < 3; i++) yield* rawSse(url, t.key)
       for (let i = 1; i <= 30; i++) {
@@ -356,7 +355,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
       assert.match(over.headers.get("ratelimit")!, /^"mcp";r=0;t=\d+$/)
       assertError(yield* call("POST", "/mcp", { headers: bearer(t.key), body: initialize }), 429, "E_RATE_LIMITED")
       // Another customer's budget is its own.
-      const other = yield* provision()
+      const other = yield* tenant()
       const fine = yield* call("POST", `/mcp?token=${other.key}`, { headers: { accept: "application/json, text/event-stream" }, body: initialize })
       assert.strictEqual(fine.status, 200, fine.text)
     }), { timeout: 90_000 })
@@ -377,7 +376,7 @@ layer(testApp({ mcpSessionIdleMs: 1000, mcpMaxSessionsPerCustomer: 2 }), { timeo
   it.effect("every event stream opens at once with a comment, long before its first keep-alive (15 s here)", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision()
+      const t = yield* tenant()
       const sse = yield* rawSse(url, t.key)
       assert.isTrue(sse.first.startsWith(": open\n\nevent: endpoint\n"), sse.first)
       // The standing stream of a Streamable HTTP session.
@@ -401,8 +400,8 @@ layer(testApp({ mcpSessionIdleMs: 1000, mcpMaxSessionsPerCustomer: 2 }), { timeo
   it.effect("at the cap the least recently used idle session makes room; only sessions all in use refuse a new one", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision()
-      const other = yield* provision()
+      const t = yield* tenant()
+      const other = yield* tenant()
       const first = yield* rawSse(url, t.key)
       const older = yield* call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize })
       assert.strictEqual(older.status, 200, older.text)
@@ -441,7 +440,7 @@ layer(testApp({ mcpSessionIdleMs: 1000, mcpMaxSessionsPerCustomer: 2 }), { timeo
   it.effect("a Streamable HTTP session left idle is closed; a used one, and one with an open stream, live on", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
-      const t = yield* provision()
+      const t = yield* tenant()
       const open = () => Effect.map(call("POST", "/mcp", { headers: bearer(t.key, accept), body: initialize }), (res) => res.headers.get("mcp-session-id")!)
       const ping = (session: string) => call("POST", "/mcp", { headers: bearer(t.key, { ...accept, "mcp-session-id": session }), body: { jsonrpc: "2.0", method: "notifications/initialized" } })
       const idle = yield* open()

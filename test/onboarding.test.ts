@@ -5,7 +5,6 @@ import { sites } from "./support/scan-sites.ts"
 import { servedSites } from "./support/served-sites.ts"
 import { customerApi } from "./support/processes.ts"
 
-const provision = customerApi
 
 const site = servedSites()
 
@@ -15,7 +14,7 @@ describe("onboarding", () => {
   layer(testApp(), live)("from a URL", (it) => {
     it.effect("starts onboarding with an event", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         for (const body of [undefined, {}]) {
           const res = yield* api("POST", "/api/onboard/{c}", body)
           assert.strictEqual(res.status, 200)
@@ -35,7 +34,7 @@ describe("onboarding", () => {
 
     it.effect("extracts what the page says about the brand", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         const { origin } = yield* site(sites.brand)
         const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url: `${origin}/` })
         assert.strictEqual(res.status, 200)
@@ -64,7 +63,7 @@ describe("onboarding", () => {
 
     it.effect("never invents: a page that says nothing gives nulls and empties", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         const { origin } = yield* site(sites.bare)
         const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url: `${origin}/` })
         assert.strictEqual(res.status, 200)
@@ -76,7 +75,7 @@ describe("onboarding", () => {
 
     it.effect("400 for a url that is not http(s); 422 E_FETCH_FAILED for a page it cannot fetch", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         for (const url of ["ftp://example.com/", "mailto:a@b.c", "nope"]) {
           const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url })
           assert.strictEqual(res.status, 400)
@@ -96,7 +95,7 @@ describe("onboarding", () => {
 
     it.effect("confirm-profile stores the profile, sets the brand name and activates the customer once", () =>
       Effect.gen(function*() {
-        const { api, customerId } = yield* provision
+        const { api, customerId } = yield* customerApi
         const before = yield* api("GET", "/api/customer/{c}")
         assert.strictEqual(before.json.status, "onboarding")
         const profile = {
@@ -163,7 +162,7 @@ describe("onboarding", () => {
   layer(testApp({ allowPrivateTargets: false }), live)("private targets", (it) => {
     it.effect("a private page is 422 E_FETCH_FAILED", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         const { origin } = yield* site(sites.brand)
         for (const url of [`${origin}/`, "http://localhost/", "http://169.254.169.254/"]) {
           const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url })

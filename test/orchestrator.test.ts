@@ -3,6 +3,7 @@ import { Effect, Option, Redacted } from "effect"
 import fc from "fast-check"
 import { signOrchestratorRequest, verifyOrchestratorSignature } from "../src/domain/OrchestratorSignature.ts"
 import { call, testApp } from "./support/harness.ts"
+import { bearer, provision } from "./support/processes.ts"
 
 const key = "orchestrator-test-key"
 const now = () => Math.floor(Date.now() / 1000)
@@ -48,9 +49,8 @@ layer(testApp({ orchestratorSigningKey: Option.some(Redacted.make(key)) }), { ti
 
   it.effect("POST starts a run, GET lists workflows, schedules and runners, PUT re-syncs", () =>
     Effect.gen(function*() {
-      const p = yield* call("POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email: "orch@x.co" } })
-      const customerId = p.json.customerId as string
-      const h = { authorization: `Bearer ${p.json.apiKey}` }
+      const { customerId, apiKey } = yield* provision({ email: "orch@x.co" })
+      const h = bearer(apiKey)
       const started = yield* signed("POST", { workflow: "performance-report", customerId, input: { period: "30d" } })
       assert.strictEqual(started.status, 200)
       assert.match(started.json.runId, /^run_/)

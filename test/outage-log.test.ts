@@ -4,7 +4,7 @@ import { vi } from "vitest"
 import { embeddedServer } from "../src/platform/Database.ts"
 import { call, externalDatabaseUrl, freshSchemaUrl, testApp } from "./support/harness.ts"
 import { type TcpProxy, tcpProxy } from "./support/tcp-proxy.ts"
-import { bearer } from "./support/processes.ts"
+import { bearer, provision } from "./support/processes.ts"
 import { eventually } from "./support/eventually.ts"
 import { outageCheckMs, outageLogIntervalMs } from "../src/platform/http/OutageLog.ts"
 
@@ -40,15 +40,6 @@ const capturingLogs = <A, E, R>(body: (lines: Array<string>) => Effect.Effect<A,
     return yield* body(lines).pipe(Effect.ensuring(Effect.sync(() => spy.mockRestore())))
   })
 
-const provisionActive = (email: string) =>
-  Effect.map(call("POST", "/api/admin/provision", {
-    headers: { "x-admin-secret": "test-admin-secret" },
-    body: { email, status: "active" }
-  }), (res) => {
-    assert.strictEqual(res.status, 200, res.text)
-    return res.json as { customerId: string; apiKey: string }
-  })
-
 const parsed = (lines: ReadonlyArray<string>, message: string) =>
   lines.filter((line) => line.includes(message)).map((line) => JSON.parse(line) as { level: string; annotations: Record<string, any> })
 
@@ -56,7 +47,7 @@ layer(AppBehindProxy, { timeout: 90_000, excludeTestServices: true })("database 
   it.effect("an outage is one warning per cause per 10 s with the request count, never an error with a stack per request", () =>
     Effect.gen(function*() {
       const proxy = yield* Proxy
-      const { customerId, apiKey } = yield* provisionActive("logged-outage@example.com")
+      const { customerId, apiKey } = yield* provision({ email: "logged-outage@example.com", status: "active" })
       yield* capturingLogs((lines) =>
         Effect.gen(function*() {
           yield* Effect.promise(() => proxy.cut())
@@ -84,7 +75,7 @@ layer(AppBehindProxy, { timeout: 90_000, excludeTestServices: true })("database 
   it.effect("the lines add up: every 503 of an outage longer than the interval is counted, and one line closes it with the total and the duration", () =>
     Effect.gen(function*() {
       const proxy = yield* Proxy
-      const { customerId, apiKey } = yield* provisionActive("counted-outage@example.com")
+      const { customerId, apiKey } = yield* provision({ email: "counted-outage@example.com", status: "active" })
       // The previous test's outage has closed (its closing line came while nobody listened).
       yield* eventually(Effect.map(call("GET", `/api/customer/${customerId}`, { headers: bearer(apiKey) }), (res) => res.status === 200 || undefined))
       yield* Effect.sleep(`${outageCheckMs * 3} millis`)

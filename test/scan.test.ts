@@ -8,7 +8,6 @@ import { servedSites } from "./support/served-sites.ts"
 import { customerApi } from "./support/processes.ts"
 
 
-const provision = customerApi
 
 const site = servedSites()
 
@@ -72,7 +71,7 @@ describe("scan", () => {
   layer(testApp(), live)("with Chromium", (it) => {
     it.effect("scans a well-marked-up site: scores, checklist, llms.txt, screenshot, stored, event", () =>
       Effect.gen(function*() {
-        const { api, auth, customerId } = yield* provision
+        const { api, auth, customerId } = yield* customerApi
         const { origin } = yield* site(sites.wellMarkedUp)
         const res = yield* api("POST", "/api/scan/{c}", { url: `${origin}/` })
         assert.strictEqual(res.status, 200)
@@ -134,7 +133,7 @@ describe("scan", () => {
 
     it.effect("lists newest first with limit and a signed cursor; 400 for a bad limit or an altered cursor", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         const { origin } = yield* site(sites.bare)
         const ids: Array<string> = []
         for (let i = 0; i < 3; i++) ids.push((yield* api("POST", "/api/scan/{c}", { url: `${origin}/?n=${i}` })).json.scanId)
@@ -164,7 +163,7 @@ describe("scan", () => {
 
     it.effect("answers 400 for a url that is not http(s), 404 for unknown scans, 403 across tenants and for viewers", () =>
       Effect.gen(function*() {
-        const { api, customerId } = yield* provision
+        const { api, customerId } = yield* customerApi
         for (const body of [{ url: "ftp://example.com/" }, { url: "javascript:alert(1)" }, { url: "not a url" }, {},
           { url: `https://example.com/${"a".repeat(2048)}` }, { url: "https://example.com/", extra: 1 }]) {
           const res = yield* api("POST", "/api/scan/{c}", body)
@@ -173,7 +172,7 @@ describe("scan", () => {
         }
         assert.strictEqual((yield* api("GET", "/api/scan/{c}/scan_nope")).status, 404)
         assert.strictEqual((yield* api("GET", "/api/scan/{c}/scan_nope/screenshot.png")).status, 404)
-        const other = yield* provision
+        const other = yield* customerApi
         assert.strictEqual((yield* other.api("GET", `/api/scan/${customerId}`)).status, 403)
         const invited = yield* api("POST", "/api/team/{c}/members", { email: `v-${crypto.randomUUID()}@example.com`, role: "viewer" })
         const viewer = { authorization: `Bearer ${invited.json.apiKey}` }
@@ -186,7 +185,7 @@ describe("scan", () => {
   layer(testApp({ chromiumPath: "/nonexistent/chromium" }), live)("fixtures, without Chromium", (it) => {
     it.effect("asserts every check's status on every fixture; no screenshot without Chromium", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         for (const [name, { path, checks }] of Object.entries(expected)) {
           const { origin } = yield* site(sites[name as keyof typeof sites])
           const res = yield* api("POST", "/api/scan/{c}", { url: `${origin}${path ?? "/"}` })
@@ -203,7 +202,7 @@ describe("scan", () => {
 
     it.effect("scores follow the blocking rules", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         const blocked = yield* site(sites.blockedByRobots)
         const res = (yield* api("POST", "/api/scan/{c}", { url: `${blocked.origin}/` })).json
         // is-crawlable weighs 5.5 of 18 in our SEO score and 93/23 of 9 + 93/23 in Lighthouse's.
@@ -219,7 +218,7 @@ describe("scan", () => {
 
     it.effect("unreachable, too large, too slow, redirect loops, other schemes and non-HTML fail with a reason", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         const closed = yield* Effect.promise(freePort)
         const cases: Array<[string, string, RegExp]> = [
           [`http://127.0.0.1:${closed}/`, "unreachable", /unreachable/],
@@ -246,8 +245,8 @@ describe("scan", () => {
 
     it.effect("runs at most two scans at once per customer; another customer is not held up", () =>
       Effect.gen(function*() {
-        const one = yield* provision
-        const two = yield* provision
+        const one = yield* customerApi
+        const two = yield* customerApi
         const slowSite = yield* site(() => ({ "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 1500 } }))
         const url = `${slowSite.origin}/`
         const results = yield* Effect.all([
@@ -272,7 +271,7 @@ describe("scan", () => {
   layer(testApp({ allowPrivateTargets: false, chromiumPath: "/nonexistent/chromium" }), live)("private targets refused", (it) => {
     it.effect("a loopback or private page is a failed scan, its address named", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         const { origin } = yield* site(sites.wellMarkedUp)
         for (const url of [`${origin}/`, "http://localhost/", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/"]) {
           const res = yield* api("POST", "/api/scan/{c}", { url })
@@ -287,7 +286,7 @@ describe("scan", () => {
   layer(testApp({ allowPrivateTargets: false, scanAllowedAddresses: ["127.0.0.1"], chromiumPath: "/nonexistent/chromium" }), live)("redirects to a private address", (it) => {
     it.effect("a public page redirecting to a private address is a failed scan and a failed extraction; the private host is never asked", () =>
       Effect.gen(function*() {
-        const { api } = yield* provision
+        const { api } = yield* customerApi
         const hidden = yield* site(sites.wellMarkedUp, "127.0.0.2")
         const open = yield* site(sites.wellMarkedUp)
         const fine = yield* api("POST", "/api/scan/{c}", { url: `${open.origin}/` })

@@ -15,11 +15,10 @@ const defaults = {
 }
 
 layer(testApp(), { timeout: 60_000 })("settings over HTTP", (it) => {
-  const provision = (email: string) => tenant({ email })
 
   it.effect("defaults, merges and null removal, with events", () =>
     Effect.gen(function*() {
-      const t = yield* provision("settings@x.co")
+      const t = yield* tenant({ email: "settings@x.co" })
       const get = () => Effect.map(call("GET", `/api/settings/${t.id}`, { headers: t.h }), (r) => r.json)
       const put = (section: string, body: unknown) => call("PUT", `/api/settings/${t.id}/${section}`, { headers: t.h, body })
       assert.deepStrictEqual(yield* get(), defaults)
@@ -41,7 +40,7 @@ layer(testApp(), { timeout: 60_000 })("settings over HTTP", (it) => {
 
   it.effect("bounds and unknown keys are 400 with details, and change nothing", () =>
     Effect.gen(function*() {
-      const t = yield* provision("bounds@x.co")
+      const t = yield* tenant({ email: "bounds@x.co" })
       const cases: ReadonlyArray<readonly [string, unknown, string]> = [
         ["autonomy", { globalDefault: 0 }, "body.globalDefault"],
         ["autonomy", { globalDefault: 6 }, "body.globalDefault"],
@@ -68,7 +67,7 @@ layer(testApp(), { timeout: 60_000 })("settings over HTTP", (it) => {
 
   it.effect("reading needs viewer, changing needs admin", () =>
     Effect.gen(function*() {
-      const t = yield* provision("roles@x.co")
+      const t = yield* tenant({ email: "roles@x.co" })
       const key = (role: string) =>
         Effect.map(
           call("POST", `/api/team/${t.id}/members`, { headers: t.h, body: { email: `${role}@x.co`, role } }),
@@ -87,7 +86,7 @@ layer(testApp(), { timeout: 60_000 })("settings over HTTP", (it) => {
       }
       const ok = yield* call("PUT", `/api/settings/${t.id}/autonomy`, { headers: admin, body: { globalDefault: 5 } })
       assert.strictEqual(ok.json.autonomy.globalDefault, 5)
-      const other = yield* provision("other@x.co")
+      const other = yield* tenant({ email: "other@x.co" })
       assert.strictEqual((yield* call("GET", `/api/settings/${other.id}`, { headers: t.h })).status, 403)
     }))
 })

@@ -6,14 +6,14 @@ import { Content } from "../src/features/content/Content.ts"
 import { Customers } from "../src/features/customers/Customers.ts"
 import { Settings } from "../src/features/settings/Settings.ts"
 import { Links } from "../src/features/social/Links.ts"
-import { SocialPublisher } from "../src/features/social/Publisher.ts"
+import { SocialPublisherLive } from "../src/features/social/Publisher.ts"
 import { consentProof } from "../src/features/social/providers/sandbox.ts"
 import { Social } from "../src/features/social/Social.ts"
 import { AppConfig } from "../src/Config.ts"
 import { testServices } from "./support/services.ts"
 
 /** The domain services with the publisher running, as other capabilities (MCP tools, workflows) use them. */
-const WithPublisher = SocialPublisher.pipe(Layer.provideMerge(testServices))
+const WithPublisher = SocialPublisherLive.pipe(Layer.provideMerge(testServices))
 
 const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 

@@ -6,7 +6,7 @@ import { customerApi } from "./support/processes.ts"
 
 
 // Admin provisioning is limited per client IP; each customer comes from its own address.
-const provision = Effect.map(customerApi, (customer) => ({
+const customerWithInvite = Effect.map(customerApi, (customer) => ({
   ...customer,
   invite: customer.api("POST", "/api/team/{c}/members", { email: `m-${crypto.randomUUID()}@example.com`, role: "viewer" })
 }))
@@ -31,7 +31,7 @@ const live = { timeout: 60_000, excludeTestServices: true }
 layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, trustProxy: true }), live)("webhooks", (it) => {
   it.effect("creates, lists and delivers signed events", () =>
     Effect.gen(function*() {
-      const { api, customerId, invite } = yield* provision
+      const { api, customerId, invite } = yield* customerWithInvite
       const receiver = yield* startReceiver
       const created = yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })
       assert.strictEqual(created.status, 200)
@@ -73,7 +73,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
   it.effect("retries a failing endpoint with the same webhook-id; 3xx is a failure", () =>
     Effect.gen(function*() {
-      const { api, invite } = yield* provision
+      const { api, invite } = yield* customerWithInvite
       const receiver = yield* startReceiver
       const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
       receiver.state.secret = hook.secret
@@ -94,7 +94,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
   it.effect("honours Retry-After on 503 and gives up after the schedule", () =>
     Effect.gen(function*() {
-      const { api, invite } = yield* provision
+      const { api, invite } = yield* customerWithInvite
       const receiver = yield* startReceiver
       const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
       receiver.state.secret = hook.secret
@@ -112,7 +112,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
   it.effect("410 disables the subscription", () =>
     Effect.gen(function*() {
-      const { api, invite } = yield* provision
+      const { api, invite } = yield* customerWithInvite
       const receiver = yield* startReceiver
       const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
       receiver.state.secret = hook.secret
@@ -137,7 +137,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
   it.effect("rotating the secret signs with the new one, the old one still listed", () =>
     Effect.gen(function*() {
-      const { api, invite } = yield* provision
+      const { api, invite } = yield* customerWithInvite
       const receiver = yield* startReceiver
       const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
       const rotated = yield* api("POST", `/api/hooks/{c}/${hook.id}/rotate-secret`, {})
@@ -155,8 +155,8 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
   it.effect("deletes, cancels and logs; unknown or foreign ids are 404", () =>
     Effect.gen(function*() {
-      const one = yield* provision
-      const two = yield* provision
+      const one = yield* customerWithInvite
+      const two = yield* customerWithInvite
       const hook = (yield* one.api("POST", "/api/hooks/{c}", { url: "http://127.0.0.1:9/x", events: ["team.invited"] })).json
       for (const [method, suffix] of [["DELETE", ""], ["GET", "/deliveries"], ["POST", "/rotate-secret"]] as const) {
         const res = yield* two.api(method, `/api/hooks/{c}/${hook.id}${suffix}`, method === "POST" ? {} : undefined)
@@ -173,7 +173,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
   it.effect("validates the subscription", () =>
     Effect.gen(function*() {
-      const { api } = yield* provision
+      const { api } = yield* customerWithInvite
       const url = "https://hooks.example.com/x"
       const kinds = ["content.created", "content.approved", "content.published", "content.rejected", "workflow.completed", "team.invited"]
       for (const body of [
@@ -198,7 +198,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
   it.effect("allows 25 subscriptions, refuses the 26th with 409", () =>
     Effect.gen(function*() {
-      const { api } = yield* provision
+      const { api } = yield* customerWithInvite
       for (let i = 0; i < 25; i++) {
         const res = yield* api("POST", "/api/hooks/{c}", { url: `https://example.com/${i}`, events: ["team.invited"] })
         assert.strictEqual(res.status, 200)
@@ -214,8 +214,8 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
   it.effect("another customer's key is 403; viewers and editors can neither read nor subscribe (URLs carry credentials)", () =>
     Effect.gen(function*() {
-      const one = yield* provision
-      const two = yield* provision
+      const one = yield* customerWithInvite
+      const two = yield* customerWithInvite
       const foreign = yield* two.api("GET", `/api/hooks/${one.customerId}`)
       assert.strictEqual(foreign.status, 403)
       assert.strictEqual(foreign.json.code, "E_FORBIDDEN")
@@ -245,7 +245,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 layer(testApp({ allowPrivateTargets: false, trustProxy: true }), live)("webhooks without private targets", (it) => {
   it.effect("refuses private and local urls with 400", () =>
     Effect.gen(function*() {
-      const { api } = yield* provision
+      const { api } = yield* customerWithInvite
       for (const url of ["http://127.0.0.1:8080/x", "http://localhost/x", "http://[::1]/x", "http://169.254.169.254/",
         "http://10.0.0.1/", "http://[::ffff:192.168.0.1]/", "http://[fd00::1]/"]) {
         const res = yield* api("POST", "/api/hooks/{c}", { url, events: ["team.invited"] })

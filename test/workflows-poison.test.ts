@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { externalDatabaseUrl, send } from "./support/harness.ts"
-import { sharedDatabase, type ServerProcess, startServer, withSql } from "./support/processes.ts"
+import { provisionAt, sharedDatabase, type ServerProcess, startServer, withSql } from "./support/processes.ts"
 
 /**
  * A run whose step kills its process: real server processes on one
@@ -63,16 +63,6 @@ const startPoisonRun = (server: ServerProcess, customerId: string, apiKey: strin
     }).catch(() => undefined)
   )
 
-const provision = (server: ServerProcess) =>
-  Effect.promise(async () => {
-    const provisioned = await send(server.url, "POST", "/api/admin/provision", {
-      headers: { "x-admin-secret": "test-admin-secret" },
-      body: { email: "poison@example.com", brandName: "Crumb" }
-    })
-    assert.strictEqual(provisioned.status, 200)
-    return provisioned.json as { customerId: string; apiKey: string }
-  })
-
 layer(SharedLive, { timeout: 240_000, excludeTestServices: true })("a run whose step kills its process", (it) => {
   it.effect("dies with its process three times, is then failed with `step crashed` (event and webhook as any failure); the service stays up and other runs complete; two deaths still resume", () =>
     Effect.gen(function*() {
@@ -112,7 +102,7 @@ layer(SharedLive, { timeout: 240_000, excludeTestServices: true })("a run whose 
         })
 
       let server = yield* start("scan-site")
-      const { customerId, apiKey } = yield* provision(server)
+      const { customerId, apiKey } = yield* Effect.promise(() => provisionAt(server, { email: "poison@example.com", brandName: "Crumb" }))
       const api = (method: string, path: string, body?: unknown) =>
         Effect.promise(() => send(server.url, method, path, { headers: { authorization: `Bearer ${apiKey}` }, ...(body === undefined ? {} : { body }) }))
 
@@ -202,7 +192,7 @@ embeddedOnly("a run whose step kills its process, on the embedded PGlite (DATA_D
         RATE_LIMIT_REST_PER_MIN: "10000"
       })
       let server = yield* start("scan-site")
-      const { customerId, apiKey } = yield* provision(server)
+      const { customerId, apiKey } = yield* Effect.promise(() => provisionAt(server, { email: "poison@example.com", brandName: "Crumb" }))
       yield* startPoisonRun(server, customerId, apiKey)
       assert.strictEqual(yield* Effect.promise(() => exited(server)), "SIGKILL")
       for (let i = 0; i < 2; i++) assert.strictEqual(yield* startToCrash("scan-site"), "SIGKILL")

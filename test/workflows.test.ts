@@ -33,7 +33,6 @@ const connect = (t: Tenant, platform: string) =>
 
 const pieceOf = (t: Tenant, id: string) => Effect.map(call("GET", `/api/content/${t.id}/${id}`, { headers: t.h }), (r) => r.json)
 
-const provision = (email: string, brandName = "Acme Bakery") => tenant({ email, brandName })
 
 /**
  * The report a finished run names in its output: listed by GET /api/reports under the run, read whole by
@@ -90,7 +89,7 @@ const eventTypes = (t: Tenant) =>
 layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 120_000, excludeTestServices: true })("workflows over HTTP", (it) => {
   it.effect("every new customer has the six catalog workflows, disabled, with their schedules", () =>
     Effect.gen(function*() {
-      const t = yield* provision("catalog@x.co")
+      const t = yield* tenant({ email: "catalog@x.co", brandName: "Acme Bakery" })
       const res = yield* call("GET", `/api/workflows/${t.id}`, { headers: t.h })
       assert.strictEqual(res.status, 200)
       assert.deepStrictEqual(res.json.workflows.map((w: any) => w.id), [
@@ -111,7 +110,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
 
   it.effect("PUT validates cron, time zone and unknown properties; toggle registers the next tick at once", () =>
     Effect.gen(function*() {
-      const t = yield* provision("put@x.co")
+      const t = yield* tenant({ email: "put@x.co", brandName: "Acme Bakery" })
       const put = (body: unknown) => call("PUT", `/api/workflows/${t.id}/daily-social-posts`, { headers: t.h, body })
       const bad = yield* put({ schedule: "0 9 * *" })
       assert.strictEqual(bad.status, 400)
@@ -160,7 +159,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
 
   it.effect("a run writes pieces through the house model, suspends for approval, resumes when reviewed; unconnected platforms skip the hand-off", () =>
     Effect.gen(function*() {
-      const t = yield* provision("run@x.co")
+      const t = yield* tenant({ email: "run@x.co", brandName: "Acme Bakery" })
       yield* call("PUT", `/api/workflows/${t.id}/daily-social-posts`, { headers: t.h, body: { config: { platforms: ["x", "linkedin"], topics: ["sourdough"] } } })
       const started = yield* call("POST", `/api/workflows/${t.id}/daily-social-posts/run`, { headers: t.h, body: {} })
       assert.strictEqual(started.status, 200)
@@ -225,7 +224,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
 
   it.effect("the agent writes from the confirmed brand profile: its description, audience and voice reach the pieces", () =>
     Effect.gen(function*() {
-      const t = yield* provision("profile@x.co", "Crumb")
+      const t = yield* tenant({ email: "profile@x.co", brandName: "Crumb" })
       const profile = {
         brandName: "Crumb Bakery",
         description: "Small-batch sourdough baked in Leeds every morning.",
@@ -248,7 +247,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
 
   it.effect("a run goes on with its approved pieces once every piece is decided, fails only when all are rejected; cancelling rejects its waiting pieces; steps without a service are skipped", () =>
     Effect.gen(function*() {
-      const t = yield* provision("reject@x.co")
+      const t = yield* tenant({ email: "reject@x.co", brandName: "Acme Bakery" })
       const { sql } = yield* TestServer
       const runPieces = (runId: string) =>
         Effect.map(call("GET", `/api/content/${t.id}?limit=100`, { headers: t.h }), (r) => (r.json.content as Array<any>).filter((p) => p.runId === runId))
@@ -311,7 +310,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
 
   it.effect("media platforms are planned only with an image to attach: left out (and said so) without one, given the site's og:image without a logo, the logo with one", () =>
     Effect.gen(function*() {
-      const t = yield* provision("media@x.co")
+      const t = yield* tenant({ email: "media@x.co", brandName: "Acme Bakery" })
       const run = (customerId: string, h: Record<string, string>) =>
         Effect.gen(function*() {
           const started = yield* call("POST", `/api/workflows/${customerId}/daily-social-posts/run`, { headers: h, body: { input: { platforms: ["x", "instagram"], postsPerDay: 2 } } })
@@ -339,7 +338,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
 
   it.effect("cron: a tick missed while down fires once at the next poll, a disabled workflow never fires", () =>
     Effect.gen(function*() {
-      const t = yield* provision("cron@x.co")
+      const t = yield* tenant({ email: "cron@x.co", brandName: "Acme Bakery" })
       const { sql } = yield* TestServer
       yield* call("PUT", `/api/workflows/${t.id}/performance-report`, { headers: t.h, body: { schedule: "0 8 * * 1", timezone: "America/New_York" } })
       const on = yield* call("POST", `/api/workflows/${t.id}/performance-report/toggle`, { headers: t.h, body: { enabled: true } })
@@ -349,7 +348,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
       // A disabled workflow with a past tick (set behind the API's back) must not fire.
       yield* sql`UPDATE workflows SET next_run_at = now() - interval '1 hour' WHERE customer_id = ${t.id} AND id = 'monthly-seo-audit'`
       // Nor does an enabled one of a suspended account.
-      const other = yield* provision("cron-suspended@x.co")
+      const other = yield* tenant({ email: "cron-suspended@x.co", brandName: "Acme Bakery" })
       yield* call("POST", `/api/workflows/${other.id}/performance-report/toggle`, { headers: other.h, body: { enabled: true } })
       yield* sql`UPDATE customers SET status = 'suspended' WHERE id = ${other.id}`
       yield* sql`UPDATE workflows SET next_run_at = now() - interval '1 hour' WHERE customer_id = ${other.id} AND id = 'performance-report'`
@@ -374,7 +373,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
     Effect.gen(function*() {
       const site = yield* Effect.promise(() => serveSite(sites.flawed))
       served.push(site)
-      const t = yield* provision("audit@x.co")
+      const t = yield* tenant({ email: "audit@x.co", brandName: "Acme Bakery" })
       const { sql } = yield* TestServer
       // The url comes from the confirmed brand profile when the config has none.
       yield* sql`INSERT INTO brand_profiles (customer_id, profile) VALUES (${t.id}, ${JSON.stringify({ brandName: "Acme Bakery", sourceUrl: `${site.origin}/` })}::jsonb)`
@@ -420,7 +419,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
     Effect.gen(function*() {
       const site = yield* Effect.promise(() => serveSite(sites.bare))
       served.push(site)
-      const t = yield* provision("rivals@x.co")
+      const t = yield* tenant({ email: "rivals@x.co", brandName: "Acme Bakery" })
       yield* call("PUT", `/api/workflows/${t.id}/competitor-research`, { headers: t.h, body: { config: { competitors: [`${site.origin}/`], competitorNames: ["Rival Co"] } } })
       const started = yield* call("POST", `/api/workflows/${t.id}/competitor-research/run`, { headers: t.h, body: {} })
       // The brief is a report: nothing waits for approval, the run ends on its own.
@@ -442,7 +441,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
 
   it.effect("daily-social-posts hands the approved pieces to the publisher once; they end published once", () =>
     Effect.gen(function*() {
-      const t = yield* provision("publish@x.co")
+      const t = yield* tenant({ email: "publish@x.co", brandName: "Acme Bakery" })
       const { sql } = yield* TestServer
       yield* connect(t, "x")
       yield* connect(t, "linkedin")
@@ -491,7 +490,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 
 
   it.effect("performance-report reads the period's analytics and writes a report with the figures", () =>
     Effect.gen(function*() {
-      const t = yield* provision("report@x.co")
+      const t = yield* tenant({ email: "report@x.co", brandName: "Acme Bakery" })
       const { sql } = yield* TestServer
       // Two published posts on x and one on linkedin in the period, with the provider's figures.
       for (const [id, platform, impressions] of [["cnt_rep1", "x", 120], ["cnt_rep2", "x", 30], ["cnt_rep3", "linkedin", 400]] as const) {

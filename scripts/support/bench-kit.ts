@@ -7,7 +7,7 @@ import { HttpServer } from "effect/http"
 import { createServer, type RequestListener } from "node:http"
 import { createRequire } from "node:module"
 import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
-import { AppWithoutConfig } from "../../src/App.ts"
+import { AppLive } from "../../src/App.ts"
 
 // autocannon ships no type declarations.
 const autocannon = createRequire(import.meta.url)("autocannon") as (
@@ -62,7 +62,7 @@ export const startApp = (overrides: Partial<AppConfigShape>) =>
       ...overrides
     }
     const context = yield* Layer.buildWithScope(
-      AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
+      AppLive.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
       yield* Scope.Scope
     )
     const address = Context.get(context, HttpServer.HttpServer).address

@@ -26,15 +26,31 @@ export interface TokenGrant {
   readonly resource: string
 }
 
+/** How a credential of the OAuth access-token shape is resolved: given by the feature that issues tokens. */
+export interface TokenResolver {
+  readonly isToken: (credential: string) => boolean
+  readonly resolve: (token: string) => Effect.Effect<Option.Option<TokenGrant>>
+}
+
 /**
  * OAuth access tokens, resolved by the feature that issues them. The request
  * pipeline asks Keys for every Bearer credential; a credential of the token
- * shape goes here instead of the key table.
+ * shape goes to the resolver registered here instead of the key table. A
+ * registry rather than a dependency: the platform stands below every feature,
+ * so the feature registers its resolver when it is built.
  */
 export class AccessTokens extends Context.Service<AccessTokens, {
-  readonly isToken: (credential: string) => boolean
-  readonly resolve: (token: string) => Effect.Effect<Option.Option<TokenGrant>>
-}>()("herald/platform/AccessTokens") {}
+  readonly register: (resolver: TokenResolver) => Effect.Effect<void>
+  readonly current: () => TokenResolver | undefined
+}>()("herald/platform/AccessTokens") {
+  static readonly layer = Layer.sync(AccessTokens, () => {
+    let registered: TokenResolver | undefined
+    return AccessTokens.of({
+      register: (resolver) => Effect.sync(() => void (registered = resolver)),
+      current: () => registered
+    })
+  })
+}
 
 const keyId = () => `key_${randomUUID().replaceAll("-", "").slice(0, 24)}`
 
@@ -62,10 +78,10 @@ export class Keys extends Context.Service<Keys, {
   static readonly layer = Layer.effect(Keys, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
-    const tokens = yield* Effect.serviceOption(AccessTokens)
+    const tokens = yield* AccessTokens
 
     // A token is good while its grant is and the key that approved it is live, for an active customer's status check.
-    const authenticateToken = Effect.fnUntraced(function*(resolve: AccessTokens["Service"]["resolve"], token: string) {
+    const authenticateToken = Effect.fnUntraced(function*(resolve: TokenResolver["resolve"], token: string) {
       const grant = yield* resolve(token)
       if (Option.isNone(grant)) return yield* new InvalidApiKey()
       const { grantId, customerId, memberId, keyId, role, resource } = grant.value
@@ -86,7 +102,8 @@ export class Keys extends Context.Service<Keys, {
 
     // On every authenticated request: untraced (docs/design/http-core.md, "What the fast paths cost").
     const authenticate = Effect.fnUntraced(function*(key: string) {
-      if (Option.isSome(tokens) && tokens.value.isToken(key)) return yield* authenticateToken(tokens.value.resolve, key)
+      const resolver = tokens.current()
+      if (resolver !== undefined && resolver.isToken(key)) return yield* authenticateToken(resolver.resolve, key)
       if (!isWellFormedKey(config.apiKeyPrefix, key)) return yield* new InvalidApiKey()
       const hash = hashApiKey(key)
       const rows = yield* sql<{

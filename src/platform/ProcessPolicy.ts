@@ -25,7 +25,7 @@ const report = (message: string, value: unknown) => {
  * in worker processes whose failures are their job's. Repeated FATAL lines
  * are a bug to fix, not a state to restart out of.
  */
-export const ProcessPolicy = Layer.effectDiscard(Effect.acquireRelease(
+export const ProcessPolicyLive = Layer.effectDiscard(Effect.acquireRelease(
   Effect.sync(() => {
     const onRejection = (reason: unknown) => report("unhandled promise rejection", reason)
     const onException = (error: unknown) => report("uncaught exception", error)

@@ -5,7 +5,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
 import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
-import { AppWithoutConfig } from "../../src/App.ts"
+import { AppLive } from "../../src/App.ts"
 
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
 delete process.env.BASE_URL
@@ -19,7 +19,7 @@ export class TestServer extends Context.Service<TestServer, {
   readonly url: string
   readonly config: AppConfigShape
   readonly sql: SqlClient.SqlClient
-  readonly services: Context.Context<Layer.Success<typeof AppWithoutConfig>>
+  readonly services: Context.Context<Layer.Success<typeof AppLive>>
 }>()("test/TestServer") {}
 
 /** The PostgreSQL URL of the suite run, when it runs against a real server. */
@@ -63,6 +63,25 @@ export const testDatabaseUrl = Effect.suspend(() => {
   return external === undefined ? Effect.succeed("pglite://memory") : freshSchemaUrl(external)
 })
 
+/** The settings of an app under test on `port` over `databaseUrl`, with `overrides` applied. */
+export const testConfig = (databaseUrl: string, port: number, overrides: Partial<AppConfigShape> = {}) =>
+  Effect.map(appConfig.pipe(Effect.orDie), (base): AppConfigShape => ({
+    ...base,
+    port,
+    host: "127.0.0.1",
+    baseUrl: `http://127.0.0.1:${port}`,
+    logLevel: "none",
+    databaseUrl: Option.some(Redacted.make(databaseUrl)),
+    redisUrl: Option.none(),
+    adminSecret: Option.some(Redacted.make("test-admin-secret")),
+    allowPrivateTargets: true,
+    // One process per test app: its workflow runners in memory. The SQL runner storage takes PostgreSQL
+    // advisory locks, which are database-wide, so apps of test files running side by side on their own
+    // schemas would hold each other's shards (the multi-process tests start real processes with SQL runners).
+    workflowRunnerStorage: Option.some("memory"),
+    ...overrides
+  }))
+
 /**
  * Starts the whole application on a random loopback port. `overrides` replace
  * settings; `databaseUrl` (default: a fresh database) may point elsewhere.
@@ -70,35 +89,18 @@ export const testDatabaseUrl = Effect.suspend(() => {
 export const testApp = (overrides: Partial<AppConfigShape> & { readonly database?: string } = {}) =>
   Layer.effect(TestServer, Effect.gen(function*() {
     const databaseUrl = overrides.database ?? (yield* testDatabaseUrl)
-    const base = yield* appConfig.pipe(Effect.orDie)
     const { database: _, ...rest } = overrides
-    const configFor = (port: number): AppConfigShape => ({
-      ...base,
-      port,
-      host: "127.0.0.1",
-      baseUrl: `http://127.0.0.1:${port}`,
-      logLevel: "none",
-      databaseUrl: Option.some(Redacted.make(databaseUrl)),
-      redisUrl: Option.none(),
-      adminSecret: Option.some(Redacted.make("test-admin-secret")),
-      allowPrivateTargets: true,
-      // One process per test app: its workflow runners in memory. The SQL runner storage takes PostgreSQL
-      // advisory locks, which are database-wide, so apps of test files running side by side on their own
-      // schemas would hold each other's shards (the multi-process tests start real processes with SQL runners).
-      workflowRunnerStorage: Option.some("memory"),
-      ...rest
-    })
     const scope = yield* Scope.Scope
     // The port is chosen first so the app's own BASE_URL (in links, the OpenAPI servers and
     // WWW-Authenticate) is the address the tests call. Another process can take it before the app
     // listens (start-up takes a while): then the app is started again on another port.
     for (let attempt = 1;; attempt++) {
-      const config = configFor(yield* Effect.promise(freePort))
+      const config = yield* testConfig(databaseUrl, yield* Effect.promise(freePort), rest)
       const child = yield* Scope.fork(scope)
       // @effect/vitest hands layers a TestClock; the app's prober, dispatcher and
       // rate-limit windows must run on real time, whatever the test file asks for.
       const built = yield* Effect.exit(Layer.buildWithScope(
-        AppWithoutConfig.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
+        AppLive.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
         child
       ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())))
       if (Exit.isFailure(built)) {

@@ -9,7 +9,7 @@ import { Billing } from "./Billing.ts"
 const sessionParam = Effect.map(HttpRouter.params, (params) => params.sessionId ?? "")
 
 /** The pages of the sign-up: the local hosted checkout and the success page. */
-export const CheckoutPages = HttpRouter.use((router) =>
+export const CheckoutRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const billing = yield* Billing
     const config = yield* AppConfig

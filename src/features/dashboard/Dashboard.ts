@@ -54,8 +54,8 @@ export class DashboardSections extends Context.Service<DashboardSections, {
 
   /**
    * A layer that adds a section when the app starts: how a capability puts
-   * itself on the dashboard, e.g. in App.ts
-   * `Layer.provide(DashboardSections.register(Effect.map(Workflows, workflowsSection)))`.
+   * itself on the dashboard, in its own layer (its `Live.ts`), e.g.
+   * `DashboardSections.register(Effect.map(Effect.service(Workflows), workflowsSection))`.
    */
   static readonly register = <E, R>(make: Effect.Effect<DashboardSection, E, R>) =>
     Layer.effectDiscard(Effect.gen(function*() {

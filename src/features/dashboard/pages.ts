@@ -37,7 +37,7 @@ const amountField = (form: URLSearchParams, name: string) => {
  * (`_csrf` field or `X-CSRF-Token`), a same-site request and the role the
  * change needs; errors answer as HTML pages.
  */
-export const DashboardPages = HttpRouter.use((router) =>
+export const DashboardRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const auth = yield* DashboardAuth
     const dashboard = yield* Dashboard

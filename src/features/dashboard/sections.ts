@@ -225,7 +225,7 @@ const statusSection = (health: Health["Service"]): DashboardSection => ({
 })
 
 /** The built-in sections: account, approval queue, recent content, settings, webhooks, team, status. */
-export const CoreSections = Layer.mergeAll(
+export const CoreSectionsLive = Layer.mergeAll(
   DashboardSections.register(Effect.succeed(overviewSection())),
   DashboardSections.register(Effect.map(Effect.service(Content), queueSection)),
   DashboardSections.register(Effect.map(Effect.service(Content), recentSection)),

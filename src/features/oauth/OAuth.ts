@@ -414,9 +414,10 @@ export class OAuth extends Context.Service<OAuth, {
 }
 
 /** Access tokens for the request pipeline (Keys): a live token's grant, found by its digest. */
-export const AccessTokensLive = Layer.effect(AccessTokens, Effect.gen(function*() {
+export const AccessTokensLive = Layer.effectDiscard(Effect.gen(function*() {
   const repo = yield* OAuthRepo
-  return AccessTokens.of({
+  const registry = yield* AccessTokens
+  yield* registry.register({
     isToken: (credential) => credential.startsWith(tokenPrefixes.access),
     resolve: (token) =>
       Effect.gen(function*() {

@@ -13,7 +13,7 @@ import { Health } from "../health/Health.ts"
 export const robotsTxt = (baseUrl: string) => `User-agent: *\nAllow: /\n\nSitemap: ${baseUrl}/sitemap.xml\n`
 
 /** The public status as a page: the same figures as `GET /api/public/status`. */
-export const PublicPages = HttpRouter.use((router) =>
+export const PublicRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const { baseUrl } = yield* AppConfig
     const health = yield* Health

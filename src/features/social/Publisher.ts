@@ -53,7 +53,7 @@ const violationOf = (job: Job): PublishViolation | undefined => publishViolation
  * (reconciliation), so a post whose answer was lost is recorded, not sent
  * twice. Every try is recorded in `publish_attempts`.
  */
-export const SocialPublisher = Layer.effectDiscard(Effect.gen(function*() {
+export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const events = yield* Events

@@ -3,11 +3,16 @@ import { SqlClient } from "effect/sql"
 import { adSpend } from "../../domain/Budget.ts"
 import { isSocialPlatform, pieceViolation } from "../../domain/Social.ts"
 import { type Enqueued, PublishQueue, type QueuedPiece } from "../../platform/PublishQueue.ts"
+import { PlatformServices } from "../../platform/Platform.ts"
 import { Budget } from "../settings/Budget.ts"
+import { SettingsLive } from "../settings/Live.ts"
 
 /**
- * The publishing queue's one way in (the PublishQueue port). The charge and
- * the queue row commit together, and the charge is keyed by the piece: a
+ * The publishing queue's one way in (the PublishQueue port), which content
+ * queues through. The app provides it under every feature (App.ts): social
+ * stands on content, so content cannot take it from social's layer.
+ *
+ * The charge and the queue row commit together, and the charge is keyed by the piece: a
  * refused charge queues nothing, and queueing the piece again (retry,
  * reschedule, a workflow's hand-off) finds it paid. Being the one way in, it
  * is where every path meets the per-platform rules.
@@ -39,4 +44,4 @@ export const PublishQueueLive = Layer.effect(PublishQueue, Effect.gen(function*(
   })
 
   return PublishQueue.of({ enqueue })
-}))
+})).pipe(Layer.provide([SettingsLive, PlatformServices]))

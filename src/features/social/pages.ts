@@ -36,7 +36,7 @@ const sameText = (a: string, b: string) => {
  * sandbox permalink `/p/{contentId}` and the tracked-link redirect
  * `/r/{code}`. Listed in `extraRoutes` (src/platform/http/Routes.ts).
  */
-export const SocialPages = HttpRouter.use((router) =>
+export const SocialPageRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const config = yield* AppConfig
     const social = yield* Social

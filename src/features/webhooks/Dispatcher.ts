@@ -58,7 +58,7 @@ interface Result {
  * never run the same attempt at once; each attempt runs in its own fiber, so
  * a slow endpoint never holds up another's; every attempt is recorded.
  */
-export const WebhookDispatcher = Layer.effectDiscard(Effect.gen(function*() {
+export const WebhookDispatcherLive = Layer.effectDiscard(Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const events = yield* Events

@@ -34,7 +34,7 @@ const asRecord = (value: unknown): Record<string, unknown> => {
   return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
 }
 
-export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) {
+const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) {
   const sql = yield* SqlClient.SqlClient
   const lifecycle = yield* RunLifecycle
   const services = yield* Effect.context<StepServices>()
@@ -202,5 +202,5 @@ export const HeraldRunLive = HeraldRun.toLayer(Effect.fnUntraced(function*(paylo
   yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { ...reviewed, ...report, steps: outputs }) })
 }))
 
-/** The run's workflow registered on the engine (its steps use the domain services of App.ts `Services`). */
-export const HeraldRunLayer = HeraldRunLive.pipe(Layer.provide(RunLifecycle.layer))
+/** The run's workflow registered on the engine; its steps call the services WorkflowsServices provides (Live.ts). */
+export const HeraldRunLive = HeraldRunHandler.pipe(Layer.provide(RunLifecycle.layer))

@@ -11,11 +11,10 @@ import { Events } from "../../platform/Events.ts"
 import { checkOptions } from "./Catalog.ts"
 import { Content } from "../content/Content.ts"
 import { Customers } from "../customers/Customers.ts"
-import { deleteEngineMessages, engineRunners, WorkflowEngineLive } from "./Engine.ts"
+import { deleteEngineMessages, engineRunners } from "./Engine.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
 import { type RunRow, toRun, toWorkflow, type WorkflowRow, WorkflowsRepo } from "./Repo.ts"
-import { HeraldRun, HeraldRunLayer } from "./Run.ts"
-import { workflowLoops } from "./Loops.ts"
+import { HeraldRun } from "./Run.ts"
 
 /** What started a run: a person (REST), cron, the orchestrator, or an agent (an MCP or chat tool call). */
 export type Trigger = "manual" | "cron" | "orchestrator" | "agent"
@@ -295,15 +294,3 @@ export class Workflows extends Context.Service<Workflows, {
     return Workflows.of({ list, update, toggle, start, listRuns, getRun, cancel, resync, registrations, fireDue, sweep, dispatch })
   }))
 }
-
-/**
- * The workflows feature: the engine, the run workflow registered on it, the
- * service and its background loops. Needs the domain services, the Writer and
- * the language model (App.ts `Services`).
- */
-export const WorkflowsLive = Layer.mergeAll(HeraldRunLayer, Layer.effectDiscard(Effect.flatMap(Workflows, workflowLoops))).pipe(
-  Layer.provideMerge(Workflows.layer),
-  Layer.provideMerge(RunLifecycle.layer),
-  Layer.provideMerge(WorkflowsRepo.layer),
-  Layer.provideMerge(WorkflowEngineLive)
-)

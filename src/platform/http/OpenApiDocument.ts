@@ -496,4 +496,4 @@ const pruneUnusedSchemas = (spec: Json) => {
   }
 }
 
-export const OpenApiRoute = jsonDocumentRoute("/openapi.json", openApiDocument)
+export const OpenApiRoutes = jsonDocumentRoute("/openapi.json", openApiDocument)

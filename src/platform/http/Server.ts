@@ -15,7 +15,7 @@ import { compress } from "./Compression.ts"
 import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
 import { causeToResponse, errorResponse, normalizeErrorResponse, transportErrors } from "./ErrorResponses.ts"
 import { toHtmlError, wantsHtmlError } from "./Html.ts"
-import { OpenApiRoute } from "./OpenApiDocument.ts"
+import { OpenApiRoutes } from "./OpenApiDocument.ts"
 import { makeOutageLog, outageCheckMs, outageLogIntervalMs } from "./OutageLog.ts"
 import { CurrentRequest, pickRequestId, type RequestState } from "./RequestContext.ts"
 import { type RouteFacts, routeFacts } from "./Routes.ts"
@@ -260,10 +260,24 @@ Object.defineProperty(UncheckedResponse.prototype, "strictContentLength", { get:
  */
 export type FastLane = (request: IncomingMessage, response: ServerResponse) => boolean
 
-/** Where features register their fast lanes while the server's routes are built. */
+/** Where features register their fast lanes while their routes are built. */
 export class FastLanes extends Context.Service<FastLanes, {
   readonly add: (lane: FastLane) => Effect.Effect<void>
+  /** The lanes added so far; the server reads them per request, so lanes added before it listens all count. */
+  readonly all: ReadonlyArray<FastLane>
 }>()("herald/platform/http/FastLanes") {}
+
+/**
+ * The router and the fast lanes that features add their routes to when their
+ * layers are built, which is before the server listens (`httpServer`).
+ */
+export const RoutingLive = Layer.mergeAll(
+  HttpRouter.layer.pipe(Layer.provide(Layer.succeed(HttpRouter.RouterConfig)({ ignoreTrailingSlash: true }))),
+  Layer.sync(FastLanes, () => {
+    const all: Array<FastLane> = []
+    return FastLanes.of({ add: (lane) => Effect.sync(() => void all.push(lane)), all })
+  })
+)
 
 /**
  * Node's server, stopping the way a stop (SIGTERM) should: once closing it
@@ -320,11 +334,8 @@ const buildTimeOnly = (key: string) =>
  */
 const serve = <E, R>(routes: Layer.Layer<never, E, R>) =>
   Layer.unwrap(Effect.gen(function*() {
-    const context = yield* Layer.build(Layer.provideMerge(
-      routes,
-      Layer.provide(HttpRouter.layer, Layer.succeed(HttpRouter.RouterConfig)({ ignoreTrailingSlash: true }))
-    ))
-    const app = Context.get(context, HttpRouter.HttpRouter).asHttpEffect()
+    const context = yield* Layer.build(routes)
+    const app = (yield* HttpRouter.HttpRouter).asHttpEffect()
     const serving = Layer.effectDiscard(Effect.gen(function*() {
       const server = yield* HttpServer.HttpServer
       yield* server.serve(app).pipe(
@@ -354,15 +365,17 @@ const listening = Layer.effectDiscard(Effect.gen(function*() {
 }))
 
 /**
- * The HTTP server for the given routes (the app's handler groups and pages),
- * with the OpenAPI document and the core middleware every route goes through.
+ * The HTTP server for the given routes (the REST API) and those the features
+ * added to the router (`RoutingLive`) while they were built, with the OpenAPI
+ * document and the core middleware every route goes through. Everything it is
+ * given is built before it listens.
  */
 export const httpServer = <E, R>(routes: Layer.Layer<never, E, R>) =>
-  Layer.unwrap(Effect.map(AppConfig, (config) => {
-    const lanes: Array<FastLane> = []
-    return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoute, CoreMiddleware)), listening).pipe(
-      Layer.provide(Layer.succeed(FastLanes, FastLanes.of({ add: (lane) => Effect.sync(() => void lanes.push(lane)) }))),
-      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes, config.shutdownGraceMs), {
+  Layer.unwrap(Effect.gen(function*() {
+    const config = yield* AppConfig
+    const lanes = yield* FastLanes
+    return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoutes, CoreMiddleware)), listening).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes.all, config.shutdownGraceMs), {
         port: config.port,
         host: config.host,
         // The server closes every connection at the grace's end; this only bounds a close that still hangs.

@@ -62,7 +62,7 @@ const firstError = (body: Record<string, unknown>): string => {
  * `notes` naming our piece, so GET /api/history can find a post whose answer
  * was lost), accounts from GET /api/user, figures from POST /api/analytics/post.
  */
-export const AyrshareProvider = Layer.effect(SocialProvider, Effect.gen(function*() {
+export const AyrshareProviderLive = Layer.effect(SocialProvider, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const apiKey = Option.map(config.ayrshareApiKey, Redacted.value)

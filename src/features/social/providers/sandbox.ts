@@ -24,7 +24,7 @@ export const consentProof = (secret: string, state: string) =>
  * a post is stored and shown at `/p/{contentId}`. Works with no account
  * anywhere; reports no metrics.
  */
-export const SandboxProvider = Layer.effect(SocialProvider, Effect.gen(function*() {
+export const SandboxProviderLive = Layer.effect(SocialProvider, Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const config = yield* AppConfig
   const permalink = (contentId: string) => `${config.baseUrl}/p/${encodeURIComponent(contentId)}`
