@@ -12,7 +12,7 @@
  * `--route health`: Herald's `GET /api/health` against bare `node:http`.
  *
  * Each server is a fresh process per round (started, warmed for BENCH_WARMUP
- * s, measured for BENCH_DURATION s, stopped); the order alternates per round.
+ * s, measured for BENCH_DURATION s, stopped); the order rotates per round.
  * autocannon runs in this process. Herald runs with LOG_LEVEL=warn (no
  * request line; the peers log nothing either), its rate limits raised out of
  * the way (the steps still run) and no Redis. Printed: each round, the ratio
@@ -23,7 +23,9 @@
  * database of its own there, BENCH_DATABASE (herald_bench_peer).
  * Env: BENCH_ROUNDS (6), BENCH_DURATION (5), BENCH_WARMUP (2),
  * BENCH_CONNECTIONS (32), BENCH_CUSTOMERS (5000), BENCH_CPU_PROF=dir (Herald
- * runs with --cpu-prof into dir).
+ * runs with --cpu-prof into dir), BENCH_BASELINE=dir (another checkout of
+ * Herald, e.g. the code before a change, measured as "before" in the same
+ * rounds; it needs its own node_modules or a link to these).
  */
 import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
@@ -77,8 +79,12 @@ function bench(route: "auth" | "health") {
   const peerName = route === "auth" ? "fastify" : "bare"
   const path = route === "auth" ? "/api/customer/{id}" : "/api/health"
 
-  const startHerald = () =>
-    startService(heraldSettings, 120_000, cpuProf === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`] })
+  const baseline = process.env.BENCH_BASELINE || undefined
+  const startHerald = (checkout?: string) =>
+    startService(heraldSettings, 120_000, {
+      ...(cpuProf === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`] }),
+      ...(checkout === undefined ? {} : { root: checkout })
+    })
   const startPeer = async (): Promise<StartedService> => {
     const port = await freePort()
     const child = spawn(process.execPath, ["scripts/support/peer-servers.ts", peerName], {
@@ -110,8 +116,8 @@ function bench(route: "auth" | "health") {
       await admin.unsafe(`CREATE DATABASE "${databaseName}"`)
       await admin.end()
     })
-    // Herald's first start applies its migrations; both servers then read the same tables.
-    const first = yield* Effect.promise(startHerald)
+    // Herald's first start applies its migrations; every server then reads the same tables.
+    const first = yield* Effect.promise(() => startHerald())
     yield* Effect.promise(() => stopChild(first.child))
 
     const targets: Array<{ customerId: string; apiKey: string }> = []
@@ -175,34 +181,45 @@ function bench(route: "auth" | "health") {
       })
 
     const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 })
-    console.log(`GET ${path}: herald vs ${peerName}, ${connections} connections, ${rounds} rounds of ${duration} s ` +
-      `(after ${warmup} s warm-up), a fresh process each, alternating\n`)
-    const pairs: Array<{ herald: Result; peer: Result }> = []
+    const contestants: Array<{ name: string; start: () => Promise<StartedService> }> = [
+      { name: peerName, start: startPeer },
+      { name: "herald", start: () => startHerald() },
+      ...(baseline === undefined ? [] : [{ name: "before", start: () => startHerald(baseline) }])
+    ]
+    console.log(`GET ${path}: ${contestants.map((c) => c.name).join(" vs ")}, ${connections} connections, ${rounds} rounds of ${duration} s ` +
+      `(after ${warmup} s warm-up), a fresh process each, the order rotating${baseline === undefined ? "" : `; before = ${baseline}`}\n`)
+    const runs: Array<Record<string, Result>> = []
     for (let round = 1; round <= rounds; round++) {
-      const runs: Record<string, Result> = {}
-      const order = round % 2 === 1 ? ["peer", "herald"] as const : ["herald", "peer"] as const
-      const answers: Array<string> = []
-      for (const who of order) {
-        const { answer, result } = who === "herald" ? yield* measure("herald", startHerald) : yield* measure(peerName, startPeer)
-        runs[who] = result
-        answers.push(`${answer.fields} ${answer.body}`)
+      const results: Record<string, Result> = {}
+      const answers = new Set<string>()
+      for (let k = 0; k < contestants.length; k++) {
+        const { name, start } = contestants[(k + round - 1) % contestants.length]
+        const { answer, result } = yield* measure(name, start)
+        results[name] = result
+        answers.add(`${answer.fields} ${answer.body}`)
       }
-      if (answers[0] !== answers[1]) return yield* Effect.die(new Error(`the servers answer different fields: ${answers.join(" vs ")}`))
-      const pair = { herald: runs.herald, peer: runs.peer }
-      pairs.push(pair)
-      const bad = [pair.herald, pair.peer].filter((r) => r.non2xx > 0 || r.errors > 0)
-        .map((r) => `  ${r.name}: ${r.non2xx} non-2xx, ${r.errors} errors`).join("")
-      console.log(`round ${round}  ${peerName} ${fmt(pair.peer.rps).padStart(7)} req/s (p99 ${pair.peer.p99} ms)   ` +
-        `herald ${fmt(pair.herald.rps).padStart(7)} req/s (p99 ${pair.herald.p99} ms)   ratio ${(pair.herald.rps / pair.peer.rps).toFixed(2)}${bad}`)
+      if (answers.size > 1) return yield* Effect.die(new Error(`the servers answer differently: ${[...answers].join(" vs ")}`))
+      runs.push(results)
+      const cells = contestants.map(({ name }) => {
+        const r = results[name]
+        const bad = r.non2xx > 0 || r.errors > 0 ? ` [${r.non2xx} non-2xx, ${r.errors} errors]` : ""
+        return `${name} ${fmt(r.rps).padStart(6)} req/s (p99 ${r.p99} ms)${bad}`
+      })
+      console.log(`round ${round}  ${cells.join("   ")}   herald/${peerName} ${(results.herald.rps / results[peerName].rps).toFixed(2)}`)
     }
-    const best = (rs: ReadonlyArray<Result>) => Math.max(...rs.map((r) => r.rps))
-    const ratios = pairs.map((p) => p.herald.rps / p.peer.rps).sort((a, b) => a - b)
-    const middle = ratios.length / 2
-    const median = ratios.length % 2 === 1 ? ratios[Math.floor(middle)] : (ratios[middle - 1] + ratios[middle]) / 2
-    const bestHerald = best(pairs.map((p) => p.herald))
-    const bestPeer = best(pairs.map((p) => p.peer))
-    console.log(`\nbest round: herald ${fmt(bestHerald)} req/s, ${peerName} ${fmt(bestPeer)} req/s`)
-    console.log(`best-of ratio herald / ${peerName}: ${(bestHerald / bestPeer).toFixed(2)}`)
-    console.log(`paired median ratio:  ${median.toFixed(2)}`)
+    const median = (xs: ReadonlyArray<number>) => {
+      const sorted = [...xs].sort((a, b) => a - b)
+      const middle = sorted.length / 2
+      return sorted.length % 2 === 1 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+    const best = (name: string) => Math.max(...runs.map((r) => r[name].rps))
+    console.log(`\nbest round: ${contestants.map(({ name }) => `${name} ${fmt(best(name))} req/s`).join(", ")}`)
+    const compare = (a: string, b: string) =>
+      console.log(`${`${a} / ${b}:`.padEnd(20)} best-of ${(best(a) / best(b)).toFixed(2)}, paired median ${median(runs.map((r) => r[a].rps / r[b].rps)).toFixed(2)}`)
+    compare("herald", peerName)
+    if (baseline !== undefined) {
+      compare("before", peerName)
+      compare("herald", "before")
+    }
   })
 }
