@@ -16,7 +16,10 @@
  * autocannon runs in this process. Herald runs with LOG_LEVEL=warn (no
  * request line; the peers log nothing either), its rate limits raised out of
  * the way (the steps still run) and no Redis. Printed: each round, the ratio
- * of the best rounds and the median of the per-round ratios.
+ * of the best rounds and the median of the per-round ratios, and each
+ * server's CPU time per answered request (from /proc, so Linux only): on a
+ * machine shared with other work, throughput follows the load of the moment
+ * while CPU per request barely does, so it is the steadier figure of cost.
  *
  * DATABASE_URL names the PostgreSQL server (default
  * postgres://postgres@127.0.0.1:5432/test); the bench drops and recreates a
@@ -25,10 +28,11 @@
  * BENCH_CONNECTIONS (32), BENCH_CUSTOMERS (5000), BENCH_CPU_PROF=dir (Herald
  * runs with --cpu-prof into dir), BENCH_BASELINE=dir (another checkout of
  * Herald, e.g. the code before a change, measured as "before" in the same
- * rounds; it needs its own node_modules or a link to these).
+ * rounds; it needs its own node_modules or a link to these), BENCH_CHECKOUT=dir
+ * (the checkout measured as "herald"; this one by default).
  */
 import { spawn } from "node:child_process"
-import { existsSync } from "node:fs"
+import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Effect } from "effect"
 import postgres from "postgres"
@@ -57,6 +61,23 @@ if (args.includes("--workflows")) {
   runScript(bench(route))
 }
 
+/** One measured run, with the server process's CPU time (user + system) per answered request. */
+interface Measured extends Result {
+  readonly cpuUs: number
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
+const cpuSeconds = (pid: number | undefined): number => {
+  try {
+    // Fields after the command name, which is in parentheses and may hold spaces; utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
 function bench(route: "auth" | "health") {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 6)
   const duration = Number(process.env.BENCH_DURATION ?? 5)
@@ -80,6 +101,7 @@ function bench(route: "auth" | "health") {
   const path = route === "auth" ? "/api/customer/{id}" : "/api/health"
 
   const baseline = process.env.BENCH_BASELINE || undefined
+  const checkout = process.env.BENCH_CHECKOUT || undefined
   const startHerald = (checkout?: string) =>
     startService(heraldSettings, 120_000, {
       ...(cpuProf === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`] }),
@@ -175,22 +197,24 @@ function bench(route: "auth" | "health") {
           const answer = yield* Effect.promise(() => probe(started.url))
           if (answer.status !== 200) return yield* Effect.die(new Error(`${name} answered ${answer.status}`))
           if (warmup > 0) yield* load(name, options(started.url, warmup))
+          const before = cpuSeconds(started.child.pid)
           const result = yield* load(name, options(started.url, duration))
-          return { result, answer }
+          const cpuUs = (cpuSeconds(started.child.pid) - before) * 1e6 / Math.max(1, result.total)
+          return { result: { ...result, cpuUs }, answer }
         }).pipe(Effect.ensuring(Effect.promise(() => stopChild(started.child))))
       })
 
     const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 })
     const contestants: Array<{ name: string; start: () => Promise<StartedService> }> = [
       { name: peerName, start: startPeer },
-      { name: "herald", start: () => startHerald() },
+      { name: "herald", start: () => startHerald(checkout) },
       ...(baseline === undefined ? [] : [{ name: "before", start: () => startHerald(baseline) }])
     ]
     console.log(`GET ${path}: ${contestants.map((c) => c.name).join(" vs ")}, ${connections} connections, ${rounds} rounds of ${duration} s ` +
       `(after ${warmup} s warm-up), a fresh process each, the order rotating${baseline === undefined ? "" : `; before = ${baseline}`}\n`)
-    const runs: Array<Record<string, Result>> = []
+    const runs: Array<Record<string, Measured>> = []
     for (let round = 1; round <= rounds; round++) {
-      const results: Record<string, Result> = {}
+      const results: Record<string, Measured> = {}
       const answers = new Set<string>()
       for (let k = 0; k < contestants.length; k++) {
         const { name, start } = contestants[(k + round - 1) % contestants.length]
@@ -203,7 +227,7 @@ function bench(route: "auth" | "health") {
       const cells = contestants.map(({ name }) => {
         const r = results[name]
         const bad = r.non2xx > 0 || r.errors > 0 ? ` [${r.non2xx} non-2xx, ${r.errors} errors]` : ""
-        return `${name} ${fmt(r.rps).padStart(6)} req/s (p99 ${r.p99} ms)${bad}`
+        return `${name} ${fmt(r.rps).padStart(6)} req/s ${fmt(r.cpuUs).padStart(4)} µs CPU/req (p99 ${r.p99} ms)${bad}`
       })
       console.log(`round ${round}  ${cells.join("   ")}   herald/${peerName} ${(results.herald.rps / results[peerName].rps).toFixed(2)}`)
     }
@@ -215,7 +239,8 @@ function bench(route: "auth" | "health") {
     const best = (name: string) => Math.max(...runs.map((r) => r[name].rps))
     console.log(`\nbest round: ${contestants.map(({ name }) => `${name} ${fmt(best(name))} req/s`).join(", ")}`)
     const compare = (a: string, b: string) =>
-      console.log(`${`${a} / ${b}:`.padEnd(20)} best-of ${(best(a) / best(b)).toFixed(2)}, paired median ${median(runs.map((r) => r[a].rps / r[b].rps)).toFixed(2)}`)
+      console.log(`${`${a} / ${b}:`.padEnd(20)} best-of ${(best(a) / best(b)).toFixed(2)}, paired median ${median(runs.map((r) => r[a].rps / r[b].rps)).toFixed(2)}, ` +
+        `CPU per request ${b} / ${a}: median ${median(runs.map((r) => r[b].cpuUs / r[a].cpuUs)).toFixed(2)}`)
     compare("herald", peerName)
     if (baseline !== undefined) {
       compare("before", peerName)
