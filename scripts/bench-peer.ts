@@ -29,7 +29,8 @@
  * runs with --cpu-prof into dir), BENCH_BASELINE=dir (another checkout of
  * Herald, e.g. the code before a change, measured as "before" in the same
  * rounds; it needs its own node_modules or a link to these), BENCH_CHECKOUT=dir
- * (the checkout measured as "herald"; this one by default).
+ * (the checkout measured as "herald"; this one by default), BENCH_NODE_ARGS
+ * (node flags for "herald" only, e.g. to try a V8 setting against "before").
  */
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -102,9 +103,10 @@ function bench(route: "auth" | "health") {
 
   const baseline = process.env.BENCH_BASELINE || undefined
   const checkout = process.env.BENCH_CHECKOUT || undefined
-  const startHerald = (checkout?: string) =>
+  const heraldFlags = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((flag) => flag.length > 0)
+  const startHerald = (checkout: string | undefined, flags: ReadonlyArray<string> = []) =>
     startService(heraldSettings, 120_000, {
-      ...(cpuProf === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`] }),
+      nodeArgs: [...flags, ...(cpuProf === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`])],
       ...(checkout === undefined ? {} : { root: checkout })
     })
   const startPeer = async (): Promise<StartedService> => {
@@ -139,7 +141,7 @@ function bench(route: "auth" | "health") {
       await admin.end()
     })
     // Herald's first start applies its migrations; every server then reads the same tables.
-    const first = yield* Effect.promise(() => startHerald())
+    const first = yield* Effect.promise(() => startHerald(checkout))
     yield* Effect.promise(() => stopChild(first.child))
 
     const targets: Array<{ customerId: string; apiKey: string }> = []
@@ -207,7 +209,7 @@ function bench(route: "auth" | "health") {
     const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 })
     const contestants: Array<{ name: string; start: () => Promise<StartedService> }> = [
       { name: peerName, start: startPeer },
-      { name: "herald", start: () => startHerald(checkout) },
+      { name: "herald", start: () => startHerald(checkout, heraldFlags) },
       ...(baseline === undefined ? [] : [{ name: "before", start: () => startHerald(baseline) }])
     ]
     console.log(`GET ${path}: ${contestants.map((c) => c.name).join(" vs ")}, ${connections} connections, ${rounds} rounds of ${duration} s ` +
