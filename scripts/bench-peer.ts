@@ -65,6 +65,17 @@ if (args.includes("--workflows")) {
 /** One measured run, with the server process's CPU time (user + system) per answered request. */
 interface Measured extends Result {
   readonly cpuUs: number
+  /** Resident memory at the end of the run. */
+  readonly rssMb: number
+}
+
+const residentMb = (pid: number | undefined): number => {
+  try {
+    const line = /VmRSS:\s*(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))
+    return line === null ? Number.NaN : Number(line[1]) / 1024
+  } catch {
+    return Number.NaN
+  }
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); NaN elsewhere. */
@@ -202,7 +213,7 @@ function bench(route: "auth" | "health") {
           const before = cpuSeconds(started.child.pid)
           const result = yield* load(name, options(started.url, duration))
           const cpuUs = (cpuSeconds(started.child.pid) - before) * 1e6 / Math.max(1, result.total)
-          return { result: { ...result, cpuUs }, answer }
+          return { result: { ...result, cpuUs, rssMb: residentMb(started.child.pid) }, answer }
         }).pipe(Effect.ensuring(Effect.promise(() => stopChild(started.child))))
       })
 
@@ -229,7 +240,7 @@ function bench(route: "auth" | "health") {
       const cells = contestants.map(({ name }) => {
         const r = results[name]
         const bad = r.non2xx > 0 || r.errors > 0 ? ` [${r.non2xx} non-2xx, ${r.errors} errors]` : ""
-        return `${name} ${fmt(r.rps).padStart(6)} req/s ${fmt(r.cpuUs).padStart(4)} µs CPU/req (p99 ${r.p99} ms)${bad}`
+        return `${name} ${fmt(r.rps).padStart(6)} req/s ${fmt(r.cpuUs).padStart(4)} µs CPU/req (p99 ${r.p99} ms, RSS ${fmt(r.rssMb)} MB)${bad}`
       })
       console.log(`round ${round}  ${cells.join("   ")}   herald/${peerName} ${(results.herald.rps / results[peerName].rps).toFixed(2)}`)
     }
