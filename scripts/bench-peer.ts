@@ -30,7 +30,9 @@
  * Herald, e.g. the code before a change, measured as "before" in the same
  * rounds; it needs its own node_modules or a link to these), BENCH_CHECKOUT=dir
  * (the checkout measured as "herald"; this one by default), BENCH_NODE_ARGS
- * (node flags for "herald" only, e.g. to try a V8 setting against "before").
+ * (node flags for "herald" only, e.g. to try a V8 setting against "before"),
+ * BENCH_LOG_LEVEL (LOG_LEVEL of "herald" only, warn by default: info adds
+ * the request line).
  */
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -115,8 +117,8 @@ function bench(route: "auth" | "health") {
   const baseline = process.env.BENCH_BASELINE || undefined
   const checkout = process.env.BENCH_CHECKOUT || undefined
   const heraldFlags = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((flag) => flag.length > 0)
-  const startHerald = (checkout: string | undefined, flags: ReadonlyArray<string> = []) =>
-    startService(heraldSettings, 120_000, {
+  const startHerald = (checkout: string | undefined, flags: ReadonlyArray<string> = [], logLevel = "warn") =>
+    startService({ ...heraldSettings, LOG_LEVEL: logLevel }, 120_000, {
       nodeArgs: [...flags, ...(cpuProf === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`])],
       ...(checkout === undefined ? {} : { root: checkout })
     })
@@ -220,7 +222,7 @@ function bench(route: "auth" | "health") {
     const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 })
     const contestants: Array<{ name: string; start: () => Promise<StartedService> }> = [
       { name: peerName, start: startPeer },
-      { name: "herald", start: () => startHerald(checkout, heraldFlags) },
+      { name: "herald", start: () => startHerald(checkout, heraldFlags, process.env.BENCH_LOG_LEVEL) },
       ...(baseline === undefined ? [] : [{ name: "before", start: () => startHerald(baseline) }])
     ]
     console.log(`GET ${path}: ${contestants.map((c) => c.name).join(" vs ")}, ${connections} connections, ${rounds} rounds of ${duration} s ` +
