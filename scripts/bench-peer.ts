@@ -31,8 +31,8 @@
  * rounds; it needs its own node_modules or a link to these), BENCH_CHECKOUT=dir
  * (the checkout measured as "herald"; this one by default), BENCH_NODE_ARGS
  * (node flags for "herald" only, e.g. to try a V8 setting against "before"),
- * BENCH_LOG_LEVEL (LOG_LEVEL of "herald" only, warn by default: info adds
- * the request line).
+ * BENCH_LOG_LEVEL (LOG_LEVEL of the Herald processes, warn by default: info,
+ * the service's default, adds the request line).
  */
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
@@ -107,7 +107,7 @@ function bench(route: "auth" | "health") {
   const common = { DATABASE_URL: databaseUrl, API_KEY_PREFIX: prefix, BASE_URL: baseUrl }
   const heraldSettings: Record<string, string> = {
     ...common,
-    LOG_LEVEL: "warn",
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
     RATE_LIMIT_REST_PER_MIN: "1000000000",
     RATE_LIMIT_PREAUTH_PER_MIN: "1000000000"
   }
@@ -117,8 +117,8 @@ function bench(route: "auth" | "health") {
   const baseline = process.env.BENCH_BASELINE || undefined
   const checkout = process.env.BENCH_CHECKOUT || undefined
   const heraldFlags = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((flag) => flag.length > 0)
-  const startHerald = (checkout: string | undefined, flags: ReadonlyArray<string> = [], logLevel = "warn") =>
-    startService({ ...heraldSettings, LOG_LEVEL: logLevel }, 120_000, {
+  const startHerald = (checkout: string | undefined, flags: ReadonlyArray<string> = []) =>
+    startService(heraldSettings, 120_000, {
       nodeArgs: [...flags, ...(cpuProf === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${cpuProf}`])],
       ...(checkout === undefined ? {} : { root: checkout })
     })
@@ -222,7 +222,7 @@ function bench(route: "auth" | "health") {
     const fmt = (n: number) => n.toLocaleString("en-US", { maximumFractionDigits: 0 })
     const contestants: Array<{ name: string; start: () => Promise<StartedService> }> = [
       { name: peerName, start: startPeer },
-      { name: "herald", start: () => startHerald(checkout, heraldFlags, process.env.BENCH_LOG_LEVEL) },
+      { name: "herald", start: () => startHerald(checkout, heraldFlags) },
       ...(baseline === undefined ? [] : [{ name: "before", start: () => startHerald(baseline) }])
     ]
     console.log(`GET ${path}: ${contestants.map((c) => c.name).join(" vs ")}, ${connections} connections, ${rounds} rounds of ${duration} s ` +

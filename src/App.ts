@@ -49,10 +49,11 @@ import { LanguageModelLive, Writer } from "./features/agent/Agent.ts"
 import { Reports } from "./features/reports/Reports.ts"
 import { reportsSection } from "./features/reports/dashboard.ts"
 import { OrchestratorRoutes } from "./features/workflows/Orchestrator.ts"
+import { consoleJson } from "./platform/Logging.ts"
 
 const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
   Layer.mergeAll(
-    Logger.layer([Logger.consoleJson]),
+    Logger.layer([consoleJson]),
     Layer.succeed(References.MinimumLogLevel, config.logLevel === "none" ? "None" : capitalize(config.logLevel)),
     // No tracer is exported: spans (one per Effect.fn call) would be timed and dropped.
     Layer.succeed(References.TracerEnabled, false)
