@@ -23,13 +23,14 @@ import { TeamLive } from "./features/team/Live.ts"
 import { WebhooksLive, WebhooksServices } from "./features/webhooks/Live.ts"
 import { WorkflowsLive } from "./features/workflows/Live.ts"
 import { httpServer, RoutingLive } from "./platform/http/Server.ts"
+import { consoleJson } from "./platform/Logging.ts"
 import { PlatformLive, PlatformServices } from "./platform/Platform.ts"
 import { ProcessPolicyLive } from "./platform/ProcessPolicy.ts"
 import { ToolsLive } from "./Tools.ts"
 
 const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
   Layer.mergeAll(
-    Logger.layer([Logger.consoleJson]),
+    Logger.layer([consoleJson]),
     Layer.succeed(References.MinimumLogLevel, config.logLevel === "none" ? "None" : capitalize(config.logLevel)),
     // No tracer is exported: spans (one per Effect.fn call) would be timed and dropped.
     Layer.succeed(References.TracerEnabled, false)

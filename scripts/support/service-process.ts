@@ -53,12 +53,14 @@ export const startService = async (
     /** Node flags for the service (a benchmark's --cpu-prof, which NODE_OPTIONS may not carry). */
     readonly nodeArgs?: ReadonlyArray<string>
     readonly port?: number
+    /** Another checkout to run (a bench's code before a change, measured in the same run); this one by default. */
+    readonly root?: string
   } = {}
 ): Promise<StartedService> => {
   const port = options.port ?? await freePort()
   const url = `http://127.0.0.1:${port}`
   const began = performance.now()
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "src/main.ts"], { cwd: root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "src/main.ts"], { cwd: options.root ?? root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""
   // The last 64 KiB say why it failed; a long-lived instance's warnings must not grow without bound.
   child.stderr?.on("data", (chunk) => (stderr = (stderr + String(chunk)).slice(-65_536)))

@@ -152,18 +152,33 @@ export const embeddedServer = (dataDir: string | undefined, options: EmbeddedOpt
  */
 const watchedSocket = (host: string, port: number, timeoutMs: number) => (): Duplex => {
   const socket = connect({ host, port, noDelay: true })
+  // When the oldest write still without an answer went out. One timer per
+  // connection checks it, re-armed only when it fires: a timer set and cleared
+  // per statement cost more than the rest of this wrapper on a busy server.
+  let waitingSince: number | undefined
   let timer: ReturnType<typeof setTimeout> | undefined
-  const disarm = () => {
-    if (timer !== undefined) clearTimeout(timer)
+  const check = () => {
     timer = undefined
+    if (waitingSince === undefined) return
+    const left = waitingSince + timeoutMs - performance.now()
+    if (left <= 0) socket.destroy(new Error(`database gave no answer within ${timeoutMs} ms`))
+    else timer = setTimeout(check, left).unref()
   }
   const write = socket.write.bind(socket) as (...args: Array<unknown>) => boolean
   ;(socket as unknown as { write: (...args: Array<unknown>) => boolean }).write = (...args) => {
-    timer ??= setTimeout(() => socket.destroy(new Error(`database gave no answer within ${timeoutMs} ms`)), timeoutMs)
+    if (waitingSince === undefined) {
+      waitingSince = performance.now()
+      // Unref'd: an open socket keeps the process alive by itself, and a closed one clears it.
+      timer ??= setTimeout(check, timeoutMs).unref()
+    }
     return write(...args)
   }
-  socket.on("data", disarm)
-  socket.on("close", disarm)
+  socket.on("data", () => void (waitingSince = undefined))
+  socket.on("close", () => {
+    waitingSince = undefined
+    if (timer !== undefined) clearTimeout(timer)
+    timer = undefined
+  })
   return socket
 }
 
