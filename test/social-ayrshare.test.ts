@@ -3,7 +3,7 @@ import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { AppConfig, appConfig, rateLimitDefaults } from "../src/Config.ts"
 import { Services } from "../src/App.ts"
 import { SocialProvider } from "../src/features/social/providers/Provider.ts"
-import { type AyrshareFake, startAyrshareFake } from "./support/ayrshare-fake.ts"
+import { type AyrshareFake, type FakePost, startAyrshareFake } from "./support/ayrshare-fake.ts"
 import { call, testApp, testDatabaseUrl } from "./support/harness.ts"
 import { assertError, bearer, type Provisioned, provision } from "./support/processes.ts"
 import { eventually, sleep } from "./support/eventually.ts"
@@ -42,6 +42,23 @@ const attemptsOf = (owner: Provisioned, id: string) =>
     call("GET", `/api/social/posts/${owner.customerId}/${id}/attempts`, { headers: bearer(owner.apiKey) }),
     (res) => res.json.attempts as Array<any>
   )
+
+/** Someone reads the long history page now: Ayrshare serves it from its cache for the next minute. */
+const cacheLongPage = (fake: AyrshareFake, profileKey: string) =>
+  Effect.promise(async () => {
+    const cached = await fetch(`${fake.url}/api/history?lastDays=0&limit=1000`, {
+      headers: { authorization: `Bearer ${fake.apiKey}`, "profile-key": profileKey }
+    })
+    assert.strictEqual(cached.status, 200)
+    await cached.text()
+  })
+
+/** The profile posts 25 more after `ours`: the fresh (default, 25-post) history page no longer shows it. */
+const postMore = (fake: AyrshareFake, ours: FakePost, name: string) => {
+  for (let i = 0; i < 25; i++) {
+    fake.posts.push({ ...ours, id: `${name}${i}`, post: `${name} ${i}`, notes: `herald:cnt_${name}_${i}`, created: new Date().toISOString() })
+  }
+}
 
 /** Connects X through Ayrshare's linking page: our link, the person links at Ayrshare, Ayrshare redirects to our callback. */
 const connectX = (owner: Provisioned) =>
@@ -152,20 +169,13 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       const fake = yield* Fake
       const owner = yield* provision()
       const profileKey = yield* connectX(owner)
-      // Someone reads the long history page now: Ayrshare serves it from its cache for the next minute.
-      const cached = yield* Effect.promise(() =>
-        fetch(`${fake.url}/api/history?lastDays=0&limit=1000`, { headers: { authorization: `Bearer ${fake.apiKey}`, "profile-key": profileKey } })
-      )
-      assert.strictEqual(cached.status, 200)
-      yield* Effect.promise(() => cached.text())
+      yield* cacheLongPage(fake, profileKey)
       fake.mode = "lose-answer"
       const posted = fake.nextPost()
       const id = yield* publishX(owner, "Lost answer on a busy profile")
       const ours = yield* Effect.promise(() => posted)
       // Before the first retry (1 s later) the profile posts 25 more: the fresh page no longer shows ours.
-      for (let i = 0; i < 25; i++) {
-        fake.posts.push({ ...ours, id: `other${i}`, post: `Other ${i}`, notes: `herald:cnt_other_${i}`, created: new Date().toISOString() })
-      }
+      postMore(fake, ours, "other")
       fake.mode = "up"
       const piece = yield* eventually(
         Effect.map(call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }), (res) =>
@@ -240,19 +250,13 @@ layer(ShortestOnFake, { timeout: 150_000 })("Ayrshare at the shortest accepted p
       const fake = yield* Fake
       const owner = yield* provision()
       const profileKey = yield* connectX(owner)
-      const cached = yield* Effect.promise(() =>
-        fetch(`${fake.url}/api/history?lastDays=0&limit=1000`, { headers: { authorization: `Bearer ${fake.apiKey}`, "profile-key": profileKey } })
-      )
-      assert.strictEqual(cached.status, 200)
-      yield* Effect.promise(() => cached.text())
+      yield* cacheLongPage(fake, profileKey)
       // The post appears at the provider 3 s into the request: a claim taken over after 1 s that looked now would not see it.
       fake.mode = "late"
       const posted = fake.nextPost()
       const id = yield* publishX(owner, "Slow provider, short settings")
       const ours = yield* Effect.promise(() => posted)
-      for (let i = 0; i < 25; i++) {
-        fake.posts.push({ ...ours, id: `short${i}`, post: `Short ${i}`, notes: `herald:cnt_short_${i}`, created: new Date().toISOString() })
-      }
+      postMore(fake, ours, "short")
       fake.mode = "up"
       // Done when published, or when the publisher gave up (the piece then stays approved, with a publish.failed event).
       const piece = yield* eventually(
