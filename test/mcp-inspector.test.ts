@@ -52,7 +52,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
         assert.strictEqual(read.output.result.structuredContent.source, "herald")
         assert.strictEqual(read.output.result.structuredContent.period, "last_30_days")
         assert.include(read.output.result.content[0].text, "not website analytics")
-        if (transport.args.includes("modern")) {
+        if (transport.name.includes("2026-07-28")) {
           // Only the stateless revision's results name the server in their `_meta`: the Inspector did speak it.
           assert.strictEqual(read.output.result._meta["io.modelcontextprotocol/serverInfo"].name, "herald")
         } else {

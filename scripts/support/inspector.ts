@@ -68,3 +68,67 @@ export const inspect = (url: string, args: ReadonlyArray<string>, timeoutMs = 60
       }
     )
   })
+
+/** How the Inspector reaches Herald: Streamable HTTP in each protocol era it offers, and the legacy HTTP+SSE pair. */
+export const inspectorTransports = [
+  { name: "inspector http", path: "/mcp", args: ["--transport", "http", "--protocol-era", "legacy"] },
+  { name: "inspector http-2026-07-28", path: "/mcp", args: ["--transport", "http", "--protocol-era", "modern"] },
+  { name: "inspector sse", path: "/mcp/sse", args: ["--transport", "sse"] }
+] as const
+
+export interface InspectorCheck {
+  readonly transport: string
+  readonly check: string
+  readonly passed: boolean
+  /** What the Inspector showed (its exit code and the gist of its output). */
+  readonly shown: string
+}
+
+const gist = (run: InspectorRun): string => {
+  const result = run.output?.result
+  const shown = result?.structuredContent !== undefined
+    ? JSON.stringify(result.structuredContent)
+    : run.failure !== undefined
+    ? JSON.stringify(run.failure.error)
+    : run.stderr.trim()
+  return `exit ${run.code}: ${shown.slice(0, 200)}`
+}
+
+/**
+ * The Inspector CLI's view of Herald at `baseUrl` with a customer's key, over
+ * every transport: the tools with their schemas (against `expectedTools`),
+ * a read tool, a call with bad arguments, and a wrong key.
+ */
+export const inspectorChecks = async (
+  baseUrl: string,
+  key: string,
+  customerId: string,
+  expectedTools: ReadonlyArray<{ readonly name: string; readonly inputSchema: unknown }>
+): Promise<ReadonlyArray<InspectorCheck>> => {
+  const checks: Array<InspectorCheck> = []
+  for (const transport of inspectorTransports) {
+    const url = `${baseUrl}${transport.path}`
+    const auth = ["--header", `Authorization: Bearer ${key}`]
+    const record = (check: string, passed: boolean, shown: string) => checks.push({ transport: transport.name, check, passed, shown })
+
+    const listed = await inspect(url, [...transport.args, ...auth, "--method", "tools/list"])
+    const tools: Array<{ name: string; inputSchema: unknown }> = listed.output?.result?.tools ?? []
+    const sameTools = tools.length === expectedTools.length &&
+      expectedTools.every((expected, i) => tools[i]?.name === expected.name && JSON.stringify(tools[i]?.inputSchema) === JSON.stringify(expected.inputSchema))
+    record("tools/list", listed.code === 0 && sameTools, listed.code === 0 ? `exit 0: ${tools.length} tools: ${tools.map((t) => t.name).join(", ")}` : gist(listed))
+
+    const read = await inspect(url, [...transport.args, ...auth, "--method", "tools/call", "--tool-name", "query_ga4", "--tool-arg", `customerId=${customerId}`])
+    record("tools/call query_ga4", read.code === 0 && read.output?.result?.structuredContent?.source === "herald", gist(read))
+
+    const invalid = await inspect(url, [...transport.args, ...auth, "--method", "tools/call", "--tool-name", "analyze_brand_url", "--tool-arg", `customerId=${customerId}`])
+    record(
+      "tools/call with bad arguments",
+      invalid.code === 5 && invalid.output?.result?.isError === true && invalid.output.result.structuredContent?.code === "E_VALIDATION",
+      gist(invalid)
+    )
+
+    const wrong = await inspect(url, [...transport.args, "--header", `Authorization: Bearer svc_live_${"0".repeat(64)}`, "--method", "tools/list"])
+    record("wrong key", wrong.code === 3 && wrong.failure?.error?.code === "auth_required", gist(wrong))
+  }
+  return checks
+}
