@@ -1,9 +1,15 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { spawn } from "node:child_process"
+import { mkdtempSync } from "node:fs"
+import { createRequire } from "node:module"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { inspect } from "../scripts/support/inspector.ts"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { allToolDescriptors } from "../src/platform/tools/ToolRunner.ts"
-import { TestServer, testApp } from "./support/harness.ts"
+import { freePort, send, TestServer, testApp } from "./support/harness.ts"
+import { eventually } from "./support/eventually.ts"
 import { tenant } from "./support/processes.ts"
 
 /** How the Inspector reaches Herald: Streamable HTTP in each protocol era it offers, and the legacy SSE pair. */
@@ -53,11 +59,15 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
         assert.strictEqual(read.output.result.structuredContent.period, "last_30_days")
         assert.include(read.output.result.content[0].text, "not website analytics")
         if (transport.name.includes("2026-07-28")) {
-          // Only the stateless revision's results name the server in their `_meta`: the Inspector did speak it.
+          // Only the stateless revision's results name the server in their `_meta`.
           assert.strictEqual(read.output.result._meta["io.modelcontextprotocol/serverInfo"].name, "herald")
-        } else {
-          assert.isUndefined(read.output.result._meta)
         }
+
+        const initialized = yield* run(endpoint, [...transport.args, ...auth, "--method", "initialize"])
+        assert.strictEqual(initialized.code, 0, initialized.stderr)
+        assert.strictEqual(initialized.output.result.protocolVersion, transport.name.includes("2026-07-28") ? "2026-07-28" : "2025-11-25")
+        assert.deepStrictEqual(initialized.output.result.capabilities, { tools: { listChanged: false } })
+        assert.strictEqual(initialized.output.result.serverInfo.name, "herald")
 
         // Invalid arguments: a tool result flagged isError, in REST's wording; the Inspector exits 5 (tool_is_error).
         const invalid = yield* run(endpoint, [
@@ -94,4 +104,57 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
         assert.include(refused.failure.error.message, transport.refusal)
       }))
   }
+})
+
+const launcher = join(createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector/package.json"), "..", "clients", "launcher", "build", "index.js")
+
+layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout: 300_000 })("the MCP Inspector CLI signing in to Herald", (it) => {
+  it.effect("with no key it discovers Herald's authorization server, registers, and after consent lists the tools with its token", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const t = yield* tenant()
+      const callbackPort = yield* Effect.promise(freePort)
+      const home = mkdtempSync(join(tmpdir(), "herald-inspector-oauth-"))
+      // The Inspector prints the authorization URL and waits on its loopback callback; `open` is pointed at a no-op.
+      const child = spawn(process.execPath, [
+        launcher, "--cli", `${url}/mcp`, "--transport", "http", "--method", "tools/list", "--format", "json",
+        "--callback-url", `http://127.0.0.1:${callbackPort}/oauth/callback`
+      ], {
+        env: { ...process.env, HOME: home, MCP_AUTO_OPEN_ENABLED: "true", MCP_INSPECTOR_SECRET_STORE: "memory", BROWSER: "true", DISPLAY: "", WAYLAND_DISPLAY: "" },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk) => (stdout += String(chunk)))
+      child.stderr.on("data", (chunk) => (stderr += String(chunk)))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      yield* Effect.addFinalizer(() => Effect.sync(() => child.kill("SIGKILL")))
+
+      const authorizeUrl = yield* eventually(Effect.sync(() => {
+        const found = /Please navigate to: (\S+)/.exec(stderr)
+        return found === null ? undefined : new URL(found[1])
+      }), 60_000)
+      assert.strictEqual(authorizeUrl.origin + authorizeUrl.pathname, `${url}/oauth/authorize`)
+      assert.strictEqual(authorizeUrl.searchParams.get("code_challenge_method"), "S256")
+      // Registered dynamically: a client id Herald issued.
+      assert.match(authorizeUrl.searchParams.get("client_id")!, /^hcl_/)
+
+      // The person approves on the consent page with their key, giving the Inspector the viewer role.
+      const approved = yield* Effect.promise(() => send(url, "POST", "/oauth/authorize", {
+        headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" },
+        body: new URLSearchParams({ ...Object.fromEntries(authorizeUrl.searchParams), apiKey: t.key, role: "viewer", decision: "approve" }).toString(),
+        raw: true
+      }))
+      assert.strictEqual(approved.status, 303, approved.text)
+      const callback = new URL(approved.headers.get("location")!)
+      assert.strictEqual(callback.origin, `http://127.0.0.1:${callbackPort}`)
+      assert.strictEqual(callback.searchParams.get("iss"), url)
+      // The browser follows the redirect to the Inspector's listener, which exchanges the code and goes on.
+      yield* Effect.promise(() => fetch(callback).then((res) => res.text()))
+
+      const code = yield* Effect.promise(() => exited)
+      assert.strictEqual(code, 0, stderr)
+      const tools: Array<any> = JSON.parse(stdout.trim().split("\n").pop()!).result.tools
+      assert.deepStrictEqual(tools.map((tool) => tool.name), allToolDescriptors().map((tool) => tool.name))
+    }))
 })
