@@ -158,3 +158,22 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
       assert.deepStrictEqual(tools.map((tool) => tool.name), allToolDescriptors().map((tool) => tool.name))
     }))
 })
+
+// Each Inspector run over the session revisions leaves its session open (it never sends DELETE): a customer
+// who runs it more often than the session cap must still be served, the least recently used idle session
+// making room, long before the idle sweep (two minutes) would.
+layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 }, mcpMaxSessionsPerCustomer: 2 }), { timeout: 300_000 })(
+  "the MCP Inspector CLI run again and again",
+  (it) => {
+    it.effect("never meets a full session table: abandoned sessions make room", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const t = yield* tenant()
+        for (let i = 0; i < 4; i++) {
+          const listed = yield* run(`${url}/mcp`, ["--transport", "http", "--protocol-era", "legacy", "--header", `Authorization: Bearer ${t.key}`, "--method", "tools/list"])
+          assert.strictEqual(listed.code, 0, `run ${i + 1}: ${listed.stderr}`)
+          assert.strictEqual(listed.output.result.tools.length, allToolDescriptors().length)
+        }
+      }))
+  }
+)
