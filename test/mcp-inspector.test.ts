@@ -42,7 +42,8 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
         const endpoint = `${url}${transport.path}`
         const auth = ["--header", `Authorization: Bearer ${t.key}`]
 
-        const listed = yield* run(endpoint, [...transport.args, ...auth, "--method", "tools/list"])
+        // --strict: a tool schema another client could not use would end the run with exit 6.
+        const listed = yield* run(endpoint, [...transport.args, ...auth, "--method", "tools/list", "--strict"])
         assert.strictEqual(listed.code, 0, listed.stderr)
         const tools: Array<any> = listed.output.result.tools
         assert.deepStrictEqual(

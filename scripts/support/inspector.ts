@@ -111,7 +111,8 @@ export const inspectorChecks = async (
     const auth = ["--header", `Authorization: Bearer ${key}`]
     const record = (check: string, passed: boolean, shown: string) => checks.push({ transport: transport.name, check, passed, shown })
 
-    const listed = await inspect(url, [...transport.args, ...auth, "--method", "tools/list"])
+    // --strict: a schema portability problem of error severity ends the run with exit 6.
+    const listed = await inspect(url, [...transport.args, ...auth, "--method", "tools/list", "--strict"])
     const tools: Array<{ name: string; inputSchema: unknown }> = listed.output?.result?.tools ?? []
     const sameTools = tools.length === expectedTools.length &&
       expectedTools.every((expected, i) => tools[i]?.name === expected.name && JSON.stringify(tools[i]?.inputSchema) === JSON.stringify(expected.inputSchema))
