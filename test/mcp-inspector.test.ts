@@ -2,10 +2,9 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
-import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { inspect } from "../scripts/support/inspector.ts"
+import { inspect, launcher } from "../scripts/support/inspector.ts"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { allToolDescriptors } from "../src/platform/tools/ToolRunner.ts"
 import { freePort, send, TestServer, testApp } from "./support/harness.ts"
@@ -106,8 +105,6 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
       }))
   }
 })
-
-const launcher = join(createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector/package.json"), "..", "clients", "launcher", "build", "index.js")
 
 layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout: 300_000 })("the MCP Inspector CLI signing in to Herald", (it) => {
   it.effect("with no key it discovers Herald's authorization server, registers, and after consent lists the tools with its token", () =>

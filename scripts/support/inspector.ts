@@ -12,7 +12,8 @@ import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 
-const launcher = join(createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector/package.json"), "..", "clients", "launcher", "build", "index.js")
+/** The Inspector's launcher (`mcp-inspector` bin): `--cli` selects the CLI. */
+export const launcher = join(createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector/package.json"), "..", "clients", "launcher", "build", "index.js")
 
 export interface InspectorRun {
   /** 0 on success; the Inspector's exit-code map: 3 authentication needed, 5 the tool answered an error, ... */
