@@ -9,6 +9,10 @@
  * skipped with that reason. Every other scenario must pass: the script exits
  * 1 when one fails, and prints a table of every scenario's outcome.
  *
+ * The MCP Inspector's CLI then runs against the same service over every
+ * transport (Streamable HTTP in both protocol eras, HTTP+SSE): tools/list,
+ * a read tool, bad arguments and a wrong key, each a line of the table.
+ *
  * Every MCP POST counts against the MCP limit, so the run raises it
  * (RATE_LIMIT_MCP_PER_MIN) for the service it starts.
  */
@@ -17,6 +21,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { allToolDescriptors } from "../src/platform/tools/ToolRunner.ts"
+import { inspectorChecks } from "./support/inspector.ts"
 import { startService } from "./support/service-process.ts"
 
 /** Scenarios Herald's surface cannot pass, and why. */
@@ -109,7 +115,7 @@ export const runConformance = async (): Promise<ReadonlyArray<Outcome>> => {
       headers: { "content-type": "application/json", "x-admin-secret": "conformance-admin" },
       body: JSON.stringify({ email: "conformance@example.com", status: "active" })
     })
-    const { apiKey } = await provisioned.json() as { apiKey: string }
+    const { apiKey, customerId } = await provisioned.json() as { apiKey: string; customerId: string }
     for (const revision of revisions) {
       const outputDir = mkdtempSync(join(tmpdir(), `herald-conformance-${revision}-`))
       try {
@@ -129,6 +135,9 @@ export const runConformance = async (): Promise<ReadonlyArray<Outcome>> => {
       } finally {
         rmSync(outputDir, { recursive: true, force: true })
       }
+    }
+    for (const check of await inspectorChecks(service.url, apiKey, customerId, allToolDescriptors())) {
+      outcomes.push({ revision: check.transport, scenario: check.check, outcome: check.passed ? "passed" : "failed", detail: check.shown })
     }
   } finally {
     service.child.kill("SIGTERM")
