@@ -257,8 +257,10 @@ describe("scan", () => {
         ], { concurrency: "unbounded" })
         assert.deepStrictEqual(results.map((r) => r.json.status), ["done", "done", "done", "done"])
         assert.strictEqual(slowSite.maxInFlight.get("/"), 2)
-        // Long enough that the three overlap even when a page worker has to start for the third.
-        const other = yield* site(() => ({ "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 3000 } }))
+        // Answered once all three are in progress (or after 8 s, when one of them was held up elsewhere).
+        const other = yield* site(() => ({
+          "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 8000, heldUntil: 3 }
+        }))
         yield* Effect.all([
           one.api("POST", "/api/scan/{c}", { url: `${other.origin}/` }),
           one.api("POST", "/api/scan/{c}", { url: `${other.origin}/` }),

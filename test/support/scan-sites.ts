@@ -12,6 +12,12 @@ export interface Reply {
   readonly headers?: Record<string, string>
   readonly body?: string | Buffer
   readonly delayMs?: number
+  /**
+   * Held until this many requests to the path are in progress at once (all
+   * are then answered), or until `delayMs` has passed: proves that requests
+   * overlap without betting on how fast each one arrives.
+   */
+  readonly heldUntil?: number
 }
 
 /** Path (with query) -> reply; `origin` is the site's own address. */
@@ -36,6 +42,12 @@ export const serveSite = (site: Site, host = "127.0.0.1"): Promise<Served> =>
     const timers = new Set<NodeJS.Timeout>()
     const inFlight = new Map<string, number>()
     const maxInFlight = new Map<string, number>()
+    const heldByPath = new Map<string, Array<() => void>>()
+    const heldAt = (path: string) => {
+      const list = heldByPath.get(path) ?? []
+      heldByPath.set(path, list)
+      return list
+    }
     const server = http.createServer((req, res) => {
       const path = req.url ?? "/"
       const reply = routes[path] ?? { status: 404, headers: { "content-type": "text/plain" }, body: "not found" }
@@ -47,13 +59,23 @@ export const serveSite = (site: Site, host = "127.0.0.1"): Promise<Served> =>
         res.writeHead(reply.status ?? 200, reply.headers ?? {})
         res.end(reply.body ?? "")
       }
-      if (reply.delayMs === undefined) send()
+      const held = heldAt(path)
+      if (reply.heldUntil !== undefined && now >= reply.heldUntil) {
+        send()
+        for (const release of held.splice(0)) release()
+      } else if (reply.delayMs === undefined) send()
       else {
-        const timer = setTimeout(() => {
+        let sent = false
+        const once = () => {
+          if (sent) return
+          sent = true
+          clearTimeout(timer)
           timers.delete(timer)
           send()
-        }, reply.delayMs)
+        }
+        const timer = setTimeout(once, reply.delayMs)
         timers.add(timer)
+        if (reply.heldUntil !== undefined) held.push(once)
       }
     })
     server.listen(0, host, () => {
