@@ -5,6 +5,7 @@ import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { AppConfig, appConfig } from "../src/Config.ts"
 import { ScanBrowser } from "../src/features/scan/Browser.ts"
+import { PagePool } from "../src/platform/PagePool.ts"
 import { type Served, serveSite } from "./support/scan-sites.ts"
 
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
@@ -16,8 +17,12 @@ const configWith = (allowPrivateTargets: boolean, chromiumPath: string | undefin
     Effect.map(Effect.orDie(appConfig), (config) => ({ ...config, allowPrivateTargets, chromiumPath, scanAllowedAddresses }))
   )
 
+/** The browser and the page pool its screenshots run in, for these settings. */
+const browserLayer = (config: ReturnType<typeof configWith>) =>
+  ScanBrowser.layer.pipe(Layer.provide(PagePool.layer), Layer.provide(config))
+
 const browserWith = (allowPrivateTargets: boolean, chromiumPath: string | undefined) =>
-  ScanBrowser.layer.pipe(Layer.provide(configWith(allowPrivateTargets, chromiumPath)))
+  browserLayer(configWith(allowPrivateTargets, chromiumPath))
 
 /** A server on one loopback address that records the paths it was asked for. */
 const listen = (host: string, handler: http.RequestListener) =>
@@ -101,7 +106,7 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("screenshot browser", () => {
       })
       const shootAllowing = (url: string) =>
         Effect.scoped(Effect.flatMap(ScanBrowser, (browser) => browser.screenshot(url)).pipe(
-          Effect.provide(ScanBrowser.layer.pipe(Layer.provide(configWith(false, "/usr/bin/chromium", ["127.0.0.1"]))))
+          Effect.provide(browserLayer(configWith(false, "/usr/bin/chromium", ["127.0.0.1"])))
         ))
       const shot = yield* shootAllowing(`${site.origin}/`)
       assert.deepStrictEqual([...shot!.slice(0, 4)], png, "the page, reached through a redirect, is captured")
