@@ -46,7 +46,9 @@ const make = Effect.gen(function*() {
   /** The running host's endpoint, starting one when there is none (first use, or Chromium ended). */
   const endpoint = (): Promise<string> => {
     if (host === undefined) {
-      const child = fork(hostEntry, [path!], { stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" })
+      // The service's own flags (a CPU profile covers the host too), less --inspect: its port is the service's.
+      const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--inspect"))
+      const child = fork(hostEntry, [path!], { execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" })
       const current: Host = {
         child,
         endpoint: new Promise<string>((resolve, reject) => {
