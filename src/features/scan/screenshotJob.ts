@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import type { IncomingHttpHeaders } from "node:http"
-import { type Browser, type BrowserContext, chromium, type Page, type Route } from "playwright-core"
+import type { Browser, BrowserContext, Page, Route } from "playwright-core"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
 
 /**
@@ -94,7 +94,7 @@ let connection: { readonly endpoint: string; readonly browser: Promise<Browser> 
 
 const browserAt = (endpoint: string): Promise<Browser> => {
   if (connection?.endpoint !== endpoint) {
-    const current = { endpoint, browser: chromium.connect(endpoint, { timeout: 10_000 }) }
+    const current = { endpoint, browser: import("playwright-core").then(({ chromium }) => chromium.connect(endpoint, { timeout: 10_000 })) }
     connection = current
     current.browser.then((b) => b.on("disconnected", () => {
       if (connection === current) connection = undefined
@@ -189,6 +189,15 @@ const capture = async (input: ScreenshotInput, context: BrowserContext): Promise
   return height > maxHeight
     ? await page.screenshot({ type: "png", clip: { x: 0, y: 0, width: 1280, height: maxHeight }, timeout: 5_000 })
     : await page.screenshot({ fullPage: true, type: "png", timeout: 5_000 })
+}
+
+/**
+ * Run once by a new worker before it takes jobs: playwright-core is loaded
+ * here, not by the module, so that the service (which imports this module for
+ * the job's name) does not load it, and no first screenshot pays for it.
+ */
+export const warm = async (): Promise<void> => {
+  await import("playwright-core")
 }
 
 const reasonOf = (error: unknown) => error instanceof Error ? error.message : String(error)
