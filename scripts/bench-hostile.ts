@@ -4,7 +4,8 @@
  * idle for IDLE_SECONDS, then while it scans and auto-extracts every page of
  * the hostile corpus (test/support/hostile-sites.ts) ROUNDS times over, with
  * a normal scan beside them. Prints health p50/p99 for both phases and their
- * ratio, the service's baseline and peak RSS, and the page workers' peak RSS.
+ * ratio, the service's baseline and peak RSS, the page workers' and the
+ * browser host's peak RSS.
  *   npm run bench:hostile [ROUNDS=2] [IDLE_SECONDS=10]
  * With PROFILE_DIR set, the service writes a CPU profile (--cpu-prof) there
  * when it stops: where its event loop spent the run.
@@ -26,13 +27,13 @@ const rssOf = (pid: number) => {
   }
 }
 
-/** The service's page pool workers: its children running the worker module. */
-const workerPids = (parent: number) =>
+/** The service's children running `module`: the page pool workers, the browser host. */
+const childPids = (parent: number, module: string) =>
   readdirSync("/proc").filter((name) => /^\d+$/.test(name)).flatMap((name) => {
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8")
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
-      return ppid === parent && readFileSync(`/proc/${name}/cmdline`, "utf8").includes("pageWorker.ts") ? [Number(name)] : []
+      return ppid === parent && readFileSync(`/proc/${name}/cmdline`, "utf8").includes(module) ? [Number(name)] : []
     } catch {
       return []
     }
@@ -104,9 +105,11 @@ try {
 
   let peakRss = baselineRss
   let peakWorkers = 0
+  let peakHost = 0
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, rssOf(child.pid!))
-    peakWorkers = Math.max(peakWorkers, workerPids(child.pid!).reduce((sum, pid) => sum + rssOf(pid), 0))
+    peakWorkers = Math.max(peakWorkers, childPids(child.pid!, "pageWorker.ts").reduce((sum, pid) => sum + rssOf(pid), 0))
+    peakHost = Math.max(peakHost, childPids(child.pid!, "browserHost.ts").reduce((sum, pid) => sum + rssOf(pid), 0))
   }, 100)
   const outcomes: Array<string> = []
   const started = performance.now()
@@ -144,7 +147,7 @@ try {
   console.log(`health idle:    p50 ${p50(idle.latencies).toFixed(1)} ms, p99 ${p99(idle.latencies).toFixed(1)} ms (${idle.latencies.length} probes, ${idle.failures} failed)`)
   console.log(`health hostile: p50 ${p50(hostile.latencies).toFixed(1)} ms, p99 ${p99(hostile.latencies).toFixed(1)} ms (${hostile.latencies.length} probes over ${seconds.toFixed(0)} s, ${hostile.failures} failed)`)
   console.log(`ratio hostile/idle: p50 x${(p50(hostile.latencies) / p50(idle.latencies)).toFixed(2)}, p99 x${(p99(hostile.latencies) / p99(idle.latencies)).toFixed(2)}`)
-  console.log(`service RSS: ${mb(baselineRss)} before, ${mb(peakRss)} peak (+${mb(peakRss - baselineRss)}); page workers together peak ${mb(peakWorkers)}`)
+  console.log(`service RSS: ${mb(baselineRss)} before, ${mb(peakRss)} peak (+${mb(peakRss - baselineRss)}); page workers together peak ${mb(peakWorkers)}; browser host (Playwright server, not Chromium) peak ${mb(peakHost)}`)
 } finally {
   child.kill("SIGTERM")
   await Promise.all([corpus.close(), good.close()])

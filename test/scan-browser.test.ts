@@ -1,10 +1,11 @@
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { existsSync } from "node:fs"
+import { Effect, Fiber, Layer } from "effect"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { AppConfig, appConfig } from "../src/Config.ts"
 import { ScanBrowser } from "../src/features/scan/Browser.ts"
+import { PagePool } from "../src/platform/PagePool.ts"
 import { type Served, serveSite } from "./support/scan-sites.ts"
 
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
@@ -16,8 +17,12 @@ const configWith = (allowPrivateTargets: boolean, chromiumPath: string | undefin
     Effect.map(Effect.orDie(appConfig), (config) => ({ ...config, allowPrivateTargets, chromiumPath, scanAllowedAddresses }))
   )
 
+/** The browser and the page pool its screenshots run in, for these settings. */
+const browserLayer = (config: ReturnType<typeof configWith>) =>
+  ScanBrowser.layer.pipe(Layer.provide(PagePool.layer), Layer.provide(config))
+
 const browserWith = (allowPrivateTargets: boolean, chromiumPath: string | undefined) =>
-  ScanBrowser.layer.pipe(Layer.provide(configWith(allowPrivateTargets, chromiumPath)))
+  browserLayer(configWith(allowPrivateTargets, chromiumPath))
 
 /** A server on one loopback address that records the paths it was asked for. */
 const listen = (host: string, handler: http.RequestListener) =>
@@ -43,6 +48,25 @@ const shoot = (url: string, allowPrivateTargets: boolean, chromiumPath: string |
   }).pipe(Effect.provide(browserWith(allowPrivateTargets, chromiumPath))))
 
 const png = [0x89, 0x50, 0x4e, 0x47]
+
+/** Processes whose parent is `parent` and whose command line mentions `name`. */
+const childrenOf = (parent: number, name: string) =>
+  readdirSync("/proc").filter((entry) => /^\d+$/.test(entry)).flatMap((entry) => {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8")
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+      return ppid === parent && readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(name) ? [Number(entry)] : []
+    } catch {
+      return []
+    }
+  })
+
+/** Polls `done` every 50 ms, for 30 s at most. */
+const waitFor = (done: () => boolean) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 600 && !done(); i++) yield* Effect.sleep("50 millis")
+    assert.isTrue(done(), "waited 30 s")
+  })
 
 const served: Array<Served> = []
 afterAll(() => Promise.all(served.map((s) => s.close())))
@@ -101,7 +125,7 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("screenshot browser", () => {
       })
       const shootAllowing = (url: string) =>
         Effect.scoped(Effect.flatMap(ScanBrowser, (browser) => browser.screenshot(url)).pipe(
-          Effect.provide(ScanBrowser.layer.pipe(Layer.provide(configWith(false, "/usr/bin/chromium", ["127.0.0.1"]))))
+          Effect.provide(browserLayer(configWith(false, "/usr/bin/chromium", ["127.0.0.1"])))
         ))
       const shot = yield* shootAllowing(`${site.origin}/`)
       assert.deepStrictEqual([...shot!.slice(0, 4)], png, "the page, reached through a redirect, is captured")
@@ -109,6 +133,36 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("screenshot browser", () => {
       assert.isUndefined(yield* shootAllowing(`${site.origin}/away`), "a navigation redirected to a private address is refused")
       assert.deepStrictEqual(hidden.paths, [], "the private server was never asked")
     }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.live("a worker killed mid-screenshot fails that screenshot only; Chromium killed, the next screenshot starts it again", () =>
+    Effect.gen(function*() {
+      const requested = { count: 0 }
+      // A page that never answers: the screenshot is in its worker's hands until that worker is killed.
+      const hanging = yield* listen("127.0.0.1", () => {
+        requested.count++
+      })
+      const browser = yield* ScanBrowser
+      const pending = yield* Effect.forkChild(browser.screenshot(`${hanging.origin}/`))
+      yield* waitFor(() => requested.count > 0)
+      const workers = childrenOf(process.pid, "pageWorker.ts")
+      assert.isAbove(workers.length, 0)
+      for (const pid of workers) process.kill(pid, "SIGKILL")
+      assert.isUndefined(yield* Fiber.join(pending), "the killed worker's screenshot is none")
+      // The pool's spare worker was killed too: the next job must not be handed to it before it is reaped.
+      yield* waitFor(() => workers.every((pid) => !existsSync(`/proc/${pid}`)))
+
+      const next = yield* pixelPage
+      assert.deepStrictEqual([...(yield* browser.screenshot(next.url))!.slice(0, 4)], png, "the next screenshot is taken")
+
+      const [host] = childrenOf(process.pid, "browserHost.ts")
+      const chromium = childrenOf(host!, "chromium")
+      assert.isAbove(chromium.length, 0)
+      for (const pid of chromium) process.kill(pid, "SIGKILL")
+      // The host goes with its Chromium; once it is reaped (not merely a zombie) the service knows.
+      yield* waitFor(() => !existsSync(`/proc/${host}`))
+      const after = yield* pixelPage
+      assert.deepStrictEqual([...(yield* browser.screenshot(after.url))!.slice(0, 4)], png, "a new Chromium takes the next one")
+    }).pipe(Effect.provide(browserWith(true, "/usr/bin/chromium")), Effect.scoped), { timeout: 90_000 })
 
   it.live("without Chromium there is no screenshot", () =>
     Effect.gen(function*() {

@@ -23,6 +23,8 @@ export interface PageJob {
   readonly module: string
   readonly name: string
   readonly input: unknown
+  /** The job's wall-clock limit, when not the pool's: work with its own, longer timeouts (a screenshot). */
+  readonly timeoutMs?: number
 }
 
 export interface PoolLimits {
@@ -259,9 +261,10 @@ export const makePool = (limits: PoolLimits) => Effect.gen(function*() {
       if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer)
       const pending = queue.shift()!
       slot.current = pending
+      const timeoutMs = pending.job.timeoutMs ?? limits.timeoutMs
       pending.timer = setTimeout(
-        () => retire(slot, `processing the page took longer than ${Math.round(limits.timeoutMs / 1000)} s`),
-        limits.timeoutMs
+        () => retire(slot, `processing the page took longer than ${Math.round(timeoutMs / 1000)} s`),
+        timeoutMs
       )
       slot.worker.send({ id: pending.id, module: pending.job.module, name: pending.job.name, input: pending.job.input }, (error) => {
         if (error !== null) retire(slot, `the worker processing the page could not be reached (${error.message})`)
