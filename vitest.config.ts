@@ -8,7 +8,8 @@ import { defineConfig } from "vitest/config"
  * `TEST_SCOPE=database` the second run leaves these out, since they would
  * repeat the same work with no database under them.
  */
-const reachesDatabase = /support\/(?:harness|processes|services)\.ts|effect\/sql|DATABASE_URL|service-process|src\/main\.ts/
+const reachesDatabase =
+  /support\/(?:harness|processes|services)\.ts|effect\/sql|DATABASE_URL|service-process|src\/main\.ts/
 const databaseFree = readdirSync("test")
   .filter((file) => file.endsWith(".test.ts"))
   .filter((file) => !reachesDatabase.test(readFileSync(`test/${file}`, "utf8")))

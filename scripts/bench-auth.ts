@@ -35,7 +35,12 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3)
 const only = process.env.BENCH_ONLY
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32)
 
-const run = (name: string, url: string, targets: ReadonlyArray<{ customerId: string; apiKey: string }>, seconds: number) => {
+const run = (
+  name: string,
+  url: string,
+  targets: ReadonlyArray<{ customerId: string; apiKey: string }>,
+  seconds: number
+) => {
   let i = 0
   return load(name, {
     url,
@@ -96,7 +101,11 @@ const main = Effect.gen(function*() {
         FROM customers WHERE id = ${match[1]}`
       const row = rows[0]
       return [200, {
-        id: row.id, email: row.email, plan: "pro", status: row.status, brandName: row.brandName,
+        id: row.id,
+        email: row.email,
+        plan: "pro",
+        status: row.status,
+        brandName: row.brandName,
         mcpEndpoint: `${config.baseUrl}/mcp/sse?token=YOUR_API_KEY`,
         createdAt: new Date(row.createdAt as string).toISOString(),
         trialEndsAt: row.trialEndsAt === null ? null : new Date(row.trialEndsAt as string).toISOString()
@@ -106,7 +115,9 @@ const main = Effect.gen(function*() {
 
   // Same-run sanity check: both answer the same body for one customer.
   const probe = async (url: string) => {
-    const r = await fetch(`${url}/api/customer/${targets[0].customerId}`, { headers: { authorization: `Bearer ${targets[0].apiKey}` } })
+    const r = await fetch(`${url}/api/customer/${targets[0].customerId}`, {
+      headers: { authorization: `Bearer ${targets[0].apiKey}` }
+    })
     return { status: r.status, body: await r.json() as Record<string, unknown> }
   }
   const [a, b] = yield* Effect.promise(() => Promise.all([probe(appUrl), probe(bareUrl)]))
@@ -116,7 +127,9 @@ const main = Effect.gen(function*() {
 
   // Each request goes to the next customer, so each takes well under its 60 a minute:
   // a run of R requests spends about R / customers of each budget.
-  console.log(`${connections} connections; ${rounds} rounds of ${duration} s per handler, alternating, after a 2 s warm-up of each`)
+  console.log(
+    `${connections} connections; ${rounds} rounds of ${duration} s per handler, alternating, after a 2 s warm-up of each`
+  )
   if (only === "full") {
     const r = yield* run("full stack", appUrl, targets, duration)
     console.log(`full stack ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms, non-2xx ${r.non2xx}`)
@@ -135,7 +148,9 @@ const main = Effect.gen(function*() {
       fullRuns.push(yield* run("full stack", appUrl, targets, duration))
       bareRuns.push(yield* run("bare node:http", bareUrl, targets, duration))
     }
-    console.log(`  round ${round + 1}: bare ${bareRuns[round].rps.toFixed(0)} req/s, full ${fullRuns[round].rps.toFixed(0)} req/s`)
+    console.log(
+      `  round ${round + 1}: bare ${bareRuns[round].rps.toFixed(0)} req/s, full ${fullRuns[round].rps.toFixed(0)} req/s`
+    )
   }
   const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
   const summary = (name: string, runs: ReadonlyArray<Result>): Result => ({
@@ -150,14 +165,18 @@ const main = Effect.gen(function*() {
   const bareResult = summary("bare node:http", bareRuns)
   const fullResult = summary("full stack", fullRuns)
   const line = (r: Result) =>
-    `${r.name.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${String(r.p99).padStart(4)} ms   ${r.total} requests, non-2xx ${r.non2xx}, errors ${r.errors}`
+    `${r.name.padEnd(16)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${String(r.p50).padStart(4)} ms   p99 ${
+      String(r.p99).padStart(4)
+    } ms   ${r.total} requests, non-2xx ${r.non2xx}, errors ${r.errors}`
   console.log("medians over the rounds:")
   console.log(line(bareResult))
   console.log(line(fullResult))
   const ratio = fullResult.rps / bareResult.rps
   console.log(`ratio full/bare: ${ratio.toFixed(2)} (target >= 0.70) ${ratio >= 0.7 ? "OK" : "BELOW TARGET"}`)
   if (fullResult.non2xx > 0) {
-    console.log(`warning: ${fullResult.non2xx} non-2xx answers on the full stack (rate limit hit? raise BENCH_CUSTOMERS)`)
+    console.log(
+      `warning: ${fullResult.non2xx} non-2xx answers on the full stack (rate limit hit? raise BENCH_CUSTOMERS)`
+    )
   }
 })
 

@@ -36,7 +36,11 @@ const chatOnce = (url: string, customerId: string, key: string, message: string)
     const request = http.request(`${url}/api/chat/${customerId}`, {
       method: "POST",
       agent,
-      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+      headers: {
+        authorization: `Bearer ${key}`,
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body)
+      }
     }, (res) => {
       if (res.statusCode !== 200) return reject(new Error(`chat answered ${res.statusCode}`))
       let text = ""
@@ -58,7 +62,10 @@ const chatOnce = (url: string, customerId: string, key: string, message: string)
 runScript(Effect.gen(function*() {
   const external = externalDatabaseUrl()
   const databaseUrl = external === undefined ? "pglite://memory" : yield* freshSchemaUrl(external)
-  const { context, url } = yield* startApp({ databaseUrl: Option.some(Redacted.make(databaseUrl)), llmProvider: "house" })
+  const { context, url } = yield* startApp({
+    databaseUrl: Option.some(Redacted.make(databaseUrl)),
+    llmProvider: "house"
+  })
   const customers = Context.get(context, Customers)
   const tenants: Array<readonly [string, string]> = []
   for (let i = 0; i < Math.ceil(samples / perCustomer); i++) {
@@ -80,8 +87,14 @@ runScript(Effect.gen(function*() {
   // Warm-up (JIT, connection, statement caches), within the limit of one customer's minute.
   yield* run(Math.min(20, tenants.length * 2))
   const { firsts, totals } = yield* run(samples - Math.min(20, tenants.length * 2))
-  console.log(`database: ${external === undefined ? "PGlite (memory)" : "PostgreSQL"}; ${firsts.length} chats, house model`)
-  console.log(`time to first delta: p50 ${percentile(firsts, 50).toFixed(2)} ms, p99 ${percentile(firsts, 99).toFixed(2)} ms`)
-  console.log(`whole stream:        p50 ${percentile(totals, 50).toFixed(2)} ms, p99 ${percentile(totals, 99).toFixed(2)} ms`)
+  console.log(
+    `database: ${external === undefined ? "PGlite (memory)" : "PostgreSQL"}; ${firsts.length} chats, house model`
+  )
+  console.log(
+    `time to first delta: p50 ${percentile(firsts, 50).toFixed(2)} ms, p99 ${percentile(firsts, 99).toFixed(2)} ms`
+  )
+  console.log(
+    `whole stream:        p50 ${percentile(totals, 50).toFixed(2)} ms, p99 ${percentile(totals, 99).toFixed(2)} ms`
+  )
   agent.destroy()
 }))

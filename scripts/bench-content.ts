@@ -106,7 +106,9 @@ const sample = (sets: ReadonlyArray<Prepared>) =>
           const { key, first, tenth } = sets[s].pages[t]
           times[s].first.push((await timed(sets[s].url, first, key)).ms)
           const last = await timed(sets[s].url, tenth, key)
-          if (last.json.content.length !== 10 || last.json.nextCursor !== null) throw new Error("page 10 is not the last full page")
+          if (last.json.content.length !== 10 || last.json.nextCursor !== null) {
+            throw new Error("page 10 is not the last full page")
+          }
           times[s].tenth.push(last.ms)
         }
       }
@@ -118,8 +120,12 @@ const sample = (sets: ReadonlyArray<Prepared>) =>
         p50Tenth: percentile(times[s].tenth, 50),
         p99Tenth: percentile(times[s].tenth, 99)
       }
-      console.log(`${set.rows} rows: first page p50 ${figures.p50First.toFixed(2)} ms p99 ${figures.p99First.toFixed(2)} ms; ` +
-        `10th page p50 ${figures.p50Tenth.toFixed(2)} ms p99 ${figures.p99Tenth.toFixed(2)} ms (${times[s].first.length} samples each)`)
+      console.log(
+        `${set.rows} rows: first page p50 ${figures.p50First.toFixed(2)} ms p99 ${figures.p99First.toFixed(2)} ms; ` +
+          `10th page p50 ${figures.p50Tenth.toFixed(2)} ms p99 ${figures.p99Tenth.toFixed(2)} ms (${
+            times[s].first.length
+          } samples each)`
+      )
       return figures
     })
   })
@@ -127,8 +133,10 @@ const sample = (sets: ReadonlyArray<Prepared>) =>
 const main = Effect.gen(function*() {
   const sets = [yield* prepare(10_000), yield* prepare(100)]
   const [large, small] = yield* sample(sets)
-  console.log(`p99 ratio 1M/10k: first page ${(large.p99First / small.p99First).toFixed(2)}, ` +
-    `10th page ${(large.p99Tenth / small.p99Tenth).toFixed(2)} (target <= 1.5)`)
+  console.log(
+    `p99 ratio 1M/10k: first page ${(large.p99First / small.p99First).toFixed(2)}, ` +
+      `10th page ${(large.p99Tenth / small.p99Tenth).toFixed(2)} (target <= 1.5)`
+  )
 }).pipe(Effect.scoped)
 
 runScript(main)

@@ -33,12 +33,19 @@ const percentile = (values: ReadonlyArray<number>, p: number) => {
 }
 
 const report = (name: string, samples: ReadonlyArray<number>) =>
-  console.log(`${name.padEnd(34)} n=${String(samples.length).padStart(4)}  p50 ${percentile(samples, 50).toFixed(2)} ms  p99 ${percentile(samples, 99).toFixed(2)} ms`)
+  console.log(
+    `${name.padEnd(34)} n=${String(samples.length).padStart(4)}  p50 ${percentile(samples, 50).toFixed(2)} ms  p99 ${
+      percentile(samples, 99).toFixed(2)
+    } ms`
+  )
 
 runScript(Effect.gen(function*() {
   const external = externalDatabaseUrl()
   const databaseUrl = external === undefined ? "pglite://memory" : yield* freshSchemaUrl(external)
-  const { context, url } = yield* startApp({ databaseUrl: Option.some(Redacted.make(databaseUrl)), dbResponseTimeoutMs: 300_000 })
+  const { context, url } = yield* startApp({
+    databaseUrl: Option.some(Redacted.make(databaseUrl)),
+    dbResponseTimeoutMs: 300_000
+  })
   const sql = Context.get(context, SqlClient.SqlClient)
   const dashboard = Context.get(context, Dashboard)
   const { customer, apiKey } = yield* Context.get(context, Customers).provision({
@@ -84,7 +91,11 @@ runScript(Effect.gen(function*() {
       now() - g * interval '1 hour', now() - g * interval '1 hour', now() - g * interval '1 hour' + interval '2 minutes'
     FROM generate_series(1, ${runs}) g`
   yield* sql`ANALYZE`
-  console.log(`seeded ${pieces} pieces, ${runs} runs, ${webhooks} webhooks x ${attemptsPerWebhook} attempts, 20 members in ${((Date.now() - seedStart) / 1000).toFixed(1)} s`)
+  console.log(
+    `seeded ${pieces} pieces, ${runs} runs, ${webhooks} webhooks x ${attemptsPerWebhook} attempts, 20 members in ${
+      ((Date.now() - seedStart) / 1000).toFixed(1)
+    } s`
+  )
 
   const keyRow = yield* sql<{ id: string }>`SELECT id FROM api_keys WHERE customer_id = ${id} AND member_id IS NULL`
   const principal = { customerId: id, memberId: null, keyId: keyRow[0].id, role: "owner" as const }
@@ -102,9 +113,13 @@ runScript(Effect.gen(function*() {
   const http: Array<number> = []
   for (let i = 0; i < httpSamples; i++) {
     const start = performance.now()
-    const res = yield* Effect.promise(() => send(url, "GET", `/api/dashboard/${id}`, { headers: { authorization: `Bearer ${apiKey}` } }))
+    const res = yield* Effect.promise(() =>
+      send(url, "GET", `/api/dashboard/${id}`, { headers: { authorization: `Bearer ${apiKey}` } })
+    )
     http.push(performance.now() - start)
-    if (res.status !== 200) return yield* Effect.die(new Error(`GET /api/dashboard: ${res.status} ${res.text.slice(0, 200)}`))
+    if (res.status !== 200) {
+      return yield* Effect.die(new Error(`GET /api/dashboard: ${res.status} ${res.text.slice(0, 200)}`))
+    }
   }
   console.log(`page size ${(bytes / 1024).toFixed(1)} KiB (${external === undefined ? "PGlite" : "PostgreSQL"})`)
   report("render (server, Dashboard.page)", server)
@@ -116,7 +131,13 @@ runScript(Effect.gen(function*() {
     const samples: Array<number> = []
     for (let i = 0; i < 100; i++) {
       const start = performance.now()
-      yield* section.render({ customer: customerView, principal, now: new Date(), csrf: "csrf-token", query: new URLSearchParams() })
+      yield* section.render({
+        customer: customerView,
+        principal,
+        now: new Date(),
+        csrf: "csrf-token",
+        query: new URLSearchParams()
+      })
       samples.push(performance.now() - start)
     }
     report(`  section ${section.id}`, samples)

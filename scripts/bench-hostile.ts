@@ -48,11 +48,20 @@ const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`
 const profileDir = process.env.PROFILE_DIR
 
 const start = () =>
-  startService({
-    LOG_LEVEL: "error", DATABASE_URL: "pglite://memory",
-    ADMIN_SECRET: adminSecret, ALLOW_PRIVATE_TARGETS: "true", CHROMIUM_PATH: "/usr/bin/chromium",
-    RATE_LIMIT_REST_PER_MIN: "100000", RATE_LIMIT_ADMIN_PER_MIN: "100000", SCAN_QUEUE_MAX: "100"
-  }, 60_000, { nodeArgs: profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] })
+  startService(
+    {
+      LOG_LEVEL: "error",
+      DATABASE_URL: "pglite://memory",
+      ADMIN_SECRET: adminSecret,
+      ALLOW_PRIVATE_TARGETS: "true",
+      CHROMIUM_PATH: "/usr/bin/chromium",
+      RATE_LIMIT_REST_PER_MIN: "100000",
+      RATE_LIMIT_ADMIN_PER_MIN: "100000",
+      SCAN_QUEUE_MAX: "100"
+    },
+    60_000,
+    { nodeArgs: profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] }
+  )
 
 const { url, child } = await start()
 const post = async (path: string, key: string, body: unknown) => {
@@ -108,7 +117,10 @@ try {
   let peakHost = 0
   const sampler = setInterval(() => {
     peakRss = Math.max(peakRss, rssOf(child.pid!))
-    peakWorkers = Math.max(peakWorkers, childPids(child.pid!, "pageWorker.ts").reduce((sum, pid) => sum + rssOf(pid), 0))
+    peakWorkers = Math.max(
+      peakWorkers,
+      childPids(child.pid!, "pageWorker.ts").reduce((sum, pid) => sum + rssOf(pid), 0)
+    )
     peakHost = Math.max(peakHost, childPids(child.pid!, "browserHost.ts").reduce((sum, pid) => sum + rssOf(pid), 0))
   }, 100)
   const outcomes: Array<string> = []
@@ -119,12 +131,20 @@ try {
         ...Object.entries(corpus.pages).map(async ([name, page]) => {
           const owner = await customer()
           const res = await post(`/api/scan/${owner.customerId}`, owner.apiKey, { url: page })
-          outcomes.push(`scan ${name}: ${res.status} ${String(res.json.status)}${res.json.error === undefined || res.json.error === null ? "" : ` (${String(res.json.error)})`}`)
+          outcomes.push(
+            `scan ${name}: ${res.status} ${String(res.json.status)}${
+              res.json.error === undefined || res.json.error === null ? "" : ` (${String(res.json.error)})`
+            }`
+          )
         }),
         ...["redos", "huge", "drip", "redirect", "images"].map(async (name) => {
           const owner = await customer()
-          const res = await post(`/api/onboard/${owner.customerId}/auto-extract`, owner.apiKey, { url: corpus.pages[name] })
-          outcomes.push(`auto-extract ${name}: ${res.status}${res.status === 200 ? "" : ` (${String(res.json.error)})`}`)
+          const res = await post(`/api/onboard/${owner.customerId}/auto-extract`, owner.apiKey, {
+            url: corpus.pages[name]
+          })
+          outcomes.push(
+            `auto-extract ${name}: ${res.status}${res.status === 200 ? "" : ` (${String(res.json.error)})`}`
+          )
         }),
         (async () => {
           const owner = await customer()
@@ -144,10 +164,28 @@ try {
   console.log(`WebRTC datagrams that reached the loopback STUN port: ${corpus.udpPackets()}`)
   const p50 = (xs: Array<number>) => quantile(xs, 0.5)
   const p99 = (xs: Array<number>) => quantile(xs, 0.99)
-  console.log(`health idle:    p50 ${p50(idle.latencies).toFixed(1)} ms, p99 ${p99(idle.latencies).toFixed(1)} ms (${idle.latencies.length} probes, ${idle.failures} failed)`)
-  console.log(`health hostile: p50 ${p50(hostile.latencies).toFixed(1)} ms, p99 ${p99(hostile.latencies).toFixed(1)} ms (${hostile.latencies.length} probes over ${seconds.toFixed(0)} s, ${hostile.failures} failed)`)
-  console.log(`ratio hostile/idle: p50 x${(p50(hostile.latencies) / p50(idle.latencies)).toFixed(2)}, p99 x${(p99(hostile.latencies) / p99(idle.latencies)).toFixed(2)}`)
-  console.log(`service RSS: ${mb(baselineRss)} before, ${mb(peakRss)} peak (+${mb(peakRss - baselineRss)}); page workers together peak ${mb(peakWorkers)}; browser host (Playwright server, not Chromium) peak ${mb(peakHost)}`)
+  console.log(
+    `health idle:    p50 ${p50(idle.latencies).toFixed(1)} ms, p99 ${
+      p99(idle.latencies).toFixed(1)
+    } ms (${idle.latencies.length} probes, ${idle.failures} failed)`
+  )
+  console.log(
+    `health hostile: p50 ${p50(hostile.latencies).toFixed(1)} ms, p99 ${
+      p99(hostile.latencies).toFixed(1)
+    } ms (${hostile.latencies.length} probes over ${seconds.toFixed(0)} s, ${hostile.failures} failed)`
+  )
+  console.log(
+    `ratio hostile/idle: p50 x${(p50(hostile.latencies) / p50(idle.latencies)).toFixed(2)}, p99 x${
+      (p99(hostile.latencies) / p99(idle.latencies)).toFixed(2)
+    }`
+  )
+  console.log(
+    `service RSS: ${mb(baselineRss)} before, ${mb(peakRss)} peak (+${
+      mb(peakRss - baselineRss)
+    }); page workers together peak ${mb(peakWorkers)}; browser host (Playwright server, not Chromium) peak ${
+      mb(peakHost)
+    }`
+  )
 } finally {
   child.kill("SIGTERM")
   await Promise.all([corpus.close(), good.close()])

@@ -16,15 +16,16 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js"
 import { Context, Effect, Option, Redacted } from "effect"
-import { Customers } from "../src/features/customers/Customers.ts"
 import { fork } from "node:child_process"
 import http from "node:http"
 import { fileURLToPath } from "node:url"
+import { Customers } from "../src/features/customers/Customers.ts"
 import { runScript, startApp } from "./support/bench-kit.ts"
 
 delete process.env.BASE_URL
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))]
+const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((sorted.length - 1) * p))]
 
 interface Tenant {
   readonly id: string
@@ -132,11 +133,19 @@ const parent = Effect.gen(function*() {
   const customers = Context.get(context, Customers)
   const tenants: Array<Tenant> = []
   for (let i = 0; i < tenantCount; i++) {
-    const { customer, apiKey } = yield* customers.provision({ email: `bench${i}-${crypto.randomUUID()}@example.com`, status: "active" })
+    const { customer, apiKey } = yield* customers.provision({
+      email: `bench${i}-${crypto.randomUUID()}@example.com`,
+      status: "active"
+    })
     tenants.push({ id: customer.id, key: apiKey })
   }
 
-  const clientProcess = fork(fileURLToPath(import.meta.url), ["--client", url, JSON.stringify(tenants), String(sessions)], {
+  const clientProcess = fork(fileURLToPath(import.meta.url), [
+    "--client",
+    url,
+    JSON.stringify(tenants),
+    String(sessions)
+  ], {
     stdio: ["ignore", "inherit", "inherit", "ipc"]
   })
   const messages: Array<any> = []
@@ -146,7 +155,10 @@ const parent = Effect.gen(function*() {
     if (resolve !== undefined) resolve(m)
     else messages.push(m)
   })
-  const receive = () => Effect.promise(() => new Promise<any>((resolve) => messages.length > 0 ? resolve(messages.shift()) : waiting.push(resolve)))
+  const receive = () =>
+    Effect.promise(() =>
+      new Promise<any>((resolve) => messages.length > 0 ? resolve(messages.shift()) : waiting.push(resolve))
+    )
   const proceed = () => Effect.sync(() => clientProcess.send("go"))
 
   const baseline = yield* receive()
@@ -163,14 +175,39 @@ const parent = Effect.gen(function*() {
   yield* proceed()
   yield* Effect.promise(() => new Promise((resolve) => clientProcess.once("exit", resolve)))
 
-  console.log(`database: ${external?.startsWith("postgres") === true ? "postgresql" : "pglite"}; gc: ${gc === undefined ? "unavailable (run with --expose-gc)" : "forced before each reading"}`)
+  console.log(
+    `database: ${external?.startsWith("postgres") === true ? "postgresql" : "pglite"}; gc: ${
+      gc === undefined ? "unavailable (run with --expose-gc)" : "forced before each reading"
+    }`
+  )
   console.log(`keep-alive comments every ${config.mcpKeepAliveMs} ms on each session`)
   console.log(`sessions: ${sessions} SSE sessions opened in ${opened.seconds.toFixed(2)} s from a child process`)
-  console.log(`server RSS: ${mb(before.rss)} before, ${mb(after.rss)} with them open: ${kb((after.rss - before.rss) / sessions)} per session`)
-  console.log(`server heap: ${mb(before.heap)} before, ${mb(after.heap)} with them open: ${kb((after.heap - before.heap) / sessions)} per session`)
-  console.log(`projected RSS at 10,000 sessions: ${mb(before.rss + ((after.rss - before.rss) / sessions) * 10_000)} (target < 600 MB)`)
-  for (const [name, times] of [["baseline (no sessions open)", baseline.times], [`with ${sessions} sessions open`, loaded.times]] as const) {
-    console.log(`tools/call query_ga4 ${name}: n=${times.length} p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${percentile(times, 0.99).toFixed(2)} ms (target p99 < 20 ms)`)
+  console.log(
+    `server RSS: ${mb(before.rss)} before, ${mb(after.rss)} with them open: ${
+      kb((after.rss - before.rss) / sessions)
+    } per session`
+  )
+  console.log(
+    `server heap: ${mb(before.heap)} before, ${mb(after.heap)} with them open: ${
+      kb((after.heap - before.heap) / sessions)
+    } per session`
+  )
+  console.log(
+    `projected RSS at 10,000 sessions: ${
+      mb(before.rss + ((after.rss - before.rss) / sessions) * 10_000)
+    } (target < 600 MB)`
+  )
+  for (
+    const [name, times] of [["baseline (no sessions open)", baseline.times], [
+      `with ${sessions} sessions open`,
+      loaded.times
+    ]] as const
+  ) {
+    console.log(
+      `tools/call query_ga4 ${name}: n=${times.length} p50 ${percentile(times, 0.5).toFixed(2)} ms, p99 ${
+        percentile(times, 0.99).toFixed(2)
+      } ms (target p99 < 20 ms)`
+    )
   }
 })
 

@@ -55,7 +55,12 @@ const dbosRunner = (databaseUrl: string) =>
       }, { name: "BenchRun" })
       const url = new URL(databaseUrl)
       url.searchParams.delete("options")
-      DBOS.setConfig({ name: "herald-bench", systemDatabaseUrl: url.toString(), systemDatabaseSchemaName: schema, logLevel: "error" })
+      DBOS.setConfig({
+        name: "herald-bench",
+        systemDatabaseUrl: url.toString(),
+        systemDatabaseSchemaName: schema,
+        logLevel: "error"
+      })
       await DBOS.launch()
       const runOne: RunOne = async (id) => {
         const handle = await DBOS.startWorkflow(benchRun, { workflowID: `bench-${id}` })(id)
@@ -70,13 +75,20 @@ const dbosRunner = (databaseUrl: string) =>
 const statementKinds = (byText: ReadonlyMap<string, number>) => {
   const kinds = new Map<string, number>()
   for (const [text, n] of byText) kinds.set(text.slice(0, 110), (kinds.get(text.slice(0, 110)) ?? 0) + n)
-  return [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 20).map(([text, n]) => [text, Number((n / latencyRuns).toFixed(2))] as const)
+  return [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 20).map(([text, n]) =>
+    [text, Number((n / latencyRuns).toFixed(2))] as const
+  )
 }
 
 /** One engine's round, in this (fresh) process. */
 const child = (engine: EngineName, base: string) =>
   Effect.gen(function*() {
-    const counter = counting ? yield* Effect.promise(() => { const u = new URL(base); return startStatementCounter(u.hostname, Number(u.port || 5432)) }) : undefined
+    const counter = counting
+      ? yield* Effect.promise(() => {
+        const u = new URL(base)
+        return startStatementCounter(u.hostname, Number(u.port || 5432))
+      })
+      : undefined
     let target = base
     if (counter !== undefined) {
       const u = new URL(base)
@@ -109,7 +121,16 @@ const child = (engine: EngineName, base: string) =>
 const runChild = (engine: EngineName, extra: ReadonlyArray<string>) =>
   Effect.promise(() =>
     new Promise<Round>((resolve, reject) => {
-      const proc = spawn(process.execPath, [fileURLToPath(import.meta.url), "--child", engine, "--runs", String(runs), "--latency-runs", String(latencyRuns), ...extra], {
+      const proc = spawn(process.execPath, [
+        fileURLToPath(import.meta.url),
+        "--child",
+        engine,
+        "--runs",
+        String(runs),
+        "--latency-runs",
+        String(latencyRuns),
+        ...extra
+      ], {
         stdio: ["ignore", "pipe", "inherit"]
       })
       let out = ""
@@ -130,12 +151,18 @@ const median = (values: ReadonlyArray<number>) => {
 const fixed = (n: number, digits = 2) => Number(n.toFixed(digits))
 
 const describe = (r: Round) =>
-  `${r.engine.padEnd(6)} burst ${r.burst.runs} runs: ${r.burst.runsPerSecond} runs/s (${r.burst.seconds} s, p50 ${r.burst.p50Ms} ms, p99 ${r.burst.p99Ms} ms, CPU ${r.burst.cpuMsPerRun} ms/run)` +
+  `${
+    r.engine.padEnd(6)
+  } burst ${r.burst.runs} runs: ${r.burst.runsPerSecond} runs/s (${r.burst.seconds} s, p50 ${r.burst.p50Ms} ms, p99 ${r.burst.p99Ms} ms, CPU ${r.burst.cpuMsPerRun} ms/run)` +
   ` | one at a time: p50 ${r.oneAtATime.p50Ms} ms, p99 ${r.oneAtATime.p99Ms} ms (CPU ${r.oneAtATime.cpuMsPerRun} ms/run)` +
-  (r.statementsPerRun === undefined ? "" : ` | statements/run: burst ${r.statementsPerRun.burst}, one at a time ${r.statementsPerRun.oneAtATime}`)
+  (r.statementsPerRun === undefined
+    ? ""
+    : ` | statements/run: burst ${r.statementsPerRun.burst}, one at a time ${r.statementsPerRun.oneAtATime}`)
 
 const parent = Effect.gen(function*() {
-  console.log(`workflows: ${runs} runs at once, then ${latencyRuns} one at a time; ${rounds} rounds, each engine a fresh process`)
+  console.log(
+    `workflows: ${runs} runs at once, then ${latencyRuns} one at a time; ${rounds} rounds, each engine a fresh process`
+  )
   const results: Array<{ herald: Round; dbos: Round }> = []
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? engines : [...engines].reverse()
@@ -155,10 +182,17 @@ const parent = Effect.gen(function*() {
   const p99Dbos = best("dbos", (r) => r.oneAtATime.p99Ms, Math.min)
   const summary = {
     throughputBestOf: { herald: bestHerald, dbos: bestDbos, ratio: fixed(bestHerald / bestDbos) },
-    throughputPairedMedian: fixed(median(results.map((p) => p.herald.burst.runsPerSecond / p.dbos.burst.runsPerSecond))),
-    oneAtATimeP50Median: { herald: median(results.map((p) => p.herald.oneAtATime.p50Ms)), dbos: median(results.map((p) => p.dbos.oneAtATime.p50Ms)) },
+    throughputPairedMedian: fixed(
+      median(results.map((p) => p.herald.burst.runsPerSecond / p.dbos.burst.runsPerSecond))
+    ),
+    oneAtATimeP50Median: {
+      herald: median(results.map((p) => p.herald.oneAtATime.p50Ms)),
+      dbos: median(results.map((p) => p.dbos.oneAtATime.p50Ms))
+    },
     oneAtATimeP99Best: { herald: p99Herald, dbos: p99Dbos },
-    oneAtATimeP99PairedMedianRatio: fixed(median(results.map((p) => p.herald.oneAtATime.p99Ms / p.dbos.oneAtATime.p99Ms))),
+    oneAtATimeP99PairedMedianRatio: fixed(
+      median(results.map((p) => p.herald.oneAtATime.p99Ms / p.dbos.oneAtATime.p99Ms))
+    ),
     cpuMsPerRunMedian: {
       herald: median(results.map((p) => p.herald.burst.cpuMsPerRun)),
       dbos: median(results.map((p) => p.dbos.burst.cpuMsPerRun))

@@ -34,14 +34,14 @@
  * BENCH_LOG_LEVEL (LOG_LEVEL of the Herald processes, warn by default: info,
  * the service's default, adds the request line).
  */
+import { Effect } from "effect"
 import { spawn } from "node:child_process"
 import { existsSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { Effect } from "effect"
 import postgres from "postgres"
 import { generateApiKey, hashApiKey } from "../src/domain/ApiKeys.ts"
-import { stopChild } from "./support/cluster-kit.ts"
 import { load, type Result, runScript } from "./support/bench-kit.ts"
+import { stopChild } from "./support/cluster-kit.ts"
 import { freePort, root, type StartedService, startService } from "./support/service-process.ts"
 
 const args = process.argv.slice(2)
@@ -52,7 +52,10 @@ if (args.includes("--workflows")) {
     console.error("bench:peer --workflows runs scripts/bench-peer-workflows.ts, which this checkout does not have yet")
     process.exit(2)
   }
-  const child = spawn(process.execPath, [script, ...args.filter((a) => a !== "--workflows")], { cwd: root, stdio: "inherit" })
+  const child = spawn(process.execPath, [script, ...args.filter((a) => a !== "--workflows")], {
+    cwd: root,
+    stdio: "inherit"
+  })
   child.on("exit", (code, signal) => process.exit(code ?? (signal === null ? 1 : 128)))
 } else {
   const routeAt = args.indexOf("--route")
@@ -130,13 +133,16 @@ function bench(route: "auth" | "health") {
       stdio: ["ignore", "ignore", "inherit"]
     })
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.on("exit", (code, signal) => resolve({ code, signal })))
+      child.on("exit", (code, signal) => resolve({ code, signal }))
+    )
     const url = `http://127.0.0.1:${port}`
     const began = performance.now()
     for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
       if (child.exitCode !== null) throw new Error(`${peerName} exited at start`)
       try {
-        if ((await fetch(`${url}/api/health`)).status === 200) return { url, child, exited, startMs: performance.now() - began }
+        if ((await fetch(`${url}/api/health`)).status === 200) {
+          return { url, child, exited, startMs: performance.now() - began }
+        }
       } catch {
         // not listening yet
       }
@@ -161,16 +167,22 @@ function bench(route: "auth" | "health") {
     if (route === "auth") {
       const db = postgres(databaseUrl, { max: 1, onnotice: () => undefined })
       yield* Effect.promise(async () => {
-        for (let n = 0; n < customersWanted; n++) targets.push({ customerId: crypto.randomUUID(), apiKey: generateApiKey(prefix) })
+        for (let n = 0; n < customersWanted; n++) {
+          targets.push({ customerId: crypto.randomUUID(), apiKey: generateApiKey(prefix) })
+        }
         for (let at = 0; at < targets.length; at += 1000) {
           const chunk = targets.slice(at, at + 1000)
-          await db`INSERT INTO customers ${db(chunk.map((t, i) => ({ id: t.customerId, email: `bench-${at + i}@example.com`, status: "active" })))}`
-          await db`INSERT INTO api_keys ${db(chunk.map((t) => ({
-            id: `key_${t.customerId.replaceAll("-", "").slice(0, 24)}`,
-            customer_id: t.customerId,
-            key_hash: hashApiKey(t.apiKey),
-            role: "owner"
-          })))}`
+          await db`INSERT INTO customers ${
+            db(chunk.map((t, i) => ({ id: t.customerId, email: `bench-${at + i}@example.com`, status: "active" })))
+          }`
+          await db`INSERT INTO api_keys ${
+            db(chunk.map((t) => ({
+              id: `key_${t.customerId.replaceAll("-", "").slice(0, 24)}`,
+              customer_id: t.customerId,
+              key_hash: hashApiKey(t.apiKey),
+              role: "owner"
+            })))
+          }`
         }
         await db`ANALYZE`
         await db.end()
@@ -189,7 +201,11 @@ function bench(route: "auth" | "health") {
           method: "GET",
           setupRequest: (request: Record<string, unknown>) => {
             const t = targets[i++ % targets.length]
-            return { ...request, path: `/api/customer/${t.customerId}`, headers: { authorization: `Bearer ${t.apiKey}` } }
+            return {
+              ...request,
+              path: `/api/customer/${t.customerId}`,
+              headers: { authorization: `Bearer ${t.apiKey}` }
+            }
           }
         }]
       }
@@ -201,7 +217,11 @@ function bench(route: "auth" | "health") {
         ? await fetch(`${url}/api/customer/${t.customerId}`, { headers: { authorization: `Bearer ${t.apiKey}` } })
         : await fetch(`${url}/api/health`)
       const body = await response.json() as Record<string, unknown>
-      return { status: response.status, fields: Object.keys(body).sort().join(","), body: route === "auth" ? JSON.stringify(body) : "" }
+      return {
+        status: response.status,
+        fields: Object.keys(body).sort().join(","),
+        body: route === "auth" ? JSON.stringify(body) : ""
+      }
     }
 
     /** One fresh process: started, checked, warmed, measured, stopped. */
@@ -225,8 +245,14 @@ function bench(route: "auth" | "health") {
       { name: "herald", start: () => startHerald(checkout, heraldFlags) },
       ...(baseline === undefined ? [] : [{ name: "before", start: () => startHerald(baseline) }])
     ]
-    console.log(`GET ${path}: ${contestants.map((c) => c.name).join(" vs ")}, ${connections} connections, ${rounds} rounds of ${duration} s ` +
-      `(after ${warmup} s warm-up), a fresh process each, the order rotating${baseline === undefined ? "" : `; before = ${baseline}`}\n`)
+    console.log(
+      `GET ${path}: ${
+        contestants.map((c) => c.name).join(" vs ")
+      }, ${connections} connections, ${rounds} rounds of ${duration} s ` +
+        `(after ${warmup} s warm-up), a fresh process each, the order rotating${
+          baseline === undefined ? "" : `; before = ${baseline}`
+        }\n`
+    )
     const runs: Array<Record<string, Measured>> = []
     for (let round = 1; round <= rounds; round++) {
       const results: Record<string, Measured> = {}
@@ -237,14 +263,22 @@ function bench(route: "auth" | "health") {
         results[name] = result
         answers.add(`${answer.fields} ${answer.body}`)
       }
-      if (answers.size > 1) return yield* Effect.die(new Error(`the servers answer differently: ${[...answers].join(" vs ")}`))
+      if (answers.size > 1) {
+        return yield* Effect.die(new Error(`the servers answer differently: ${[...answers].join(" vs ")}`))
+      }
       runs.push(results)
       const cells = contestants.map(({ name }) => {
         const r = results[name]
         const bad = r.non2xx > 0 || r.errors > 0 ? ` [${r.non2xx} non-2xx, ${r.errors} errors]` : ""
-        return `${name} ${fmt(r.rps).padStart(6)} req/s ${fmt(r.cpuUs).padStart(4)} µs CPU/req (p99 ${r.p99} ms, RSS ${fmt(r.rssMb)} MB)${bad}`
+        return `${name} ${fmt(r.rps).padStart(6)} req/s ${fmt(r.cpuUs).padStart(4)} µs CPU/req (p99 ${r.p99} ms, RSS ${
+          fmt(r.rssMb)
+        } MB)${bad}`
       })
-      console.log(`round ${round}  ${cells.join("   ")}   herald/${peerName} ${(results.herald.rps / results[peerName].rps).toFixed(2)}`)
+      console.log(
+        `round ${round}  ${cells.join("   ")}   herald/${peerName} ${
+          (results.herald.rps / results[peerName].rps).toFixed(2)
+        }`
+      )
     }
     const median = (xs: ReadonlyArray<number>) => {
       const sorted = [...xs].sort((a, b) => a - b)
@@ -254,8 +288,12 @@ function bench(route: "auth" | "health") {
     const best = (name: string) => Math.max(...runs.map((r) => r[name].rps))
     console.log(`\nbest round: ${contestants.map(({ name }) => `${name} ${fmt(best(name))} req/s`).join(", ")}`)
     const compare = (a: string, b: string) =>
-      console.log(`${`${a} / ${b}:`.padEnd(20)} best-of ${(best(a) / best(b)).toFixed(2)}, paired median ${median(runs.map((r) => r[a].rps / r[b].rps)).toFixed(2)}, ` +
-        `CPU per request ${b} / ${a}: median ${median(runs.map((r) => r[b].cpuUs / r[a].cpuUs)).toFixed(2)}`)
+      console.log(
+        `${`${a} / ${b}:`.padEnd(20)} best-of ${(best(a) / best(b)).toFixed(2)}, paired median ${
+          median(runs.map((r) => r[a].rps / r[b].rps)).toFixed(2)
+        }, ` +
+          `CPU per request ${b} / ${a}: median ${median(runs.map((r) => r[b].cpuUs / r[a].cpuUs)).toFixed(2)}`
+      )
     compare("herald", peerName)
     if (baseline !== undefined) {
       compare("before", peerName)

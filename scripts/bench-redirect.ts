@@ -42,19 +42,36 @@ const program = Effect.gen(function*() {
   })
   const check = yield* Effect.promise(() => fetch(`${appUrl}/r/${code}`, { redirect: "manual" }))
   if (check.status !== 302) return yield* Effect.die(`herald answered ${check.status}`)
-  const options = (url: string) => ({ url: `${url}/r/${code}`, connections, duration, headers: { "user-agent": browser } })
+  const options = (url: string) => ({
+    url: `${url}/r/${code}`,
+    connections,
+    duration,
+    headers: { "user-agent": browser }
+  })
   yield* load("warm-up", { ...options(appUrl), duration: 2 })
   yield* load("warm-up", { ...options(bareUrl), duration: 2 })
   const bare = yield* load("bare node:http", options(bareUrl))
   const herald = yield* load("herald", options(appUrl))
-  const [{ clicks }] = yield* sql<{ clicks: string }>`SELECT coalesce(sum(clicks), 0)::text AS clicks FROM link_clicks WHERE code = ${code}`
-  console.log(`database: ${external === undefined ? "pglite (in memory)" : "postgresql"}; ${connections} connections, ${duration} s each`)
+  const [{ clicks }] = yield* sql<
+    { clicks: string }
+  >`SELECT coalesce(sum(clicks), 0)::text AS clicks FROM link_clicks WHERE code = ${code}`
+  console.log(
+    `database: ${
+      external === undefined ? "pglite (in memory)" : "postgresql"
+    }; ${connections} connections, ${duration} s each`
+  )
   for (const r of [bare, herald]) {
-    console.log(`${r.name.padEnd(16)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}`)
+    console.log(
+      `${r.name.padEnd(16)} ${
+        Math.round(r.rps).toString().padStart(7)
+      } req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  errors ${r.errors}`
+    )
   }
   const ratio = herald.rps / bare.rps
   console.log(`clicks counted by herald: ${clicks}`)
-  console.log(`ratio herald / bare: ${ratio.toFixed(2)} (target >= ${target})${ratio >= target ? "" : "  BELOW TARGET"}`)
+  console.log(
+    `ratio herald / bare: ${ratio.toFixed(2)} (target >= ${target})${ratio >= target ? "" : "  BELOW TARGET"}`
+  )
 })
 
 runScript(program)

@@ -9,8 +9,8 @@
  */
 import { Effect } from "effect"
 import { loadavg } from "node:os"
-import { missingPrerequisites, startCluster } from "./support/cluster-kit.ts"
 import { load, type Result, runScript } from "./support/bench-kit.ts"
+import { missingPrerequisites, startCluster } from "./support/cluster-kit.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? "15")
 const connections = Number(process.env.BENCH_CONNECTIONS ?? "32")
@@ -33,7 +33,12 @@ const measure = (instances: number) =>
           databaseUrl: databaseUrl!,
           redisUrl,
           // The limit is not what is measured: high enough never to answer 429.
-          env: { ADMIN_SECRET: adminSecret, LOG_LEVEL: "error", RATE_LIMIT_REST_PER_MIN: "100000000", RATE_LIMIT_ADMIN_PER_MIN: "1000" }
+          env: {
+            ADMIN_SECRET: adminSecret,
+            LOG_LEVEL: "error",
+            RATE_LIMIT_REST_PER_MIN: "100000000",
+            RATE_LIMIT_ADMIN_PER_MIN: "1000"
+          }
         })
       ),
       (c) => Effect.promise(() => c.stop())
@@ -62,13 +67,21 @@ const measure = (instances: number) =>
   }).pipe(Effect.scoped)
 
 runScript(Effect.gen(function*() {
-  console.log(`authenticated read, ${connections} connections, ${seconds} s per run; load average at start ${loadavg()[0]!.toFixed(1)}`)
+  console.log(
+    `authenticated read, ${connections} connections, ${seconds} s per run; load average at start ${
+      loadavg()[0]!.toFixed(1)
+    }`
+  )
   const results: Array<Result & { load: number }> = []
   for (const n of [1, 2, 3]) results.push(...yield* measure(n))
   const base = results[0]!.rps
   console.log("\n| setup | req/s | ratio to 1 | p50 ms | p99 ms | non-2xx | errors | load average after |")
   console.log("|---|---|---|---|---|---|---|---|")
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${(r.rps / base).toFixed(2)} | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.load.toFixed(1)} |`)
+    console.log(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${
+        (r.rps / base).toFixed(2)
+      } | ${r.p50} | ${r.p99} | ${r.non2xx} | ${r.errors} | ${r.load.toFixed(1)} |`
+    )
   }
 }))

@@ -6,8 +6,8 @@
  * concurrent scans by 10 customers.
  *   npm run bench:scan [SCANS=50] [LIGHTHOUSE_RUNS=3]
  */
-import { Context, Effect, Option, Redacted } from "effect"
 import * as chromeLauncher from "chrome-launcher"
+import { Context, Effect, Option, Redacted } from "effect"
 import lighthouse from "lighthouse"
 import { Customers } from "../src/features/customers/Customers.ts"
 import { serveSite, sites } from "../test/support/scan-sites.ts"
@@ -35,7 +35,10 @@ const program = Effect.gen(function*() {
     const { customer, apiKey } = yield* customers.provision({ email: `bench-${i}@example.com` })
     keys.push({ id: customer.id, key: apiKey })
   }
-  const site = yield* Effect.acquireRelease(Effect.promise(() => serveSite(sites.wellMarkedUp)), (s) => Effect.promise(() => s.close()))
+  const site = yield* Effect.acquireRelease(
+    Effect.promise(() => serveSite(sites.wellMarkedUp)),
+    (s) => Effect.promise(() => s.close())
+  )
   const page = `${site.origin}/`
   const scan = (who: { id: string; key: string }) =>
     Effect.promise(async () => {
@@ -46,7 +49,9 @@ const program = Effect.gen(function*() {
         body: JSON.stringify({ url: page })
       })
       const body = await res.json() as { status: string }
-      if (res.status !== 200 || body.status !== "done") throw new Error(`scan answered ${res.status} ${JSON.stringify(body)}`)
+      if (res.status !== 200 || body.status !== "done") {
+        throw new Error(`scan answered ${res.status} ${JSON.stringify(body)}`)
+      }
       return performance.now() - started
     })
 
@@ -55,20 +60,31 @@ const program = Effect.gen(function*() {
   for (let i = 0; i < scans; i++) sequential.push(yield* scan(keys[0]))
 
   const chrome = yield* Effect.acquireRelease(
-    Effect.promise(() => chromeLauncher.launch({
-      chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
-      chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-    })),
+    Effect.promise(() =>
+      chromeLauncher.launch({
+        chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
+        chromeFlags: [
+          "--headless=new",
+          "--no-sandbox",
+          "--disable-gpu",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--no-first-run"
+        ]
+      })
+    ),
     (c) => Effect.sync(() => c.kill())
   )
   const lighthouseTimes: Array<number> = []
   for (let i = 0; i < lighthouseRuns; i++) {
-    lighthouseTimes.push(yield* Effect.promise(async () => {
-      const started = performance.now()
-      await lighthouse(page, { port: chrome.port, onlyCategories: ["seo"], output: "json", logLevel: "error" })
-      return performance.now() - started
-    }))
+    lighthouseTimes.push(
+      yield* Effect.promise(async () => {
+        const started = performance.now()
+        await lighthouse(page, { port: chrome.port, onlyCategories: ["seo"], output: "json", logLevel: "error" })
+        return performance.now() - started
+      })
+    )
   }
 
   const wallStarted = performance.now()
@@ -81,8 +97,16 @@ const program = Effect.gen(function*() {
   const p50 = quantile(sequential, 0.5)
   const lh = quantile(lighthouseTimes, 0.5)
   console.log(`full scan, no screenshot, ${scans} sequential: p50 ${ms(p50)}, p99 ${ms(quantile(sequential, 0.99))}`)
-  console.log(`Lighthouse SEO-only, same page, Chrome already running, ${lighthouseRuns} runs: median ${ms(lh)} (${(lh / p50).toFixed(0)}x the scan's p50)`)
-  console.log(`20 concurrent scans by 10 customers: p50 ${ms(quantile(concurrent, 0.5))}, p99 ${ms(quantile(concurrent, 0.99))}, all done in ${ms(wall)}`)
+  console.log(
+    `Lighthouse SEO-only, same page, Chrome already running, ${lighthouseRuns} runs: median ${ms(lh)} (${
+      (lh / p50).toFixed(0)
+    }x the scan's p50)`
+  )
+  console.log(
+    `20 concurrent scans by 10 customers: p50 ${ms(quantile(concurrent, 0.5))}, p99 ${
+      ms(quantile(concurrent, 0.99))
+    }, all done in ${ms(wall)}`
+  )
 })
 
 runScript(program)

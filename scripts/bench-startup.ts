@@ -66,8 +66,16 @@ try {
   const dataDir = dirs[dirs.length - 1]
   const restartTimes: Array<number> = []
   for (let i = 0; i < runs; i++) restartTimes.push(await startOnce(dataDir))
-  console.log(`fresh (empty DATA_DIR):   median ${seconds(median(freshTimes))} of ${runs} [${freshTimes.map(seconds).join(", ")}]  target < 4 s`)
-  console.log(`restart (same DATA_DIR):  median ${seconds(median(restartTimes))} of ${runs} [${restartTimes.map(seconds).join(", ")}]  target < 2 s`)
+  console.log(
+    `fresh (empty DATA_DIR):   median ${seconds(median(freshTimes))} of ${runs} [${
+      freshTimes.map(seconds).join(", ")
+    }]  target < 4 s`
+  )
+  console.log(
+    `restart (same DATA_DIR):  median ${seconds(median(restartTimes))} of ${runs} [${
+      restartTimes.map(seconds).join(", ")
+    }]  target < 2 s`
+  )
 } finally {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 }

@@ -43,7 +43,9 @@ const program = Effect.gen(function*() {
   yield* sql`INSERT INTO customers (id, email, status) VALUES (${customerId}, 'bench@example.com', 'active')`
   for (const [i, url] of urls.entries()) {
     yield* sql`INSERT INTO webhooks (id, customer_id, url, events, secret)
-      VALUES (${`wh_bench_${i}`}, ${customerId}, ${url}, ${["team.invited"]}, ${"whsec_" + Buffer.alloc(32, i).toString("base64")})`
+      VALUES (${`wh_bench_${i}`}, ${customerId}, ${url}, ${["team.invited"]}, ${
+      "whsec_" + Buffer.alloc(32, i).toString("base64")
+    })`
   }
 
   const start = performance.now()

@@ -36,35 +36,59 @@ runScript(Effect.gen(function*() {
   }
   let server = yield* Effect.promise(() => startServer({ env, readyTimeoutMs: 60_000 }))
   yield* Effect.addFinalizer(() => Effect.promise(() => server.kill(2000)))
-  const provisioned = yield* Effect.promise(() => send(server.url, "POST", "/api/admin/provision", { headers: { "x-admin-secret": "s" }, body: { email: "bench@example.com" } }))
+  const provisioned = yield* Effect.promise(() =>
+    send(server.url, "POST", "/api/admin/provision", {
+      headers: { "x-admin-secret": "s" },
+      body: { email: "bench@example.com" }
+    })
+  )
   const customerId = provisioned.json.customerId as string
-  yield* withSql(database, (sql) => sql`UPDATE workflows SET config = '{"platforms": ["x", "linkedin"]}'::jsonb WHERE customer_id = ${customerId}`)
+  yield* withSql(
+    database,
+    (sql) =>
+      sql`UPDATE workflows SET config = '{"platforms": ["x", "linkedin"]}'::jsonb WHERE customer_id = ${customerId}`
+  )
   // Started all at once, so that they are all in flight when the process is killed.
   yield* Effect.forEach(Array.from({ length: runs }), () =>
     Effect.gen(function*() {
       const text = JSON.stringify({ workflow: "daily-social-posts", customerId })
-      const res = yield* Effect.promise(() => send(server.url, "POST", "/api/orchestrator", {
-        headers: { "content-type": "application/json", "x-orchestrator-signature": signOrchestratorRequest(key, text, Math.floor(Date.now() / 1000)) },
-        body: text,
-        raw: true
-      }))
+      const res = yield* Effect.promise(() =>
+        send(server.url, "POST", "/api/orchestrator", {
+          headers: {
+            "content-type": "application/json",
+            "x-orchestrator-signature": signOrchestratorRequest(key, text, Math.floor(Date.now() / 1000))
+          },
+          body: text,
+          raw: true
+        })
+      )
       if (res.status !== 200) throw new Error(`start: ${res.status} ${res.text}`)
     }), { concurrency: runs, discard: true })
-  const count = (query: string) => withSql(database, (sql) => Effect.map(sql.unsafe<{ n: number }>(query, [customerId]), (rows) => Number(rows[0]!.n)))
+  const count = (query: string) =>
+    withSql(database, (sql) => Effect.map(sql.unsafe<{ n: number }>(query, [customerId]), (rows) => Number(rows[0]!.n)))
   // Killed early, with a few pieces written: (nearly) every run is in flight, some in the middle of a step.
-  while ((yield* count("SELECT count(*)::int AS n FROM content WHERE customer_id = $1")) < Math.max(1, runs / 10)) yield* Effect.promise(() => sleep(20))
-  const inFlight = yield* count("SELECT count(*)::int AS n FROM workflow_runs WHERE customer_id = $1 AND status IN ('pending', 'running')")
+  while ((yield* count("SELECT count(*)::int AS n FROM content WHERE customer_id = $1")) < Math.max(1, runs / 10)) {
+    yield* Effect.promise(() => sleep(20))
+  }
+  const inFlight = yield* count(
+    "SELECT count(*)::int AS n FROM workflow_runs WHERE customer_id = $1 AND status IN ('pending', 'running')"
+  )
   server.child.kill("SIGKILL")
   yield* Effect.promise(() => new Promise((r) => server.child.once("exit", r)))
   server = yield* Effect.promise(() => startServer({ env, readyTimeoutMs: 60_000 }))
   const t0 = performance.now()
-  while ((yield* count("SELECT count(*)::int AS n FROM workflow_runs WHERE customer_id = $1 AND status = 'suspended'")) < runs) {
+  while (
+    (yield* count("SELECT count(*)::int AS n FROM workflow_runs WHERE customer_id = $1 AND status = 'suspended'")) <
+      runs
+  ) {
     if (performance.now() - t0 > 120_000) throw new Error("runs did not all resume within 120 s")
     yield* Effect.promise(() => sleep(50))
   }
   const seconds = (performance.now() - t0) / 1000
   const pieces = yield* count("SELECT count(*)::int AS n FROM content WHERE customer_id = $1")
-  const distinct = yield* count("SELECT count(DISTINCT (run_id, metadata->>'step'))::int AS n FROM content WHERE customer_id = $1")
+  const distinct = yield* count(
+    "SELECT count(DISTINCT (run_id, metadata->>'step'))::int AS n FROM content WHERE customer_id = $1"
+  )
   console.log(JSON.stringify({
     database: externalDatabaseUrl() === undefined ? "pglite" : "postgresql",
     runs,

@@ -33,13 +33,16 @@ const target = 0.6
 const run = (name: string, url: string, seconds: number) =>
   load(name, { url: `${url}/api/health`, connections, duration: seconds, ...(workers > 0 ? { workers } : {}) })
 
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
 
 const program = Effect.gen(function*() {
   const external = process.env.DATABASE_URL
   const { url: appUrl } = yield* startApp({
     logLevel: "warn",
-    databaseUrl: Option.some(Redacted.make(external !== undefined && external.length > 0 ? external : "pglite://memory"))
+    databaseUrl: Option.some(
+      Redacted.make(external !== undefined && external.length > 0 ? external : "pglite://memory")
+    )
   })
   // The baseline: the same liveness body, nothing else.
   const bareUrl = yield* listenBare((_request, response) => {
@@ -53,7 +56,9 @@ const program = Effect.gen(function*() {
     return yield* Effect.die(`app health answered ${check.status}`)
   }
 
-  console.log(`GET /api/health, ${connections} connections, ${rounds} x ${duration} s per server (after ${warmup} s warm-up)\n`)
+  console.log(
+    `GET /api/health, ${connections} connections, ${rounds} x ${duration} s per server (after ${warmup} s warm-up)\n`
+  )
   const servers = [["bare node:http", bareUrl], ["herald", appUrl]] as const
   const chosen = servers.filter(([name]) => only === undefined || name === only)
   for (const [name, url] of chosen) if (warmup > 0) yield* run(name, url, warmup)
@@ -80,8 +85,12 @@ const program = Effect.gen(function*() {
   if (results.length < 2) return
   const [baseline, app] = results
   const ratio = app.rps / baseline.rps
-  console.log(`\nratio herald / bare: ${ratio.toFixed(2)} (target >= ${target})${ratio >= target ? "" : "  BELOW TARGET"}`)
-  if (app.non2xx > 0 || app.errors > 0) console.log(`warning: herald answered ${app.non2xx} non-2xx and ${app.errors} errors`)
+  console.log(
+    `\nratio herald / bare: ${ratio.toFixed(2)} (target >= ${target})${ratio >= target ? "" : "  BELOW TARGET"}`
+  )
+  if (app.non2xx > 0 || app.errors > 0) {
+    console.log(`warning: herald answered ${app.non2xx} non-2xx and ${app.errors} errors`)
+  }
 })
 
 runScript(program)

@@ -31,7 +31,9 @@ try {
 }
 
 for (const member of cluster.members) {
-  console.log(`  ${member.tag}  http://127.0.0.1:${member.port}  pid ${member.service?.child.pid}  runner 127.0.0.1:${member.port}`)
+  console.log(
+    `  ${member.tag}  http://127.0.0.1:${member.port}  pid ${member.service?.child.pid}  runner 127.0.0.1:${member.port}`
+  )
   member.service?.exited.then(({ code, signal }) => {
     if (!stopping) console.error(`cluster: ${member.tag} exited (${code ?? signal}); the others go on serving`)
   })

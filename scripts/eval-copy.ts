@@ -12,8 +12,8 @@
 import { Effect, Layer } from "effect"
 import { writeFileSync } from "node:fs"
 import { AppConfig } from "../src/Config.ts"
+import { lintCopy, type LintFinding, type LintRule, lintRules } from "../src/domain/CopyLint.ts"
 import type { CopyKind } from "../src/domain/Copywriting.ts"
-import { type LintFinding, lintCopy, type LintRule, lintRules } from "../src/domain/CopyLint.ts"
 import { type BrandVoice, LanguageModelLive, Writer } from "../src/features/agent/Agent.ts"
 import { Budget } from "../src/features/settings/Budget.ts"
 
@@ -32,7 +32,11 @@ const profiles: ReadonlyArray<Profile> = [
     topics: ["cold brew", "pour over"],
     voice: "warm, expert",
     url: "https://brewline.example",
-    topicsToWrite: ["Cold brew season", "The complete guide to dialing in espresso at home", "Coffee subscriptions: what's in the box?"]
+    topicsToWrite: [
+      "Cold brew season",
+      "The complete guide to dialing in espresso at home",
+      "Coffee subscriptions: what's in the box?"
+    ]
   },
   {
     brandName: "Crumb Bakery",
@@ -89,7 +93,10 @@ const profiles: ReadonlyArray<Profile> = [
 ]
 
 /** The model is charged to no customer here: the budget lets every call through. */
-const OpenBudget = Layer.succeed(Budget, Budget.of({ check: () => Effect.void, charge: () => Effect.void } as unknown as Budget["Service"]))
+const OpenBudget = Layer.succeed(
+  Budget,
+  Budget.of({ check: () => Effect.void, charge: () => Effect.void } as unknown as Budget["Service"])
+)
 
 interface Scored {
   readonly i: number
@@ -109,25 +116,46 @@ const program = Effect.gen(function*() {
   for (let i = 0; i < 200; i++) {
     const kind = kinds[i % kinds.length]!
     const profile = profiles[i % profiles.length]!
-    const platform = kind === "social" || kind === "ad" ? platforms[Math.floor(i / kinds.length) % platforms.length] : undefined
+    const platform = kind === "social" || kind === "ad"
+      ? platforms[Math.floor(i / kinds.length) % platforms.length]
+      : undefined
     const topic = profile.topicsToWrite[Math.floor(i / profiles.length) % profile.topicsToWrite.length]!
     const { topicsToWrite: _, ...brand } = profile
     const written = yield* writer.write("eval", brand, { kind, topic, platform, angle: i })
     const findings = lintCopy({ kind, platform, title: written.title, body: written.body }, { ...brand, topic })
-    scored.push({ i, brand: brand.brandName, kind, platform, topic, title: written.title, body: written.body, findings })
+    scored.push({
+      i,
+      brand: brand.brandName,
+      kind,
+      platform,
+      topic,
+      title: written.title,
+      body: written.body,
+      findings
+    })
   }
-  const model = config.llmProvider === "openai" ? `openai-compatible ${config.llmModel} at ${config.llmBaseUrl}` : "house"
+  const model = config.llmProvider === "openai"
+    ? `openai-compatible ${config.llmModel} at ${config.llmBaseUrl}`
+    : "house"
   console.log(`Copy evaluation: ${scored.length} pieces, model ${model}`)
   const width = Math.max(...lintRules.map((r) => r.length))
   for (const rule of lintRules) {
     const passed = scored.filter((s) => !s.findings.some((f) => f.rule === rule)).length
-    console.log(`  ${rule.padEnd(width)}  ${(100 * passed / scored.length).toFixed(1).padStart(5)}%  (${passed}/${scored.length})`)
+    console.log(
+      `  ${rule.padEnd(width)}  ${(100 * passed / scored.length).toFixed(1).padStart(5)}%  (${passed}/${scored.length})`
+    )
   }
   const clean = scored.filter((s) => s.findings.length === 0).length
-  console.log(`  ${"all rules".padEnd(width)}  ${(100 * clean / scored.length).toFixed(1).padStart(5)}%  (${clean}/${scored.length})`)
+  console.log(
+    `  ${"all rules".padEnd(width)}  ${
+      (100 * clean / scored.length).toFixed(1).padStart(5)
+    }%  (${clean}/${scored.length})`
+  )
   const failing = scored.filter((s) => s.findings.length > 0).slice(0, 5)
   for (const s of failing) {
-    console.log(`\n#${s.i} ${s.kind}${s.platform === undefined ? "" : `/${s.platform}`} for ${s.brand} on "${s.topic}":`)
+    console.log(
+      `\n#${s.i} ${s.kind}${s.platform === undefined ? "" : `/${s.platform}`} for ${s.brand} on "${s.topic}":`
+    )
     for (const f of s.findings.slice(0, 4)) console.log(`  ${f.rule as LintRule}: ${f.detail}`)
   }
   const out = process.env["EVAL_OUT"]
@@ -138,7 +166,11 @@ const program = Effect.gen(function*() {
   if (clean < scored.length) process.exitCode = 1
 })
 
-const WriterLive = Writer.layer.pipe(Layer.provide(LanguageModelLive), Layer.provide(OpenBudget), Layer.provideMerge(AppConfig.layer))
+const WriterLive = Writer.layer.pipe(
+  Layer.provide(LanguageModelLive),
+  Layer.provide(OpenBudget),
+  Layer.provideMerge(AppConfig.layer)
+)
 
 Effect.runPromise(program.pipe(Effect.provide(WriterLive))).catch((error: unknown) => {
   console.error(error)

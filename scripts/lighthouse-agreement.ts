@@ -5,8 +5,8 @@
  * vs fail and applicable vs not applicable; and the SEO category score.
  * npm run lighthouse:agreement [-- NAME...]   (only the named pages; CHROME_PATH overrides /usr/bin/chromium)
  */
-import { Effect } from "effect"
 import * as chromeLauncher from "chrome-launcher"
+import { Effect } from "effect"
 import lighthouse from "lighthouse"
 import { lighthouseSeoWeights } from "../src/domain/Scan.ts"
 import { analyse } from "../src/features/scan/checks/index.ts"
@@ -19,11 +19,20 @@ type Verdict = "pass" | "fail" | "n/a"
 
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
-  chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run"]
+  chromeFlags: [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run"
+  ]
 })
 
-const agree = new Map<string, { same: number; total: number; misses: Array<string> }>(auditIds.map((id) => [id, { same: 0, total: 0, misses: [] }]))
+const agree = new Map<string, { same: number; total: number; misses: Array<string> }>(
+  auditIds.map((id) => [id, { same: 0, total: 0, misses: [] }])
+)
 let scoreMatches = 0
 let pages = 0
 try {
@@ -32,7 +41,12 @@ try {
     const site = await serveSite(page.site)
     const url = site.origin + page.path
     try {
-      const runner = await lighthouse(url, { port: chrome.port, onlyCategories: ["seo"], output: "json", logLevel: "error" })
+      const runner = await lighthouse(url, {
+        port: chrome.port,
+        onlyCategories: ["seo"],
+        output: "json",
+        logLevel: "error"
+      })
       const lhr = runner?.lhr
       if (lhr === undefined || lhr.runtimeError !== undefined) {
         console.log(`${page.name}: Lighthouse could not run (${lhr?.runtimeError?.code ?? "no result"})`)
@@ -61,10 +75,19 @@ try {
   chrome.kill()
 }
 
-console.log(`\nLighthouse ${(await import("lighthouse/package.json", { with: { type: "json" } })).default.version}, ${pages} pages`)
+console.log(
+  `\nLighthouse ${
+    (await import("lighthouse/package.json", { with: { type: "json" } })).default.version
+  }, ${pages} pages`
+)
 console.log("audit".padEnd(20), "agreement")
 for (const [id, tally] of agree) {
   const pct = tally.total === 0 ? 0 : (100 * tally.same) / tally.total
-  console.log(id.padEnd(20), `${tally.same}/${tally.total}`.padEnd(8), `${pct.toFixed(1)}%`, tally.misses.length > 0 ? `  differs on: ${tally.misses.join(", ")}` : "")
+  console.log(
+    id.padEnd(20),
+    `${tally.same}/${tally.total}`.padEnd(8),
+    `${pct.toFixed(1)}%`,
+    tally.misses.length > 0 ? `  differs on: ${tally.misses.join(", ")}` : ""
+  )
 }
 console.log("SEO category score".padEnd(20), `${scoreMatches}/${pages}`)

@@ -11,7 +11,11 @@ import * as chromeLauncher from "chrome-launcher"
 import lighthouse from "lighthouse"
 import { startService } from "./support/service-process.ts"
 
-const service = await startService({ DATABASE_URL: "pglite://memory", SOCIAL_PROVIDER: "sandbox", PAYMENT_PROVIDER: "local" })
+const service = await startService({
+  DATABASE_URL: "pglite://memory",
+  SOCIAL_PROVIDER: "sandbox",
+  PAYMENT_PROVIDER: "local"
+})
 // The service names itself http://localhost:PORT (BASE_URL unset): its forms check that origin.
 const base = service.url.replace("127.0.0.1", "localhost")
 const origin = { origin: base }
@@ -24,7 +28,11 @@ const form = (body: Record<string, string>, headers: Record<string, string> = {}
 })
 const token = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? ""
 const startCheckout = async (email: string) => {
-  const res = await fetch(`${base}/api/checkout`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email }) })
+  const res = await fetch(`${base}/api/checkout`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email })
+  })
   return ((await res.json()) as { url: string }).url
 }
 
@@ -44,7 +52,9 @@ const pages = async () => {
   })
   const connected = (await connect.json()) as { connectLinks?: Record<string, string> }
   const consent = connected.connectLinks?.linkedin
-  if (consent === undefined) throw new Error(`no connect link: ${JSON.stringify(connected)} (session ${JSON.stringify(session)})`)
+  if (consent === undefined) {
+    throw new Error(`no connect link: ${JSON.stringify(connected)} (session ${JSON.stringify(session)})`)
+  }
   return [
     { name: "home", url: `${base}/` },
     { name: "docs", url: `${base}/docs` },
@@ -58,8 +68,15 @@ const pages = async () => {
 
 const chrome = await chromeLauncher.launch({
   chromePath: process.env.CHROME_PATH ?? "/usr/bin/chromium",
-  chromeFlags: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run"]
+  chromeFlags: [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run"
+  ]
 })
 let below = 0
 try {
@@ -74,31 +91,57 @@ try {
       output: "json",
       logLevel: "error",
       ...(page.device === "desktop"
-        ? { formFactor: "desktop", screenEmulation: { mobile: false, width: 1280, height: 900, deviceScaleFactor: 1, disabled: false } }
+        ? {
+          formFactor: "desktop",
+          screenEmulation: { mobile: false, width: 1280, height: 900, deviceScaleFactor: 1, disabled: false }
+        }
         : {}),
       ...(page.headers === undefined ? {} : { extraHeaders: page.headers })
     })
     const lhr = runner?.lhr
     if (lhr === undefined || lhr.runtimeError !== undefined) {
-      console.log(`${page.name} ${page.device}`.padEnd(18), `Lighthouse could not run (${lhr?.runtimeError?.code ?? "no result"})`)
+      console.log(
+        `${page.name} ${page.device}`.padEnd(18),
+        `Lighthouse could not run (${lhr?.runtimeError?.code ?? "no result"})`
+      )
       below++
       continue
     }
     const score = (id: string) => Math.round((lhr.categories[id]?.score ?? 0) * 100)
     const failing = ["accessibility", "seo"].flatMap((category) =>
       lhr.categories[category]!.auditRefs
-        .filter((ref) => ref.weight > 0 && lhr.audits[ref.id]?.score !== 1 && lhr.audits[ref.id]?.scoreDisplayMode !== "notApplicable")
-        .map((ref) => ref.id))
+        .filter((ref) =>
+          ref.weight > 0 && lhr.audits[ref.id]?.score !== 1 && lhr.audits[ref.id]?.scoreDisplayMode !== "notApplicable"
+        )
+        .map((ref) => ref.id)
+    )
     if (score("accessibility") < 100 || score("seo") < 100) below++
-    console.log(`${page.name} ${page.device}`.padEnd(18), String(score("accessibility")).padEnd(5), String(score("seo")).padEnd(5), failing.join(", "))
+    console.log(
+      `${page.name} ${page.device}`.padEnd(18),
+      String(score("accessibility")).padEnd(5),
+      String(score("seo")).padEnd(5),
+      failing.join(", ")
+    )
     if (process.env.DETAILS !== undefined) {
       for (const id of failing) {
-        const items = (lhr.audits[id]?.details as { items?: Array<{ node?: { snippet?: string; explanation?: string } }> } | undefined)?.items ?? []
-        for (const item of items.slice(0, 8)) console.log(`  ${id}: ${item.node?.snippet ?? JSON.stringify(item).slice(0, 200)} ${item.node?.explanation?.split("\n")[1] ?? ""}`)
+        const items = (lhr.audits[id]?.details as
+          | { items?: Array<{ node?: { snippet?: string; explanation?: string } }> }
+          | undefined)?.items ?? []
+        for (const item of items.slice(0, 8)) {
+          console.log(
+            `  ${id}: ${item.node?.snippet ?? JSON.stringify(item).slice(0, 200)} ${
+              item.node?.explanation?.split("\n")[1] ?? ""
+            }`
+          )
+        }
       }
     }
   }
-  console.log(`\nLighthouse ${(await import("lighthouse/package.json", { with: { type: "json" } })).default.version}: mobile (its default emulation) and desktop 1280 px`)
+  console.log(
+    `\nLighthouse ${
+      (await import("lighthouse/package.json", { with: { type: "json" } })).default.version
+    }: mobile (its default emulation) and desktop 1280 px`
+  )
 } finally {
   chrome.kill()
   service.child.kill("SIGTERM")

@@ -59,7 +59,12 @@ export const skipped: Record<string, string> = {
 /** The revisions the suite's server scenarios are tagged with (it has none for 2026-07-28 or the SSE transport yet). */
 const revisions = ["2025-06-18", "2025-11-25"] as const
 
-const cli = join(createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json"), "..", "dist", "index.js")
+const cli = join(
+  createRequire(import.meta.url).resolve("@modelcontextprotocol/conformance/package.json"),
+  "..",
+  "dist",
+  "index.js"
+)
 
 interface Check {
   readonly status: string
@@ -129,7 +134,8 @@ export const runConformance = async (): Promise<ReadonlyArray<Outcome>> => {
             revision,
             scenario,
             outcome: reason !== undefined ? "skipped" : failures.length === 0 ? "passed" : "failed",
-            detail: reason ?? failures.map((check) => `${check.name ?? "check"}: ${check.errorMessage ?? "failed"}`).join("; ")
+            detail: reason ??
+              failures.map((check) => `${check.name ?? "check"}: ${check.errorMessage ?? "failed"}`).join("; ")
           })
         }
       } finally {
@@ -137,7 +143,12 @@ export const runConformance = async (): Promise<ReadonlyArray<Outcome>> => {
       }
     }
     for (const check of await inspectorChecks(service.url, apiKey, customerId, allToolDescriptors())) {
-      outcomes.push({ revision: check.transport, scenario: check.check, outcome: check.passed ? "passed" : "failed", detail: check.shown })
+      outcomes.push({
+        revision: check.transport,
+        scenario: check.check,
+        outcome: check.passed ? "passed" : "failed",
+        detail: check.shown
+      })
     }
   } finally {
     service.child.kill("SIGTERM")
@@ -148,9 +159,13 @@ export const runConformance = async (): Promise<ReadonlyArray<Outcome>> => {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const outcomes = await runConformance()
-  for (const o of outcomes) console.log(`${o.revision}  ${o.outcome.padEnd(7)}  ${o.scenario}${o.detail.length > 0 ? `  (${o.detail})` : ""}`)
+  for (const o of outcomes) {
+    console.log(`${o.revision}  ${o.outcome.padEnd(7)}  ${o.scenario}${o.detail.length > 0 ? `  (${o.detail})` : ""}`)
+  }
   const failed = outcomes.filter((o) => o.outcome === "failed")
   const passed = outcomes.filter((o) => o.outcome === "passed")
-  console.log(`\n${passed.length} passed, ${failed.length} failed, ${outcomes.length - passed.length - failed.length} skipped`)
+  console.log(
+    `\n${passed.length} passed, ${failed.length} failed, ${outcomes.length - passed.length - failed.length} skipped`
+  )
   if (failed.length > 0 || passed.length === 0) process.exit(1)
 }

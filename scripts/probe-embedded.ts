@@ -52,7 +52,13 @@ interface Load {
 
 /** Four writers provisioning customers until the server goes away (or `stopAfter` ms, then they stop by themselves). */
 const load = (url: string, stopAfter?: number): Load => {
-  const state: Load = { acknowledged: [], sentBeforeStop: 0, answeredBeforeStop: 0, stopped: false, done: Promise.resolve() }
+  const state: Load = {
+    acknowledged: [],
+    sentBeforeStop: 0,
+    answeredBeforeStop: 0,
+    stopped: false,
+    done: Promise.resolve()
+  }
   const deadline = stopAfter === undefined ? Infinity : performance.now() + stopAfter
   const writer = async (index: number) => {
     for (let n = 0; performance.now() < deadline; n++) {
@@ -62,7 +68,11 @@ const load = (url: string, stopAfter?: number): Load => {
       try {
         const res = await fetch(`${url}/api/admin/provision`, {
           method: "POST",
-          headers: { "x-admin-secret": secret, "content-type": "application/json", "x-forwarded-for": `10.${index}.${(n >> 8) & 255}.${n & 255}` },
+          headers: {
+            "x-admin-secret": secret,
+            "content-type": "application/json",
+            "x-forwarded-for": `10.${index}.${(n >> 8) & 255}.${n & 255}`
+          },
           body: JSON.stringify({ email })
         })
         await res.arrayBuffer()
@@ -73,7 +83,9 @@ const load = (url: string, stopAfter?: number): Load => {
       }
     }
   }
-  ;(state as { done: Promise<void> }).done = Promise.all(Array.from({ length: writers }, (_, i) => writer(i))).then(() => undefined)
+  ;(state as { done: Promise<void> }).done = Promise.all(Array.from({ length: writers }, (_, i) => writer(i))).then(
+    () => undefined
+  )
   return state
 }
 
@@ -128,7 +140,9 @@ const killProbe = async () => {
     const lostWrites = await lost(dataDir, all)
     console.log(
       `kill -9: ${rounds} rounds, ${acknowledged} writes acknowledged, ${lostWrites} lost; ` +
-        `restart after kill -9: median ${median(restarts).toFixed(0)} ms (max ${Math.max(0, ...restarts).toFixed(0)} ms)`
+        `restart after kill -9: median ${median(restarts).toFixed(0)} ms (max ${
+          Math.max(0, ...restarts).toFixed(0)
+        } ms)`
     )
   } finally {
     rmSync(dataDir, { recursive: true, force: true })
@@ -162,7 +176,9 @@ const termProbe = async () => {
     }
   }
   console.log(
-    `SIGTERM under load: ${rounds} rounds, exit in median ${median(exits).toFixed(0)} ms (max ${Math.max(...exits).toFixed(0)} ms), ` +
+    `SIGTERM under load: ${rounds} rounds, exit in median ${median(exits).toFixed(0)} ms (max ${
+      Math.max(...exits).toFixed(0)
+    } ms), ` +
       `exit codes ${[...codes].join(",")}, ${unanswered} requests sent before the signal unanswered, ` +
       `${acknowledged} writes acknowledged, ${lostWrites} lost`
   )

@@ -17,7 +17,14 @@ import { execFileSync } from "node:child_process"
 import { createServer } from "node:http"
 import { signOrchestratorRequest } from "../src/domain/OrchestratorSignature.ts"
 import { type Cluster, missingPrerequisites, startCluster } from "./support/cluster-kit.ts"
-import { type OwnRedis, postgresClusterOn, type ProbeSample, recoveryMs, restartPostgres, startOwnRedis } from "./support/faults.ts"
+import {
+  type OwnRedis,
+  postgresClusterOn,
+  type ProbeSample,
+  recoveryMs,
+  restartPostgres,
+  startOwnRedis
+} from "./support/faults.ts"
 
 const seconds = Number(process.env.SOAK_SECONDS ?? "600")
 if (!Number.isInteger(seconds) || seconds < 120 || seconds > 3600) {
@@ -28,13 +35,21 @@ const databaseUrl = process.env.DATABASE_URL
 const missing = await missingPrerequisites(databaseUrl, null)
 for (const tool of ["redis-server", "redis-cli", "psql", "pg_ctlcluster"]) {
   try {
-    execFileSync("sh", ["-c", `command -v ${tool} || test -x /usr/sbin/${tool} || test -x /usr/bin/${tool}`], { stdio: "ignore" })
+    execFileSync("sh", ["-c", `command -v ${tool} || test -x /usr/sbin/${tool} || test -x /usr/bin/${tool}`], {
+      stdio: "ignore"
+    })
   } catch {
-    missing.push(`${tool} (Debian: apt-get install -y ${tool.startsWith("redis") ? "redis-server" : "postgresql-client-common postgresql-common"})`)
+    missing.push(
+      `${tool} (Debian: apt-get install -y ${
+        tool.startsWith("redis") ? "redis-server" : "postgresql-client-common postgresql-common"
+      })`
+    )
   }
 }
 const pgCluster = databaseUrl === undefined ? undefined : postgresClusterOn(Number(new URL(databaseUrl).port || "5432"))
-if (databaseUrl !== undefined && pgCluster === undefined) missing.push("a local Debian PostgreSQL cluster serving DATABASE_URL (pg_lsclusters), to restart")
+if (databaseUrl !== undefined && pgCluster === undefined) {
+  missing.push("a local Debian PostgreSQL cluster serving DATABASE_URL (pg_lsclusters), to restart")
+}
 if (missing.length > 0) {
   console.error(`soak: cannot start; missing:\n${missing.map((m) => `  - ${m}`).join("\n")}`)
   process.exit(1)
@@ -103,7 +118,11 @@ const otherRefusals = new Map<string, number>()
 const count = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1)
 
 /** One request through nginx; 5xx and network failures are counted by cause. */
-const call = async (method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+const call = async (
+  method: string,
+  path: string,
+  options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}
+) => {
   requests++
   try {
     const res = await fetch(`${cluster.url}${path}`, {
@@ -113,7 +132,9 @@ const call = async (method: string, path: string, options: { key?: string; body?
         ...(options.body === undefined ? {} : { "content-type": "application/json" }),
         ...options.headers
       },
-      ...(options.body === undefined ? {} : { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }),
+      ...(options.body === undefined
+        ? {}
+        : { body: typeof options.body === "string" ? options.body : JSON.stringify(options.body) }),
       signal: AbortSignal.timeout(30_000)
     })
     const text = await res.text()
@@ -128,18 +149,26 @@ const call = async (method: string, path: string, options: { key?: string; body?
     } else if (res.status >= 400) count(otherRefusals, `${res.status} ${path.split("/").slice(0, 3).join("/")}`)
     return { status: res.status, text }
   } catch (error) {
-    const cause = error instanceof Error ? (error.cause as { code?: string } | undefined)?.code ?? error.name : "unknown"
+    const cause = error instanceof Error
+      ? (error.cause as { code?: string } | undefined)?.code ?? error.name
+      : "unknown"
     count(serverErrors, `network ${cause}`)
     return { status: 0, text: "" }
   }
 }
 
 const provision = async (n: number) => {
-  const res = await call("POST", "/api/admin/provision", { headers: { "x-admin-secret": adminSecret }, body: { email: `soak-${began}-${n}@example.com` } })
+  const res = await call("POST", "/api/admin/provision", {
+    headers: { "x-admin-secret": adminSecret },
+    body: { email: `soak-${began}-${n}@example.com` }
+  })
   if (res.status !== 200) throw new Error(`provision: ${res.status} ${res.text}`)
   const { customerId, apiKey } = JSON.parse(res.text) as { customerId: string; apiKey: string }
   psql(`INSERT INTO social_connections (customer_id, platform, account_name) VALUES ('${customerId}', 'x', 'soak')`)
-  const hook = await call("POST", `/api/hooks/${customerId}`, { key: apiKey, body: { url: receiverUrl, events: ["content.published", "workflow.completed"] } })
+  const hook = await call("POST", `/api/hooks/${customerId}`, {
+    key: apiKey,
+    body: { url: receiverUrl, events: ["content.published", "workflow.completed"] }
+  })
   if (hook.status !== 200) throw new Error(`webhook: ${hook.status} ${hook.text}`)
   return { customerId, key: apiKey }
 }
@@ -175,7 +204,10 @@ const writer = async () => {
 
 const chatter = async () => {
   while (running()) {
-    const res = await call("POST", `/api/chat/${bob.customerId}`, { key: bob.key, body: { message: "How did last week go?" } })
+    const res = await call("POST", `/api/chat/${bob.customerId}`, {
+      key: bob.key,
+      body: { message: "How did last week go?" }
+    })
     if (res.status === 200 && !res.text.includes("event: done")) count(serverErrors, "chat stream ended without done")
     await sleep(500)
   }
@@ -197,9 +229,13 @@ const workflows = async () => {
 const mcpClient = async (transport: "http" | "sse") => {
   const open = async () => {
     const client = new Client({ name: "soak", version: "1.0.0" })
-    await client.connect(transport === "http"
-      ? new StreamableHTTPClientTransport(new URL(`${cluster.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${alice.key}` } } })
-      : new SSEClientTransport(new URL(`${cluster.url}/mcp/sse?token=${alice.key}`)))
+    await client.connect(
+      transport === "http"
+        ? new StreamableHTTPClientTransport(new URL(`${cluster.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${alice.key}` } }
+        })
+        : new SSEClientTransport(new URL(`${cluster.url}/mcp/sse?token=${alice.key}`))
+    )
     return client
   }
   let client: Client | undefined
@@ -211,7 +247,11 @@ const mcpClient = async (transport: "http" | "sse") => {
       }
       mcp.calls++
       requests++
-      const result = await client.callTool({ name: "track_revenue", arguments: { customerId: alice.customerId, amount: 1, currency: "USD" } }, undefined, { timeout: 30_000 })
+      const result = await client.callTool(
+        { name: "track_revenue", arguments: { customerId: alice.customerId, amount: 1, currency: "USD" } },
+        undefined,
+        { timeout: 30_000 }
+      )
       if (result.isError === true) throw new Error("tool error")
       acked.revenue++
     } catch {
@@ -294,39 +334,62 @@ log(`load for ${seconds} s`)
 origin = Date.now()
 loadEnds = origin + seconds * 1000
 await Promise.all([
-  reader(alice), reader(bob), writer(), chatter(), workflows(), mcpClient("http"), mcpClient("sse"), prober(), faultPlan()
+  reader(alice),
+  reader(bob),
+  writer(),
+  chatter(),
+  workflows(),
+  mcpClient("http"),
+  mcpClient("sse"),
+  prober(),
+  faultPlan()
 ])
 log(`load over: ${requests} requests; waiting for queued posts, runs and deliveries`)
 
 // ---------------------------------------------------------------- drain and count
 const ids = (list: ReadonlyArray<string>) => list.length === 0 ? "''" : list.map((id) => `'${id}'`).join(",")
 const customerIds = ids(customers.map((c) => c.customerId))
-const pending = () => Number(psql(`SELECT
+const pending = () =>
+  Number(
+    psql(`SELECT
     (SELECT count(*) FROM publish_jobs WHERE content_id IN (${ids(acked.posts)}) AND status = 'queued')
   + (SELECT count(*) FROM workflow_runs WHERE id IN (${ids(acked.runs)}) AND completed_at IS NULL)
   + (SELECT count(*) FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-       WHERE e.customer_id IN (${customerIds}) AND d.status = 'pending')`)[0]![0])
+       WHERE e.customer_id IN (${customerIds}) AND d.status = 'pending')`)[0]![0]
+  )
 for (const deadline = Date.now() + 180_000; pending() > 0 && Date.now() < deadline;) await sleep(2000)
 
 const one = (query: string) => Number(psql(query)[0]?.[0] ?? "0")
 const postsStored = one(`SELECT count(*) FROM content WHERE id IN (${ids(acked.posts)})`)
-const postsPublished = one(`SELECT count(*) FROM publish_jobs WHERE content_id IN (${ids(acked.posts)}) AND status = 'published'`)
-const postsTwice = one(`SELECT count(*) FROM (SELECT content_id FROM publish_attempts WHERE content_id IN (${ids(acked.posts)})
-  AND status IN ('sent', 'reconciled') GROUP BY content_id HAVING count(*) > 1) t`)
+const postsPublished = one(
+  `SELECT count(*) FROM publish_jobs WHERE content_id IN (${ids(acked.posts)}) AND status = 'published'`
+)
+const postsTwice = one(
+  `SELECT count(*) FROM (SELECT content_id FROM publish_attempts WHERE content_id IN (${ids(acked.posts)})
+  AND status IN ('sent', 'reconciled') GROUP BY content_id HAVING count(*) > 1) t`
+)
 const runsStored = one(`SELECT count(*) FROM workflow_runs WHERE id IN (${ids(acked.runs)})`)
-const runsSucceeded = one(`SELECT count(*) FROM workflow_runs WHERE id IN (${ids(acked.runs)}) AND status = 'succeeded'`)
+const runsSucceeded = one(
+  `SELECT count(*) FROM workflow_runs WHERE id IN (${ids(acked.runs)}) AND status = 'succeeded'`
+)
 // A step started again after a fault is not a step done twice: what counts is whether its work landed twice.
 const stepsRetried = one(`SELECT count(*) FROM workflow_steps WHERE run_id IN (${ids(acked.runs)}) AND attempts > 1`)
-const stepsTwice = one(`SELECT count(*) FROM workflow_steps s WHERE s.run_id IN (${ids(acked.runs)}) AND s.detail ? 'pieces'
-  AND (SELECT count(*) FROM content c WHERE c.run_id = s.run_id) > jsonb_array_length(s.detail -> 'pieces')`)
+const stepsTwice = one(
+  `SELECT count(*) FROM workflow_steps s WHERE s.run_id IN (${ids(acked.runs)}) AND s.detail ? 'pieces'
+  AND (SELECT count(*) FROM content c WHERE c.run_id = s.run_id) > jsonb_array_length(s.detail -> 'pieces')`
+)
 const revenueStored = one(`SELECT count(*) FROM revenue WHERE customer_id = '${alice.customerId}'`)
-const deliveries = psql(`SELECT d.event_id, d.status FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-  WHERE e.customer_id IN (${customerIds})`)
-const deliveriesLost = deliveries.filter(([eventId, status]) => status === "succeeded" ? !received.has(eventId!) : true).length
+const deliveries = psql(
+  `SELECT d.event_id, d.status FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+  WHERE e.customer_id IN (${customerIds})`
+)
+const deliveriesLost =
+  deliveries.filter(([eventId, status]) => status === "succeeded" ? !received.has(eventId!) : true).length
 const deliveriesRepeated = [...received.values()].filter((n) => n > 1).length
 const events = one(`SELECT count(*) FROM webhook_events WHERE customer_id IN (${customerIds})`)
 
-const writesLost = acked.posts.length - postsStored + (acked.runs.length - runsStored) + Math.max(0, acked.revenue - revenueStored)
+const writesLost = acked.posts.length - postsStored + (acked.runs.length - runsStored) +
+  Math.max(0, acked.revenue - revenueStored)
 const postsUnpublished = acked.posts.length - postsPublished
 const serverErrorTotal = [...serverErrors.values()].reduce((a, b) => a + b, 0)
 
@@ -334,24 +397,44 @@ console.log("\n== soak figures ==")
 console.log(`duration            ${seconds} s of load, 3 instances, nginx round-robin`)
 console.log(`requests            ${requests} (MCP tool calls ${mcp.calls})`)
 console.log(`5xx and failures    ${serverErrorTotal}`)
-for (const [cause, n] of [...serverErrors].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(6)}  ${cause}`)
+for (const [cause, n] of [...serverErrors].sort((a, b) => b[1] - a[1])) {
+  console.log(`  ${String(n).padStart(6)}  ${cause}`)
+}
 if (otherRefusals.size > 0) {
   console.log("4xx")
-  for (const [cause, n] of [...otherRefusals].sort((a, b) => b[1] - a[1])) console.log(`  ${String(n).padStart(6)}  ${cause}`)
+  for (const [cause, n] of [...otherRefusals].sort((a, b) => b[1] - a[1])) {
+    console.log(`  ${String(n).padStart(6)}  ${cause}`)
+  }
 }
-console.log(`acknowledged writes posts ${acked.posts.length}, workflow runs ${acked.runs.length}, MCP revenue records ${acked.revenue}`)
-console.log(`  lost              ${writesLost} (stored: posts ${postsStored}, runs ${runsStored}, revenue ${revenueStored})`)
-console.log(`posts published     ${postsPublished} of ${acked.posts.length}; published twice ${postsTwice}; not published after the drain ${postsUnpublished}`)
-console.log(`workflow runs       succeeded ${runsSucceeded} of ${acked.runs.length}; steps run twice ${stepsTwice} (steps started again after a fault: ${stepsRetried})`)
-console.log(`webhooks            ${events} events, ${deliveries.length} deliveries; lost ${deliveriesLost}; received more than once ${deliveriesRepeated} (at least once, deduplicated on webhook-id)`)
+console.log(
+  `acknowledged writes posts ${acked.posts.length}, workflow runs ${acked.runs.length}, MCP revenue records ${acked.revenue}`
+)
+console.log(
+  `  lost              ${writesLost} (stored: posts ${postsStored}, runs ${runsStored}, revenue ${revenueStored})`
+)
+console.log(
+  `posts published     ${postsPublished} of ${acked.posts.length}; published twice ${postsTwice}; not published after the drain ${postsUnpublished}`
+)
+console.log(
+  `workflow runs       succeeded ${runsSucceeded} of ${acked.runs.length}; steps run twice ${stepsTwice} (steps started again after a fault: ${stepsRetried})`
+)
+console.log(
+  `webhooks            ${events} events, ${deliveries.length} deliveries; lost ${deliveriesLost}; received more than once ${deliveriesRepeated} (at least once, deduplicated on webhook-id)`
+)
 console.log(`MCP sessions        failed calls ${mcp.failures}; sessions re-established ${mcp.reestablished}`)
 console.log("recovery (first success of a run of 10 probe successes after the fault)")
 for (const fault of faults) {
   const ms = recoveryMs(probes, fault.at)
-  console.log(`  ${fault.name.padEnd(22)} at ${(fault.at / 1000).toFixed(0).padStart(4)} s: ${ms === undefined ? "not recovered" : `${(ms / 1000).toFixed(1)} s`}; ${fault.note}`)
+  console.log(
+    `  ${fault.name.padEnd(22)} at ${(fault.at / 1000).toFixed(0).padStart(4)} s: ${
+      ms === undefined ? "not recovered" : `${(ms / 1000).toFixed(1)} s`
+    }; ${fault.note}`
+  )
 }
 const lost = writesLost + deliveriesLost + postsUnpublished
 const duplicated = postsTwice + stepsTwice
-console.log(`soak: lost ${lost}, duplicated ${duplicated}, requests ${requests}, 5xx ${serverErrorTotal}, mcp re-established ${mcp.reestablished}, faults ${faults.length}`)
+console.log(
+  `soak: lost ${lost}, duplicated ${duplicated}, requests ${requests}, 5xx ${serverErrorTotal}, mcp re-established ${mcp.reestablished}, faults ${faults.length}`
+)
 await cleanUp()
 process.exit(0)

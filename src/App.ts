@@ -34,8 +34,7 @@ const LoggingLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
     Layer.succeed(References.MinimumLogLevel, config.logLevel === "none" ? "None" : capitalize(config.logLevel)),
     // No tracer is exported: spans (one per Effect.fn call) would be timed and dropped.
     Layer.succeed(References.TracerEnabled, false)
-  )
-))
+  )))
 
 const capitalize = <S extends string>(s: S) => (s.charAt(0).toUpperCase() + s.slice(1)) as Capitalize<S>
 

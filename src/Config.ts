@@ -1,6 +1,6 @@
+import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
 import { existsSync } from "node:fs"
 import { isIP } from "node:net"
-import { Config, ConfigProvider, Context, Effect, Layer, Option, Redacted, Schema, SchemaIssue } from "effect"
 
 /**
  * Every setting of the service, read once at start-up. The README's
@@ -182,7 +182,9 @@ export const rateLimitDefaults: RateLimitSettings = {
 
 /** `false`, `true` (one hop) or a number of hops. */
 const trustProxySetting = Config.schema(
-  Schema.String.check(Schema.isPattern(/^(true|false|\d{1,2})$/i, { message: "must be true, false or a number of proxy hops" })),
+  Schema.String.check(
+    Schema.isPattern(/^(true|false|\d{1,2})$/i, { message: "must be true, false or a number of proxy hops" })
+  ),
   "TRUST_PROXY"
 ).pipe(
   Config.withDefault("false"),
@@ -234,10 +236,18 @@ const paymentConfig = Effect.gen(function*() {
   )
   if (paymentProvider === "stripe") {
     if (Option.isNone(stripeSecretKey)) {
-      return yield* Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: "STRIPE_SECRET_KEY: required when PAYMENT_PROVIDER=stripe" })))
+      return yield* Effect.fail(
+        new Config.ConfigError(
+          new ConfigProvider.SourceError({ message: "STRIPE_SECRET_KEY: required when PAYMENT_PROVIDER=stripe" })
+        )
+      )
     }
     if (Option.isNone(stripePriceId)) {
-      return yield* Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: "STRIPE_PRICE_ID: required when PAYMENT_PROVIDER=stripe" })))
+      return yield* Effect.fail(
+        new Config.ConfigError(
+          new ConfigProvider.SourceError({ message: "STRIPE_PRICE_ID: required when PAYMENT_PROVIDER=stripe" })
+        )
+      )
     }
   }
   return {
@@ -268,15 +278,18 @@ const serviceAccountJson = Schema.String.check(Schema.makeFilter((text: string) 
 
 /** GA4 is configured by both variables or by neither: one without the other stops start-up naming the missing one. */
 const ga4Pair = Effect.gen(function*() {
-  const ga4PropertyId = yield* matching("GA4_PROPERTY_ID", /^$|^[0-9]{1,20}$/, "must be the numeric GA4 property id").pipe(
-    Config.option,
-    Config.map(Option.filter((value) => value.length > 0))
-  )
+  const ga4PropertyId = yield* matching("GA4_PROPERTY_ID", /^$|^[0-9]{1,20}$/, "must be the numeric GA4 property id")
+    .pipe(
+      Config.option,
+      Config.map(Option.filter((value) => value.length > 0))
+    )
   const ga4Credentials = yield* optionalSecret(Config.schema(serviceAccountJson, "GA4_CREDENTIALS"))
   if (Option.isSome(ga4PropertyId) !== Option.isSome(ga4Credentials)) {
     const missing = Option.isNone(ga4PropertyId) ? "GA4_PROPERTY_ID" : "GA4_CREDENTIALS"
     const given = missing === "GA4_PROPERTY_ID" ? "GA4_CREDENTIALS" : "GA4_PROPERTY_ID"
-    return yield* Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({ message: `${missing}: required when ${given} is set` })))
+    return yield* Effect.fail(
+      new Config.ConfigError(new ConfigProvider.SourceError({ message: `${missing}: required when ${given} is set` }))
+    )
   }
   return { ga4PropertyId, ga4Credentials }
 })
@@ -286,9 +299,13 @@ const scanAllowedAddresses = Effect.gen(function*() {
   const text = yield* Config.String("SCAN_ALLOWED_ADDRESSES").pipe(Config.withDefault(""))
   const addresses = text.split(",").map((address) => address.trim()).filter((address) => address.length > 0)
   if (addresses.some((address) => isIP(address) === 0)) {
-    return yield* Effect.fail(new Config.ConfigError(new ConfigProvider.SourceError({
-      message: "SCAN_ALLOWED_ADDRESSES: must be a comma-separated list of IP addresses"
-    })))
+    return yield* Effect.fail(
+      new Config.ConfigError(
+        new ConfigProvider.SourceError({
+          message: "SCAN_ALLOWED_ADDRESSES: must be a comma-separated list of IP addresses"
+        })
+      )
+    )
   }
   return addresses
 })
@@ -407,9 +424,15 @@ export const appConfig = Effect.gen(function*() {
     llmMaxToolRounds: yield* intAtLeast("LLM_MAX_TOOL_ROUNDS", 1, 8),
     orchestratorSigningKey: yield* optionalSecret(Config.String("ORCHESTRATOR_SIGNING_KEY")),
     workflowPollIntervalMs: yield* intAtLeast("WORKFLOW_POLL_INTERVAL_MS", 50, 1000),
-    workflowRunnerAddress: yield* matching("WORKFLOW_RUNNER_ADDRESS", /^[A-Za-z0-9_.-]{1,200}:\d{1,5}$/, "must be host:port")
+    workflowRunnerAddress: yield* matching(
+      "WORKFLOW_RUNNER_ADDRESS",
+      /^[A-Za-z0-9_.-]{1,200}:\d{1,5}$/,
+      "must be host:port"
+    )
       .pipe(Config.option),
-    instanceTag: yield* matching("INSTANCE_TAG", /^[a-z0-9-]{1,32}$/, "must be 1 to 32 of a-z, 0-9 and -").pipe(Config.option),
+    instanceTag: yield* matching("INSTANCE_TAG", /^[a-z0-9-]{1,32}$/, "must be 1 to 32 of a-z, 0-9 and -").pipe(
+      Config.option
+    ),
     workflowRunnerStorage: yield* Config.Literals(["memory", "sql"], "WORKFLOW_RUNNER_STORAGE").pipe(Config.option),
     workflowBudgetRetrySeconds: yield* intAtLeast("WORKFLOW_BUDGET_RETRY_SECONDS", 1, 900),
     pgliteUnsafeNoFsync: yield* boolean("PGLITE_UNSAFE_NO_FSYNC"),

@@ -27,7 +27,10 @@ const listenFailure = (error: unknown): NodeJS.ErrnoException | undefined => {
   return undefined
 }
 
-const listenMessage = (error: NodeJS.ErrnoException, { port, host }: { readonly port: number; readonly host: string }): string => {
+const listenMessage = (
+  error: NodeJS.ErrnoException,
+  { port, host }: { readonly port: number; readonly host: string }
+): string => {
   return error.code === "EADDRINUSE"
     ? `Port ${port} is already in use on ${host}: stop the process using it or set PORT to another port\n`
     : error.code === "EACCES"
@@ -46,7 +49,9 @@ export const runService = async (extra: Layer.Layer<never> = Layer.empty) => {
   if (Exit.isFailure(configured)) {
     const error = Cause.findErrorOption(configured.cause)
     process.stderr.write(
-      `Invalid configuration: ${error._tag === "Some" ? describeConfigError(error.value) : Cause.pretty(configured.cause)}\n`
+      `Invalid configuration: ${
+        error._tag === "Some" ? describeConfigError(error.value) : Cause.pretty(configured.cause)
+      }\n`
     )
     process.exit(1)
   }
@@ -79,7 +84,9 @@ export const runService = async (extra: Layer.Layer<never> = Layer.empty) => {
     // The database still unreachable after start-up's wait, or refusing a migration.
     Effect.catchIf(SqlError.isSqlError, (error) =>
       Effect.andThen(
-        Effect.sync(() => process.stderr.write(`Database unavailable at start: ${error.message} (${String(error.cause.cause)})\n`)),
+        Effect.sync(() =>
+          process.stderr.write(`Database unavailable at start: ${error.message} (${String(error.cause.cause)})\n`)
+        ),
         Effect.fail(new StartupRefused())
       )),
     NodeRuntime.runMain({ teardown })

@@ -1,22 +1,22 @@
 import { Layer } from "effect"
+import { AgentLive } from "./features/agent/Live.ts"
 import { askCmoTool } from "./features/agent/tools.ts"
 import { Ga4 } from "./features/analytics/Ga4.ts"
 import { OwnFiguresRepo } from "./features/analytics/OwnFiguresRepo.ts"
 import { queryGa4Tool } from "./features/analytics/tools.ts"
-import { runContentCreationTool } from "./features/content/tools.ts"
-import { analyzeBrandUrlTool } from "./features/onboarding/tools.ts"
-import { aiSeoAuditTool, checkAiVisibilityTool, croAuditTool } from "./features/scan/tools.ts"
-import { publishToSocialTool, scheduleContentTool, trackRevenueTool } from "./features/social/tools.ts"
-import { generateLeadMagnetTool, runResearchTool } from "./features/workflows/tools.ts"
-import { AgentLive } from "./features/agent/Live.ts"
 import { ContentLive } from "./features/content/Live.ts"
+import { runContentCreationTool } from "./features/content/tools.ts"
 import { CustomersLive } from "./features/customers/Live.ts"
 import { OnboardingLive } from "./features/onboarding/Live.ts"
+import { analyzeBrandUrlTool } from "./features/onboarding/tools.ts"
 import { ReportsServices } from "./features/reports/Live.ts"
 import { ScanLive } from "./features/scan/Live.ts"
+import { aiSeoAuditTool, checkAiVisibilityTool, croAuditTool } from "./features/scan/tools.ts"
 import { SettingsLive } from "./features/settings/Live.ts"
 import { SocialServices } from "./features/social/Live.ts"
+import { publishToSocialTool, scheduleContentTool, trackRevenueTool } from "./features/social/tools.ts"
 import { WorkflowsServices } from "./features/workflows/Live.ts"
+import { generateLeadMagnetTool, runResearchTool } from "./features/workflows/tools.ts"
 import { PlatformServices } from "./platform/Platform.ts"
 import { ToolRunner } from "./platform/tools/ToolRunner.ts"
 
@@ -51,5 +51,16 @@ export const runnableTools = [
  */
 export const ToolsLive = ToolRunner.make(runnableTools).pipe(
   Layer.provide(Layer.mergeAll(Ga4.layer, OwnFiguresRepo.layer)),
-  Layer.provide([AgentLive, ContentLive, CustomersLive, OnboardingLive, ReportsServices, ScanLive, SettingsLive, SocialServices, WorkflowsServices, PlatformServices])
+  Layer.provide([
+    AgentLive,
+    ContentLive,
+    CustomersLive,
+    OnboardingLive,
+    ReportsServices,
+    ScanLive,
+    SettingsLive,
+    SocialServices,
+    WorkflowsServices,
+    PlatformServices
+  ])
 )

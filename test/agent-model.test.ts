@@ -18,10 +18,11 @@ const LookupBrand = Tool.make("lookup_brand", {
 const Tools = Toolkit.make(LookupBrand)
 const lookups: Array<string> = []
 const ToolsLive = Tools.toLayer(Tools.of({
-  lookup_brand: ({ name }) => Effect.sync(() => {
-    lookups.push(name)
-    return { name, voice: "friendly" }
-  })
+  lookup_brand: ({ name }) =>
+    Effect.sync(() => {
+      lookups.push(name)
+      return { name, voice: "friendly" }
+    })
 }))
 
 // Prices per million tokens: 1,000,000 input tokens cost 2, output 8.
@@ -47,7 +48,9 @@ layer(testServices, { timeout: 60_000 })("openai-compatible provider against a l
   const ledger = (customerId: string) =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ channel: string; amount: string }>`SELECT channel, amount::text AS amount FROM spend_ledger WHERE customer_id = ${customerId} ORDER BY id`
+      const rows = yield* sql<
+        { channel: string; amount: string }
+      >`SELECT channel, amount::text AS amount FROM spend_ledger WHERE customer_id = ${customerId} ORDER BY id`
       return rows.map((r) => [r.channel, Number(r.amount)] as const)
     })
 
@@ -55,10 +58,11 @@ layer(testServices, { timeout: 60_000 })("openai-compatible provider against a l
     Effect.gen(function*() {
       const { server, model, customerId } = yield* setup
       server.script({ kind: "text", chunks: ["Launch ", "day ", "is here."], usage: { prompt: 1000, completion: 500 } })
-      const parts = yield* Stream.runCollect(LanguageModel.streamText({ prompt: "Write a tweet about launch day" })).pipe(
-        Effect.provideService(LanguageModel.LanguageModel, model),
-        Effect.provideService(ModelBilling, { customerId })
-      )
+      const parts = yield* Stream.runCollect(LanguageModel.streamText({ prompt: "Write a tweet about launch day" }))
+        .pipe(
+          Effect.provideService(LanguageModel.LanguageModel, model),
+          Effect.provideService(ModelBilling, { customerId })
+        )
       const deltas = parts.filter((p) => p.type === "text-delta").map((p) => (p as any).delta)
       assert.deepStrictEqual(deltas, ["Launch ", "day ", "is here."])
       const finish = parts.find((p) => p.type === "finish") as any
@@ -75,7 +79,12 @@ layer(testServices, { timeout: 60_000 })("openai-compatible provider against a l
     Effect.gen(function*() {
       const { server, model, customerId } = yield* setup
       server.script(
-        { kind: "tool", name: "lookup_brand", argumentFragments: ["{\"na", "me\": \"Ac", "me\"}"], usage: { prompt: 50, completion: 10 } },
+        {
+          kind: "tool",
+          name: "lookup_brand",
+          argumentFragments: ["{\"na", "me\": \"Ac", "me\"}"],
+          usage: { prompt: 50, completion: 10 }
+        },
         { kind: "text", chunks: ["Acme sounds ", "friendly."], usage: { prompt: 80, completion: 5 } }
       )
       const chat = yield* Chat.fromPrompt([{ role: "user", content: "What is Acme's voice?" }])
@@ -142,14 +151,22 @@ layer(testServices, { timeout: 60_000 })("openai-compatible provider against a l
       assert.strictEqual(server.requests.length, 0)
       assert.deepStrictEqual(yield* ledger(customerId), [])
       // The Writer turns the refusal into BudgetExceeded (a workflow run suspends on it).
-      const writer = yield* Writer.pipe(Effect.provide(Layer.fresh(Writer.layer).pipe(Layer.provide(Layer.succeed(LanguageModel.LanguageModel, model)))))
-      const refused = yield* Effect.flip(writer.write(customerId, { brandName: "Acme" }, { kind: "social", platform: "x", topic: "launch" }))
+      const writer = yield* Writer.pipe(
+        Effect.provide(Layer.fresh(Writer.layer).pipe(Layer.provide(Layer.succeed(LanguageModel.LanguageModel, model))))
+      )
+      const refused = yield* Effect.flip(
+        writer.write(customerId, { brandName: "Acme" }, { kind: "social", platform: "x", topic: "launch" })
+      )
       assert.strictEqual(refused._tag, "BudgetExceeded")
       assert.strictEqual(server.requests.length, 0)
       // With room under the cap, the call goes out and is charged.
       yield* (yield* Settings).updateBudget(customerId, { channels: { model: 1 } })
       server.script({ kind: "text", chunks: ["Title\n\nBody text"], usage: { prompt: 10, completion: 10 } })
-      const written = yield* writer.write(customerId, { brandName: "Acme" }, { kind: "social", platform: "x", topic: "launch" })
+      const written = yield* writer.write(customerId, { brandName: "Acme" }, {
+        kind: "social",
+        platform: "x",
+        topic: "launch"
+      })
       assert.deepStrictEqual(written, { title: "Title", body: "Body text" })
       assert.deepStrictEqual(yield* ledger(customerId), [["model", 0.0001]])
     }))

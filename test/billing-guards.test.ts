@@ -1,11 +1,23 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 import { adminSecret, assertError, awaitFreshWindow, randomIp } from "./support/processes.ts"
-import { completeCheckout, event, formToken, signedEvent, signUp, startCheckout, webhookSecret } from "./support/signup.ts"
+import {
+  completeCheckout,
+  event,
+  formToken,
+  signedEvent,
+  signUp,
+  startCheckout,
+  webhookSecret
+} from "./support/signup.ts"
 
 /** A payment event from the client address `ip`, signed as given (or not at all). */
-const deliver = (ip: string, body: Record<string, unknown>, signature: { secret?: string; timestamp?: number } | "none" = {}) => {
+const deliver = (
+  ip: string,
+  body: Record<string, unknown>,
+  signature: { secret?: string; timestamp?: number } | "none" = {}
+) => {
   const { payload, header } = signedEvent(body, signature === "none" ? {} : signature)
   return call("POST", "/api/webhooks/payment", {
     headers: {
@@ -20,12 +32,15 @@ const deliver = (ip: string, body: Record<string, unknown>, signature: { secret?
 
 const nowSeconds = () => Math.floor(Date.now() / 1000)
 
-const checkoutFor = (email: string) => call("POST", "/api/checkout", { headers: { "x-forwarded-for": randomIp() }, body: { email } })
+const checkoutFor = (email: string) =>
+  call("POST", "/api/checkout", { headers: { "x-forwarded-for": randomIp() }, body: { email } })
 
 const holdersOf = (email: string) =>
   Effect.gen(function*() {
     const { sql } = yield* TestServer
-    return yield* sql<{ id: string; status: string }>`SELECT id, status FROM customers WHERE lower(email) = ${email.toLowerCase()}`
+    return yield* sql<
+      { id: string; status: string }
+    >`SELECT id, status FROM customers WHERE lower(email) = ${email.toLowerCase()}`
   })
 
 layer(testApp({ trustProxy: true, paymentWebhookSecret: Option.some(Redacted.make(webhookSecret)) }), {
@@ -72,13 +87,25 @@ layer(testApp({ trustProxy: true, paymentWebhookSecret: Option.some(Redacted.mak
       const ahead = yield* deliver(ip, event("ping.ahead", {}), { timestamp: nowSeconds() + 600 })
       assertError(ahead, 400, "E_SIGNATURE_INVALID")
       assert.strictEqual(ahead.headers.get("ratelimit-policy"), "\"pre-auth\";q=20;w=60")
-      assertError(yield* deliver(ip, event("ping.ahead", {}), { timestamp: nowSeconds() + 330 }), 400, "E_SIGNATURE_INVALID")
-      assertError(yield* deliver(ip, event("ping.old", {}), { timestamp: nowSeconds() - 330 }), 400, "E_SIGNATURE_INVALID")
+      assertError(
+        yield* deliver(ip, event("ping.ahead", {}), { timestamp: nowSeconds() + 330 }),
+        400,
+        "E_SIGNATURE_INVALID"
+      )
+      assertError(
+        yield* deliver(ip, event("ping.old", {}), { timestamp: nowSeconds() - 330 }),
+        400,
+        "E_SIGNATURE_INVALID"
+      )
       // A second `t=` cannot smuggle a date past the check either.
       const body = event("ping.twice", {})
       const future = signedEvent(body, { timestamp: nowSeconds() + 600 })
       const twice = yield* call("POST", "/api/webhooks/payment", {
-        headers: { "content-type": "application/json", "x-forwarded-for": ip, "stripe-signature": `t=${nowSeconds()},${future.header}` },
+        headers: {
+          "content-type": "application/json",
+          "x-forwarded-for": ip,
+          "stripe-signature": `t=${nowSeconds()},${future.header}`
+        },
         body: future.payload,
         raw: true
       })
@@ -105,7 +132,12 @@ layer(testApp({ trustProxy: true, paymentWebhookSecret: Option.some(Redacted.mak
 
   it.effect("only a cancelled customer's address may start another trial; a suspended one may not", () =>
     Effect.gen(function*() {
-      for (const [status, expected] of [["cancelled", 200], ["suspended", 409], ["active", 409], ["onboarding", 409]] as const) {
+      for (
+        const [status, expected] of [["cancelled", 200], ["suspended", 409], ["active", 409], [
+          "onboarding",
+          409
+        ]] as const
+      ) {
         const email = `held-${status}@example.com`
         const made = yield* call("POST", "/api/admin/provision", {
           headers: { "x-admin-secret": adminSecret, "x-forwarded-for": randomIp() },
@@ -140,7 +172,11 @@ layer(testApp({ trustProxy: true, paymentWebhookSecret: Option.some(Redacted.mak
       assert.include(press.text, "already exists")
       assert.include(press.text, press.headers.get("x-request-id")!)
       assert.strictEqual((yield* holdersOf("race@example.com")).length, 1)
-      assertError(yield* call("GET", `/api/session/${second.sessionId}`, { headers: { "x-forwarded-for": second.ip } }), 409, "E_CHECKOUT_INCOMPLETE")
+      assertError(
+        yield* call("GET", `/api/session/${second.sessionId}`, { headers: { "x-forwarded-for": second.ip } }),
+        409,
+        "E_CHECKOUT_INCOMPLETE"
+      )
       const key = yield* call("GET", `/api/session/${first.sessionId}`, { headers: { "x-forwarded-for": first.ip } })
       assert.strictEqual(key.status, 200, key.text)
     }))

@@ -1,16 +1,33 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option } from "effect"
 import fc from "fast-check"
-import { appConfig, describeConfigError } from "../src/Config.ts"
 import { parseDocument } from "htmlparser2"
-import { type BillingSignal, customerReference, nextStatus, signalOf, trialDaysLeft, trialEndsAt } from "../src/domain/Billing.ts"
+import { appConfig, describeConfigError } from "../src/Config.ts"
+import {
+  type BillingSignal,
+  customerReference,
+  nextStatus,
+  signalOf,
+  trialDaysLeft,
+  trialEndsAt
+} from "../src/domain/Billing.ts"
 import type { CustomerStatus } from "../src/domain/Identity.ts"
 import { html, safeHref } from "../src/platform/http/Html.ts"
 
 const statuses: ReadonlyArray<CustomerStatus> = ["onboarding", "active", "suspended", "cancelled"]
 const status = fc.constantFrom(...statuses)
 const signal: fc.Arbitrary<BillingSignal> = fc.oneof(
-  fc.constantFrom("active", "trialing", "past_due", "unpaid", "canceled", "incomplete", "incomplete_expired", "paused", "other")
+  fc.constantFrom(
+    "active",
+    "trialing",
+    "past_due",
+    "unpaid",
+    "canceled",
+    "incomplete",
+    "incomplete_expired",
+    "paused",
+    "other"
+  )
     .map((s) => ({ _tag: "SubscriptionStatus" as const, status: s })),
   fc.constant({ _tag: "SubscriptionDeleted" as const }),
   fc.nat({ max: 100_000 }).map((amountPaid) => ({ _tag: "InvoicePaid" as const, amountPaid })),
@@ -29,9 +46,15 @@ const allowed: Record<CustomerStatus, ReadonlyArray<CustomerStatus>> = {
 describe("billing rules", () => {
   it("ids the database cannot hold name nothing (a NUL in a provider id was a 500)", () => {
     const reference = customerReference("invoice.payment_failed", {
-      customer: "cus_\u0000", subscription: "\ud800", metadata: { customerId: "#" }
+      customer: "cus_\u0000",
+      subscription: "\ud800",
+      metadata: { customerId: "#" }
     })
-    assert.deepStrictEqual(reference, { customerId: "#", providerCustomerId: undefined, providerSubscriptionId: undefined })
+    assert.deepStrictEqual(reference, {
+      customerId: "#",
+      providerCustomerId: undefined,
+      providerSubscriptionId: undefined
+    })
   })
 
   it("every move is one the contract's customer table allows; cancelled is terminal", () => {
@@ -68,7 +91,12 @@ describe("billing rules", () => {
 
   it("only the five handled types carry a signal", () => {
     fc.assert(fc.property(fc.string(), (type) => {
-      const handled = ["customer.subscription.updated", "customer.subscription.deleted", "invoice.paid", "invoice.payment_failed"]
+      const handled = [
+        "customer.subscription.updated",
+        "customer.subscription.deleted",
+        "invoice.paid",
+        "invoice.payment_failed"
+      ]
       if (!handled.includes(type)) assert.isUndefined(signalOf(type, { status: "active" }))
     }))
   })
@@ -80,22 +108,35 @@ describe("billing rules", () => {
       parent: { subscription_details: { subscription: "sub_1", metadata: { customerId: "c1" } } }
     })
     assert.deepStrictEqual(ref, { customerId: "c1", providerCustomerId: "cus_1", providerSubscriptionId: "sub_1" })
-    assert.deepStrictEqual(customerReference("customer.subscription.updated", { id: "sub_2", customer: "cus_2", metadata: { customerId: 7 } }), {
-      customerId: undefined,
-      providerCustomerId: "cus_2",
-      providerSubscriptionId: "sub_2"
-    })
+    assert.deepStrictEqual(
+      customerReference("customer.subscription.updated", {
+        id: "sub_2",
+        customer: "cus_2",
+        metadata: { customerId: 7 }
+      }),
+      {
+        customerId: undefined,
+        providerCustomerId: "cus_2",
+        providerSubscriptionId: "sub_2"
+      }
+    )
   })
 
   it("trials last 30 days and count down to 0", () => {
-    fc.assert(fc.property(fc.date({ min: new Date(2000, 0, 1), max: new Date(2100, 0, 1), noInvalidDate: true }), fc.nat({ max: 40 * 86_400_000 }), (start, elapsed) => {
-      const end = trialEndsAt(start)
-      assert.strictEqual(trialDaysLeft(end, start), 30)
-      const left = trialDaysLeft(end, new Date(start.getTime() + elapsed))
-      assert.isAtLeast(left, 0)
-      assert.isAtMost(left, 30)
-      if (elapsed >= 30 * 86_400_000) assert.strictEqual(left, 0)
-    }))
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date(2000, 0, 1), max: new Date(2100, 0, 1), noInvalidDate: true }),
+        fc.nat({ max: 40 * 86_400_000 }),
+        (start, elapsed) => {
+          const end = trialEndsAt(start)
+          assert.strictEqual(trialDaysLeft(end, start), 30)
+          const left = trialDaysLeft(end, new Date(start.getTime() + elapsed))
+          assert.isAtLeast(left, 0)
+          assert.isAtMost(left, 30)
+          if (elapsed >= 30 * 86_400_000) assert.strictEqual(left, 0)
+        }
+      )
+    )
   })
 })
 
@@ -103,22 +144,33 @@ describe("the HTML helper escapes by construction", () => {
   const text = (node: any): string => node.type === "text" ? node.data : (node.children ?? []).map(text).join("")
 
   it("any interpolated text is one text node in element content and one attribute value", () => {
-    fc.assert(fc.property(fc.string({ unit: "grapheme-composite", maxLength: 80 }), fc.string({ maxLength: 40 }), (value, other) => {
-      const doc = parseDocument(html`<div><p title="${value}" data-x='${other}'>${value}</p></div>`.value, { decodeEntities: true })
-      const div = doc.children[0] as any
-      assert.strictEqual(div.children.length, 1)
-      const p = div.children[0]
-      assert.strictEqual(p.name, "p")
-      assert.strictEqual(p.attribs.title, value)
-      assert.strictEqual(p.attribs["data-x"], other)
-      assert.isTrue(p.children.every((child: any) => child.type === "text"))
-      assert.strictEqual(text(p), value)
-    }))
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "grapheme-composite", maxLength: 80 }),
+        fc.string({ maxLength: 40 }),
+        (value, other) => {
+          const doc = parseDocument(html`<div><p title="${value}" data-x='${other}'>${value}</p></div>`.value, {
+            decodeEntities: true
+          })
+          const div = doc.children[0] as any
+          assert.strictEqual(div.children.length, 1)
+          const p = div.children[0]
+          assert.strictEqual(p.name, "p")
+          assert.strictEqual(p.attribs.title, value)
+          assert.strictEqual(p.attribs["data-x"], other)
+          assert.isTrue(p.children.every((child: any) => child.type === "text"))
+          assert.strictEqual(text(p), value)
+        }
+      )
+    )
   })
 
   it("nested fragments and lists are kept, plain values are not markup", () => {
     const items = ["<a>", "b&c"]
-    assert.strictEqual(html`<ul>${items.map((i) => html`<li>${i}</li>`)}</ul>`.value, "<ul><li>&lt;a&gt;</li><li>b&amp;c</li></ul>")
+    assert.strictEqual(
+      html`<ul>${items.map((i) => html`<li>${i}</li>`)}</ul>`.value,
+      "<ul><li>&lt;a&gt;</li><li>b&amp;c</li></ul>"
+    )
     assert.strictEqual(html`${null}${undefined}${false}${0}`.value, "0")
   })
 
@@ -142,12 +194,16 @@ describe("request logs", () => {
 
 describe("payment settings", () => {
   const read = (env: Record<string, string>) =>
-    Effect.runPromise(Effect.result(appConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))))
+    Effect.runPromise(
+      Effect.result(appConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))))
+    )
 
   it("stripe mode needs its secret key and price, named on one line, the key never echoed", async () => {
     const missingKey = await read({ PAYMENT_PROVIDER: "stripe", STRIPE_PRICE_ID: "price_1" })
     assert.strictEqual(missingKey._tag, "Failure")
-    if (missingKey._tag === "Failure") assert.match(describeConfigError(missingKey.failure), /^STRIPE_SECRET_KEY: required/)
+    if (missingKey._tag === "Failure") {
+      assert.match(describeConfigError(missingKey.failure), /^STRIPE_SECRET_KEY: required/)
+    }
     const missingPrice = await read({ PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: "sk_test_hunter2" })
     assert.strictEqual(missingPrice._tag, "Failure")
     if (missingPrice._tag === "Failure") {
@@ -163,16 +219,26 @@ describe("payment settings", () => {
       assert.strictEqual(local.success.paymentProvider, "local")
       assert.isTrue(Option.isNone(local.success.paymentWebhookSecret))
     }
-    const stripe = await read({ PAYMENT_PROVIDER: "stripe", STRIPE_SECRET_KEY: "sk_x", STRIPE_PRICE_ID: "price_1", STRIPE_API_BASE: "http://127.0.0.1:9/" })
+    const stripe = await read({
+      PAYMENT_PROVIDER: "stripe",
+      STRIPE_SECRET_KEY: "sk_x",
+      STRIPE_PRICE_ID: "price_1",
+      STRIPE_API_BASE: "http://127.0.0.1:9/"
+    })
     assert.strictEqual(stripe._tag, "Success")
-    if (stripe._tag === "Success") assert.deepStrictEqual(stripe.success.stripeApiBase, Option.some("http://127.0.0.1:9"))
+    if (stripe._tag === "Success") {
+      assert.deepStrictEqual(stripe.success.stripeApiBase, Option.some("http://127.0.0.1:9"))
+    }
   })
 })
 
 describe("svgBarChart", () => {
   it("draws one bar per point, longest for the largest value, labels escaped", async () => {
     const { svgBarChart } = await import("../src/features/dashboard/Dashboard.ts")
-    const svg = svgBarChart([{ label: "<x>", value: 5 }, { label: "b", value: 10 }, { label: "c", value: Number.NaN }], { title: "Clicks & views" }).value
+    const svg =
+      svgBarChart([{ label: "<x>", value: 5 }, { label: "b", value: 10 }, { label: "c", value: Number.NaN }], {
+        title: "Clicks & views"
+      }).value
     const doc = parseDocument(svg, { xmlMode: true })
     const rects: Array<any> = []
     const walk = (node: any) => {

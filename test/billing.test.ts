@@ -1,8 +1,17 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 import { assertError, randomIp } from "./support/processes.ts"
-import { completeCheckout, event, formToken, postEvent, signedEvent, signUp, startCheckout, webhookSecret } from "./support/signup.ts"
+import {
+  completeCheckout,
+  event,
+  formToken,
+  postEvent,
+  signedEvent,
+  signUp,
+  startCheckout,
+  webhookSecret
+} from "./support/signup.ts"
 
 const statusOf = (customerId: string) =>
   Effect.gen(function*() {
@@ -25,18 +34,23 @@ const providerIdsOf = (customerId: string) =>
       SELECT provider_customer_id, provider_subscription_id FROM customer_billing WHERE customer_id = ${customerId}`
   })
 
-layer(testApp({
-  trustProxy: true,
-  paymentWebhookSecret: Option.some(Redacted.make(webhookSecret)),
-  trialSweepIntervalMs: 100
-}), { timeout: 60_000, excludeTestServices: true })("sign-up and payment events", (it) => {
+layer(
+  testApp({
+    trustProxy: true,
+    paymentWebhookSecret: Option.some(Redacted.make(webhookSecret)),
+    trialSweepIntervalMs: 100
+  }),
+  { timeout: 60_000, excludeTestServices: true }
+)("sign-up and payment events", (it) => {
   it.effect("checkout, hosted page, completion, the key exactly once, then the key works", () =>
     Effect.gen(function*() {
       const { url, sql } = yield* TestServer
       const started = yield* startCheckout("first@example.com")
       assert.match(started.url, new RegExp(`^${url}/checkout/chk_[0-9a-f]{32}$`))
 
-      const early = yield* call("GET", `/api/session/${started.sessionId}`, { headers: { "x-forwarded-for": started.ip } })
+      const early = yield* call("GET", `/api/session/${started.sessionId}`, {
+        headers: { "x-forwarded-for": started.ip }
+      })
       assertError(early, 409, "E_CHECKOUT_INCOMPLETE")
 
       const page = yield* call("GET", `/checkout/${started.sessionId}`)
@@ -51,10 +65,14 @@ layer(testApp({
 
       const token = formToken(page.text)
       yield* completeCheckout(started.sessionId)
-      const sealed = yield* sql<{ sealedKey: string | null }>`SELECT sealed_key FROM checkout_sessions WHERE id = ${started.sessionId}`
+      const sealed = yield* sql<
+        { sealedKey: string | null }
+      >`SELECT sealed_key FROM checkout_sessions WHERE id = ${started.sessionId}`
       assert.match(sealed[0].sealedKey!, /^v1\./)
 
-      const first = yield* call("GET", `/api/session/${started.sessionId}`, { headers: { "x-forwarded-for": started.ip } })
+      const first = yield* call("GET", `/api/session/${started.sessionId}`, {
+        headers: { "x-forwarded-for": started.ip }
+      })
       assert.strictEqual(first.status, 200, first.text)
       assert.deepStrictEqual(Object.keys(first.json).sort(), ["apiKey", "customerId", "email", "mcpEndpoint"])
       assert.strictEqual(first.json.email, "first@example.com")
@@ -68,7 +86,9 @@ layer(testApp({
       assert.isNull(after[0].sealedKey)
       assert.isNotNull(after[0].keyRetrievedAt)
 
-      const again = yield* call("GET", `/api/session/${started.sessionId}`, { headers: { "x-forwarded-for": started.ip } })
+      const again = yield* call("GET", `/api/session/${started.sessionId}`, {
+        headers: { "x-forwarded-for": started.ip }
+      })
       assertError(again, 410, "E_KEY_ALREADY_RETRIEVED")
 
       const customer = yield* call("GET", `/api/customer/${first.json.customerId}`, {
@@ -92,7 +112,9 @@ layer(testApp({
         raw: true
       })
       assert.strictEqual(pressedAgain.status, 303)
-      const count = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM customers WHERE email = 'first@example.com'`
+      const count = yield* sql<
+        { n: number }
+      >`SELECT count(*)::int AS n FROM customers WHERE email = 'first@example.com'`
       assert.strictEqual(count[0].n, 1)
     }))
 
@@ -120,8 +142,14 @@ layer(testApp({
       const cases: ReadonlyArray<[Record<string, string>, string]> = [
         [form, ""],
         [form, `_csrf=${encodeURIComponent(formToken(pageB.text))}`],
-        [{ ...form, "sec-fetch-site": "cross-site" }, `_csrf=${encodeURIComponent(formToken((yield* call("GET", `/checkout/${a.sessionId}`)).text))}`],
-        [{ ...form, origin: "https://evil.example" }, `_csrf=${encodeURIComponent(formToken((yield* call("GET", `/checkout/${a.sessionId}`)).text))}`]
+        [
+          { ...form, "sec-fetch-site": "cross-site" },
+          `_csrf=${encodeURIComponent(formToken((yield* call("GET", `/checkout/${a.sessionId}`)).text))}`
+        ],
+        [
+          { ...form, origin: "https://evil.example" },
+          `_csrf=${encodeURIComponent(formToken((yield* call("GET", `/checkout/${a.sessionId}`)).text))}`
+        ]
       ]
       for (const [headers, body] of cases) {
         const res = yield* call("POST", `/checkout/${a.sessionId}`, { headers, body, raw: true })
@@ -143,20 +171,37 @@ layer(testApp({
   it.effect("checkout validates its body", () =>
     Effect.gen(function*() {
       const ip = randomIp()
-      assertError(yield* call("POST", "/api/checkout", { headers: { "x-forwarded-for": ip }, body: { email: "nope" } }), 400, "E_VALIDATION")
-      assertError(yield* call("POST", "/api/checkout", { headers: { "x-forwarded-for": ip }, body: { email: "a@b.co", plan: "x" } }), 400, "E_VALIDATION")
+      assertError(
+        yield* call("POST", "/api/checkout", { headers: { "x-forwarded-for": ip }, body: { email: "nope" } }),
+        400,
+        "E_VALIDATION"
+      )
+      assertError(
+        yield* call("POST", "/api/checkout", {
+          headers: { "x-forwarded-for": ip },
+          body: { email: "a@b.co", plan: "x" }
+        }),
+        400,
+        "E_VALIDATION"
+      )
     }))
 
   it.effect("checkout: 5 per minute per IP, and counted in the pre-auth budget of 20", () =>
     Effect.gen(function*() {
       const ip = randomIp()
       for (let i = 1; i <= 5; i++) {
-        const res = yield* call("POST", "/api/checkout", { headers: { "x-forwarded-for": ip }, body: { email: `rl${i}@example.com` } })
+        const res = yield* call("POST", "/api/checkout", {
+          headers: { "x-forwarded-for": ip },
+          body: { email: `rl${i}@example.com` }
+        })
         assert.strictEqual(res.status, 200)
         assert.strictEqual(res.headers.get("ratelimit-policy"), "\"checkout\";q=5;w=60")
         assert.match(res.headers.get("ratelimit")!, new RegExp(`^"checkout";r=${5 - i};t=\\d+$`))
       }
-      const over = yield* call("POST", "/api/checkout", { headers: { "x-forwarded-for": ip }, body: { email: "rl6@example.com" } })
+      const over = yield* call("POST", "/api/checkout", {
+        headers: { "x-forwarded-for": ip },
+        body: { email: "rl6@example.com" }
+      })
       assertError(over, 429, "E_RATE_LIMITED", "Rate limit exceeded")
       assert.isAtLeast(Number(over.headers.get("retry-after")), 1)
 
@@ -166,7 +211,11 @@ layer(testApp({
         assert.strictEqual(res.status, 404, `look-up ${i}`)
         assert.strictEqual(res.headers.get("ratelimit-policy"), "\"pre-auth\";q=20;w=60")
       }
-      assertError(yield* call("GET", "/api/session/chk_none", { headers: { "x-forwarded-for": ip } }), 429, "E_RATE_LIMITED")
+      assertError(
+        yield* call("GET", "/api/session/chk_none", { headers: { "x-forwarded-for": ip } }),
+        429,
+        "E_RATE_LIMITED"
+      )
       // And failed authentications from that address are refused too.
       const auth = yield* call("GET", `/api/customer/00000000-0000-0000-0000-000000000000`, {
         headers: { "x-forwarded-for": ip, authorization: "Bearer nope" }
@@ -201,7 +250,10 @@ layer(testApp({
       const t = /t=(\d+)/.exec(rolled.header)![1]
       const good = /v1=([0-9a-f]+)/.exec(rolled.header)![1]
       const multi = yield* call("POST", "/api/webhooks/payment", {
-        headers: { "content-type": "application/json", "stripe-signature": `t=${t},v1=${"0".repeat(64)},v0=abc,v1=${good}` },
+        headers: {
+          "content-type": "application/json",
+          "stripe-signature": `t=${t},v1=${"0".repeat(64)},v0=abc,v1=${good}`
+        },
         body: rolled.payload,
         raw: true
       })
@@ -295,24 +347,47 @@ layer(testApp({
 
       // Under another event id, the same session again: no new customer, no new key, no event.
       yield* postEvent(event("checkout.session.completed", session))
-      const customers = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM customers WHERE email = 'webhook-completed@example.com'`
+      const customers = yield* sql<
+        { n: number }
+      >`SELECT count(*)::int AS n FROM customers WHERE email = 'webhook-completed@example.com'`
       assert.strictEqual(customers[0].n, 1)
       const keys = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE customer_id = ${customerId}`
       assert.strictEqual(keys[0].n, 1)
-      assertError(yield* call("GET", `/api/session/${sessionId}`, { headers: { "x-forwarded-for": ip } }), 410, "E_KEY_ALREADY_RETRIEVED")
+      assertError(
+        yield* call("GET", `/api/session/${sessionId}`, { headers: { "x-forwarded-for": ip } }),
+        410,
+        "E_KEY_ALREADY_RETRIEVED"
+      )
 
       // A third completion of the session naming other provider ids changes nothing either: those ids are
       // not recorded, so events naming them never reach this customer.
-      const third = yield* postEvent(event("checkout.session.completed", { ...session, customer: "cus_other", subscription: "sub_other" }))
+      const third = yield* postEvent(
+        event("checkout.session.completed", { ...session, customer: "cus_other", subscription: "sub_other" })
+      )
       assert.deepStrictEqual([third.status, third.json], [200, { received: true }])
-      assert.deepStrictEqual(yield* providerIdsOf(customerId), [{ providerCustomerId: "cus_wh", providerSubscriptionId: "sub_wh" }])
+      assert.deepStrictEqual(yield* providerIdsOf(customerId), [{
+        providerCustomerId: "cus_wh",
+        providerSubscriptionId: "sub_wh"
+      }])
       yield* postEvent(event("customer.subscription.deleted", { id: "sub_other", customer: "cus_other", metadata: {} }))
-      yield* postEvent(event("invoice.payment_failed", { id: "in_o", customer: "cus_other", parent: { subscription_details: { subscription: "sub_other", metadata: {} } } }))
+      yield* postEvent(
+        event("invoice.payment_failed", {
+          id: "in_o",
+          customer: "cus_other",
+          parent: { subscription_details: { subscription: "sub_other", metadata: {} } }
+        })
+      )
       assert.strictEqual(yield* statusOf(customerId), "onboarding")
       assert.deepStrictEqual((yield* statusEvents(customerId)).map((e) => e.data.to), ["onboarding"])
 
       // Events without metadata find the customer by the ids recorded at completion.
-      yield* postEvent(event("invoice.payment_failed", { id: "in_x", customer: "cus_wh", parent: { subscription_details: { subscription: "sub_wh", metadata: {} } } }))
+      yield* postEvent(
+        event("invoice.payment_failed", {
+          id: "in_x",
+          customer: "cus_wh",
+          parent: { subscription_details: { subscription: "sub_wh", metadata: {} } }
+        })
+      )
       assert.strictEqual(yield* statusOf(customerId), "suspended")
       yield* postEvent(event("customer.subscription.deleted", { id: "sub_wh", customer: "cus_wh", metadata: {} }))
       assert.strictEqual(yield* statusOf(customerId), "cancelled")
@@ -331,11 +406,16 @@ layer(testApp({
         metadata: {}
       }))
       assert.strictEqual(late.status, 200, late.text)
-      assert.deepStrictEqual(yield* providerIdsOf(customerId), [{ providerCustomerId: null, providerSubscriptionId: null }])
+      assert.deepStrictEqual(yield* providerIdsOf(customerId), [{
+        providerCustomerId: null,
+        providerSubscriptionId: null
+      }])
       yield* postEvent(event("customer.subscription.deleted", { id: "sub_late", customer: "cus_late", metadata: {} }))
       assert.strictEqual(yield* statusOf(customerId), "onboarding")
       const { sql } = yield* TestServer
-      const row = yield* sql<{ providerSessionId: string | null }>`SELECT provider_session_id FROM checkout_sessions WHERE id = ${sessionId}`
+      const row = yield* sql<
+        { providerSessionId: string | null }
+      >`SELECT provider_session_id FROM checkout_sessions WHERE id = ${sessionId}`
       assert.isNull(row[0].providerSessionId)
     }))
 
@@ -359,7 +439,9 @@ layer(testApp({
       assert.strictEqual(yield* statusOf(unpaid.customerId), "onboarding")
       // Due: one run, which moves the next run a day on.
       yield* sql`UPDATE scheduled_jobs SET next_run_at = now() WHERE name = 'trial-expiry'`
-      for (let i = 0; i < 50 && (yield* statusOf(unpaid.customerId)) !== "cancelled"; i++) yield* Effect.sleep("100 millis")
+      for (let i = 0; i < 50 && (yield* statusOf(unpaid.customerId)) !== "cancelled"; i++) {
+        yield* Effect.sleep("100 millis")
+      }
       assert.strictEqual(yield* statusOf(unpaid.customerId), "cancelled")
       assert.strictEqual(yield* statusOf(paid.customerId), "active")
       assert.strictEqual(yield* statusOf(running.customerId), "onboarding")
@@ -378,7 +460,11 @@ layer(testApp({
       assert.strictEqual(first.status, 200)
       assert.strictEqual(second.json.url, first.json.url)
       assert.strictEqual(second.headers.get("idempotent-replayed"), "true")
-      assertError(yield* call("POST", "/api/checkout", { headers, body: { email: "other@example.com" } }), 409, "E_CONFLICT")
+      assertError(
+        yield* call("POST", "/api/checkout", { headers, body: { email: "other@example.com" } }),
+        409,
+        "E_CONFLICT"
+      )
     }))
 
   // Last in this file: the payment webhook limit is global.

@@ -4,7 +4,16 @@ import { brandFrom, profileText } from "../src/domain/Copywriting.ts"
 describe("brandFrom", () => {
   it("takes each field from the first source that says something, lists joined, never invented", () => {
     const options = { brandName: "  ", voice: "bold", products: [] }
-    const profile = { brandName: "Crumb", description: "Bread.", voice: ["warm", "", 3], audience: ["home bakers", "cafes"], products: ["Kit", " "], topics: ["sourdough"], keywords: "rye, spelt", sourceUrl: "https://crumb.example/" }
+    const profile = {
+      brandName: "Crumb",
+      description: "Bread.",
+      voice: ["warm", "", 3],
+      audience: ["home bakers", "cafes"],
+      products: ["Kit", " "],
+      topics: ["sourdough"],
+      keywords: "rye, spelt",
+      sourceUrl: "https://crumb.example/"
+    }
     assert.deepStrictEqual(brandFrom([options, undefined, profile], "crumb.example"), {
       brandName: "Crumb",
       description: "Bread.",

@@ -15,7 +15,12 @@ describe("budget caps compare each window with its own spend", () => {
   it("every cap is checked against the spend of its own window (different per window)", () => {
     fc.assert(fc.property(
       // Spend only grows with the window: day <= week-or-month, and the channel's is part of the month's.
-      fc.tuple(cents, cents, cents, cents).map(([d, w, m, c]) => ({ daily: d, weekly: d + w, monthly: d + w + m, channel: Math.min(c, d + w + m) })),
+      fc.tuple(cents, cents, cents, cents).map(([d, w, m, c]) => ({
+        daily: d,
+        weekly: d + w,
+        monthly: d + w + m,
+        channel: Math.min(c, d + w + m)
+      })),
       fc.record({ daily: cap, weekly: cap, monthly: cap, channel: cap }),
       cents,
       (spentCents, caps, amountCents) => {

@@ -11,13 +11,18 @@ import { type TcpProxy, tcpProxy } from "./support/tcp-proxy.ts"
  * PostgreSQL reach Redis through a proxy that is cut, then restored.
  * PGlite is one process by design: skipped there.
  */
-class Shared extends Context.Service<Shared, { readonly database: string; readonly proxy: TcpProxy }>()("test/cluster-incidents/Shared") {}
+class Shared extends Context.Service<Shared, { readonly database: string; readonly proxy: TcpProxy }>()(
+  "test/cluster-incidents/Shared"
+) {}
 const redis = new URL(process.env.REDIS_URL ?? "redis://127.0.0.1:6379")
-const SharedLive = Layer.effect(Shared, Effect.gen(function*() {
-  const database = yield* sharedDatabase
-  const proxy = yield* tcpProxy(redis.hostname, Number(redis.port || 6379))
-  return { database, proxy }
-}))
+const SharedLive = Layer.effect(
+  Shared,
+  Effect.gen(function*() {
+    const database = yield* sharedDatabase
+    const proxy = yield* tcpProxy(redis.hostname, Number(redis.port || 6379))
+    return { database, proxy }
+  })
+)
 
 const prefix = `herald-incidents-${randomBytes(6).toString("hex")}:`
 
@@ -52,7 +57,9 @@ const sleep = (ms: number) => Effect.promise(() => new Promise((r) => setTimeout
 
 interface Shown {
   readonly status: string
-  readonly incidents: ReadonlyArray<{ readonly id: string; readonly component: string; readonly resolvedAt: string | null }>
+  readonly incidents: ReadonlyArray<
+    { readonly id: string; readonly component: string; readonly resolvedAt: string | null }
+  >
 }
 
 const statusOf = async (url: string): Promise<Shown> => (await send(url, "GET", "/api/public/status")).json as Shown
@@ -61,44 +68,60 @@ const suite = externalDatabaseUrl() === undefined ? describe.skip : describe
 
 suite("incidents across instances (needs PostgreSQL)", () => {
   layer(SharedLive, { timeout: 180_000, excludeTestServices: true })("two processes on one PostgreSQL", (it) => {
-    it.effect("an outage both instances see is one incident, opened and resolved once, on either instance's status page", () =>
-      Effect.gen(function*() {
-        const { database, proxy } = yield* Shared
-        yield* Effect.promise(() => proxy.cut())
-        const [a, b] = yield* Effect.all([server(database, proxy), server(database, proxy)], { concurrency: 2 })
-        const rateLimitIncidents = (shown: Shown) => shown.incidents.filter((i) => i.component === "rate-limits")
-        // Both instances see Redis away, each for many probes.
-        yield* waitUntil(async () => {
-          const [sa, sb] = await Promise.all([statusOf(a.url), statusOf(b.url)])
-          return sa.status === "degraded" && sb.status === "degraded"
-        }, 30_000, "both instances degraded")
-        yield* sleep(3000)
-        const stored = () =>
-          withSql(database, (sql) =>
-            sql<{ id: string; resolvedAt: Date | null }>`SELECT id, resolved_at FROM incidents WHERE component = 'rate-limits'`)
-        const open = yield* stored()
-        assert.strictEqual(open.length, 1, JSON.stringify(open))
-        assert.isNull(open[0]!.resolvedAt)
-        for (const url of [a.url, b.url]) {
-          const shown = rateLimitIncidents(yield* Effect.promise(() => statusOf(url)))
-          assert.deepStrictEqual(shown.map((i) => [i.id, i.resolvedAt]), [[open[0]!.id, null]], url)
-        }
+    it.effect(
+      "an outage both instances see is one incident, opened and resolved once, on either instance's status page",
+      () =>
+        Effect.gen(function*() {
+          const { database, proxy } = yield* Shared
+          yield* Effect.promise(() => proxy.cut())
+          const [a, b] = yield* Effect.all([server(database, proxy), server(database, proxy)], { concurrency: 2 })
+          const rateLimitIncidents = (shown: Shown) => shown.incidents.filter((i) => i.component === "rate-limits")
+          // Both instances see Redis away, each for many probes.
+          yield* waitUntil(
+            async () => {
+              const [sa, sb] = await Promise.all([statusOf(a.url), statusOf(b.url)])
+              return sa.status === "degraded" && sb.status === "degraded"
+            },
+            30_000,
+            "both instances degraded"
+          )
+          yield* sleep(3000)
+          const stored = () =>
+            withSql(database, (sql) =>
+              sql<
+                { id: string; resolvedAt: Date | null }
+              >`SELECT id, resolved_at FROM incidents WHERE component = 'rate-limits'`)
+          const open = yield* stored()
+          assert.strictEqual(open.length, 1, JSON.stringify(open))
+          assert.isNull(open[0]!.resolvedAt)
+          for (const url of [a.url, b.url]) {
+            const shown = rateLimitIncidents(
+              yield* Effect.promise(() => statusOf(url))
+            )
+            assert.deepStrictEqual(shown.map((i) => [i.id, i.resolvedAt]), [[open[0]!.id, null]], url)
+          }
 
-        yield* Effect.promise(() => proxy.restore())
-        yield* waitUntil(async () => {
-          const [sa, sb] = await Promise.all([statusOf(a.url), statusOf(b.url)])
-          return sa.status === "ok" && sb.status === "ok"
-        }, 60_000, "both instances ok again")
-        yield* sleep(2000)
-        const resolved = yield* stored()
-        assert.strictEqual(resolved.length, 1, JSON.stringify(resolved))
-        assert.isNotNull(resolved[0]!.resolvedAt)
-        for (const url of [a.url, b.url]) {
-          const shown = rateLimitIncidents(yield* Effect.promise(() => statusOf(url)))
-          assert.strictEqual(shown.length, 1, `${url}: ${JSON.stringify(shown)}`)
-          assert.strictEqual(shown[0]!.id, resolved[0]!.id)
-          assert.isNotNull(shown[0]!.resolvedAt)
-        }
-      }), 170_000)
+          yield* Effect.promise(() => proxy.restore())
+          yield* waitUntil(
+            async () => {
+              const [sa, sb] = await Promise.all([statusOf(a.url), statusOf(b.url)])
+              return sa.status === "ok" && sb.status === "ok"
+            },
+            60_000,
+            "both instances ok again"
+          )
+          yield* sleep(2000)
+          const resolved = yield* stored()
+          assert.strictEqual(resolved.length, 1, JSON.stringify(resolved))
+          assert.isNotNull(resolved[0]!.resolvedAt)
+          for (const url of [a.url, b.url]) {
+            const shown = rateLimitIncidents(yield* Effect.promise(() => statusOf(url)))
+            assert.strictEqual(shown.length, 1, `${url}: ${JSON.stringify(shown)}`)
+            assert.strictEqual(shown[0]!.id, resolved[0]!.id)
+            assert.isNotNull(shown[0]!.resolvedAt)
+          }
+        }),
+      170_000
+    )
   })
 })

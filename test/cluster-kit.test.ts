@@ -8,15 +8,21 @@ import { findExecutable, nginxConfig } from "../scripts/support/cluster-kit.ts"
 import { type ProbeSample, recoveryMs } from "../scripts/support/faults.ts"
 
 const nginx = findExecutable("nginx")
-if (nginx === undefined) console.warn("cluster-kit: the nginx -t check is skipped, nginx is not installed (Debian: apt-get install -y nginx)")
+if (nginx === undefined) {
+  console.warn("cluster-kit: the nginx -t check is skipped, nginx is not installed (Debian: apt-get install -y nginx)")
+}
 
 describe("the generated nginx configuration", () => {
   const upstreams = [{ tag: "h1", port: 4001 }, { tag: "h2", port: 4002 }, { tag: "h10", port: 4010 }]
 
   it("routes each tag to its own instance first, the others as backups, and everything else round-robin", () => {
     const text = nginxConfig("/tmp/x", 8080, upstreams)
-    const block = (name: string) => text.slice(text.indexOf(`upstream ${name} {`), text.indexOf("}", text.indexOf(`upstream ${name} {`)))
-    assert.match(block("herald_h1"), /server 127\.0\.0\.1:4001 max_fails=1 fail_timeout=3s;\s+server 127\.0\.0\.1:4002 [^;]*backup;\s+server 127\.0\.0\.1:4010 [^;]*backup;/)
+    const block = (name: string) =>
+      text.slice(text.indexOf(`upstream ${name} {`), text.indexOf("}", text.indexOf(`upstream ${name} {`)))
+    assert.match(
+      block("herald_h1"),
+      /server 127\.0\.0\.1:4001 max_fails=1 fail_timeout=3s;\s+server 127\.0\.0\.1:4002 [^;]*backup;\s+server 127\.0\.0\.1:4010 [^;]*backup;/
+    )
     assert.notInclude(block("herald"), "backup")
     // The dot ends the tag: h1's sessions are not h10's.
     assert.include(text, `"~^h1\\." herald_h1;`)
@@ -31,7 +37,10 @@ describe("the generated nginx configuration", () => {
     try {
       for (let n = 1; n <= 5; n++) {
         const path = join(dir, "nginx.conf")
-        writeFileSync(path, nginxConfig(dir, 8080, Array.from({ length: n }, (_, i) => ({ tag: `h${i + 1}`, port: 4001 + i }))))
+        writeFileSync(
+          path,
+          nginxConfig(dir, 8080, Array.from({ length: n }, (_, i) => ({ tag: `h${i + 1}`, port: 4001 + i })))
+        )
         execFileSync(nginx!, ["-t", "-q", "-p", dir, "-c", path], { stdio: ["ignore", "ignore", "pipe"] })
       }
     } finally {
@@ -41,7 +50,8 @@ describe("the generated nginx configuration", () => {
 })
 
 describe("recovery after a fault", () => {
-  const samples = (outcomes: string, from = 0): Array<ProbeSample> => [...outcomes].map((c, i) => ({ at: from + i * 100, ok: c === "+" }))
+  const samples = (outcomes: string, from = 0): Array<ProbeSample> =>
+    [...outcomes].map((c, i) => ({ at: from + i * 100, ok: c === "+" }))
 
   it("is the time to the first of a run of successes after the last failure", () => {
     assert.strictEqual(recoveryMs(samples("+++--+-++++", 0), 0, 4), 700)

@@ -18,20 +18,29 @@ const noPostgres = externalDatabaseUrl() === undefined
 if (nginxMissing) console.warn("cluster-mcp: skipped, nginx is not installed (Debian: apt-get install -y nginx)")
 
 class Shared extends Context.Service<Shared, Cluster>()("test/cluster-mcp/Shared") {}
-const SharedLive = Layer.effect(Shared, Effect.gen(function*() {
-  const database = yield* sharedDatabase
-  return yield* Effect.acquireRelease(
-    Effect.promise(() =>
-      startCluster({
-        count: 2,
-        databaseUrl: database,
-        redisUrl: process.env.REDIS_URL,
-        env: { ADMIN_SECRET: adminSecret, LOG_LEVEL: "error", RATE_LIMIT_MCP_PER_MIN: "10000", RATE_LIMIT_ADMIN_PER_MIN: "1000", PG_MAX_CONNECTIONS: "4" }
-      })
-    ),
-    (cluster) => Effect.promise(() => cluster.stop())
-  )
-}))
+const SharedLive = Layer.effect(
+  Shared,
+  Effect.gen(function*() {
+    const database = yield* sharedDatabase
+    return yield* Effect.acquireRelease(
+      Effect.promise(() =>
+        startCluster({
+          count: 2,
+          databaseUrl: database,
+          redisUrl: process.env.REDIS_URL,
+          env: {
+            ADMIN_SECRET: adminSecret,
+            LOG_LEVEL: "error",
+            RATE_LIMIT_MCP_PER_MIN: "10000",
+            RATE_LIMIT_ADMIN_PER_MIN: "1000",
+            PG_MAX_CONNECTIONS: "4"
+          }
+        })
+      ),
+      (cluster) => Effect.promise(() => cluster.stop())
+    )
+  })
+)
 
 const provisioned = (url: string) =>
   Effect.promise(async () => {
@@ -53,14 +62,19 @@ const connected = (transport: StreamableHTTPClientTransport | SSEClientTransport
 const record25 = (client: Client, customerId: string) =>
   Effect.promise(async () => {
     for (let i = 0; i < 25; i++) {
-      const result = await client.callTool({ name: "track_revenue", arguments: { customerId, amount: 1, currency: "USD" } })
+      const result = await client.callTool({
+        name: "track_revenue",
+        arguments: { customerId, amount: 1, currency: "USD" }
+      })
       assert.notStrictEqual(result.isError, true, JSON.stringify(result.content))
     }
   })
 
 const revenue = (url: string, owner: { customerId: string; key: string }) =>
   Effect.promise(async () => {
-    const reply = await send(url, "GET", `/api/analytics/${owner.customerId}`, { headers: { authorization: `Bearer ${owner.key}` } })
+    const reply = await send(url, "GET", `/api/analytics/${owner.customerId}`, {
+      headers: { authorization: `Bearer ${owner.key}` }
+    })
     assert.strictEqual(reply.status, 200)
     return reply.json.totals.revenue as number
   })

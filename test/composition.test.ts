@@ -2,9 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { AppLive } from "../src/App.ts"
 import { AppConfig } from "../src/Config.ts"
+import { CustomersLive } from "../src/features/customers/Live.ts"
 import { DashboardSections } from "../src/features/dashboard/Dashboard.ts"
 import { DashboardServices } from "../src/features/dashboard/Live.ts"
-import { CustomersLive } from "../src/features/customers/Live.ts"
 import { SettingsLive } from "../src/features/settings/Live.ts"
 import { PlatformServices } from "../src/platform/Platform.ts"
 import { freePort, send, testConfig, testDatabaseUrl } from "./support/harness.ts"
@@ -29,28 +29,34 @@ const countingMemoMap = () => {
 }
 
 describe("composition", () => {
-  it.live("the whole app builds each shared layer once: one database pool, one platform, one registry of sections", () =>
-    Effect.gen(function*() {
-      const { memoMap, builds } = countingMemoMap()
-      const config = yield* testConfig(yield* testDatabaseUrl, yield* Effect.promise(freePort))
-      const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithMemoMap(
-        AppLive.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
-        memoMap,
-        scope
-      ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
-      // The pool is opened by DatabaseLive, which only PlatformServices holds: once built, one pool.
-      for (const [name, layer] of Object.entries({ PlatformServices, CustomersLive, SettingsLive, DashboardServices })) {
-        assert.strictEqual(builds(layer), 1, name)
-      }
-      assert.strictEqual(builds(DashboardSections.layer), 1, "DashboardSections.layer")
-      // Sections registered by several features land in that one registry.
-      const ids = Context.get(context, DashboardSections).all().map((section) => section.id)
-      assert.includeMembers(ids, ["queue", "workflows", "social", "analytics", "reports", "status"])
-      // The REST API (served by the server) and a feature's own page (added by its layer) answer.
-      const base = `http://127.0.0.1:${config.port}`
-      assert.strictEqual((yield* Effect.promise(() => send(base, "GET", "/api/health"))).status, 200)
-      assert.strictEqual((yield* Effect.promise(() => send(base, "GET", "/status"))).status, 200)
-      yield* Scope.close(scope, Exit.void)
-    }), { timeout: 120_000 })
+  it.live(
+    "the whole app builds each shared layer once: one database pool, one platform, one registry of sections",
+    () =>
+      Effect.gen(function*() {
+        const { memoMap, builds } = countingMemoMap()
+        const config = yield* testConfig(yield* testDatabaseUrl, yield* Effect.promise(freePort))
+        const scope = yield* Scope.make()
+        const context = yield* Layer.buildWithMemoMap(
+          AppLive.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
+          memoMap,
+          scope
+        ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
+        // The pool is opened by DatabaseLive, which only PlatformServices holds: once built, one pool.
+        for (
+          const [name, layer] of Object.entries({ PlatformServices, CustomersLive, SettingsLive, DashboardServices })
+        ) {
+          assert.strictEqual(builds(layer), 1, name)
+        }
+        assert.strictEqual(builds(DashboardSections.layer), 1, "DashboardSections.layer")
+        // Sections registered by several features land in that one registry.
+        const ids = Context.get(context, DashboardSections).all().map((section) => section.id)
+        assert.includeMembers(ids, ["queue", "workflows", "social", "analytics", "reports", "status"])
+        // The REST API (served by the server) and a feature's own page (added by its layer) answer.
+        const base = `http://127.0.0.1:${config.port}`
+        assert.strictEqual((yield* Effect.promise(() => send(base, "GET", "/api/health"))).status, 200)
+        assert.strictEqual((yield* Effect.promise(() => send(base, "GET", "/status"))).status, 200)
+        yield* Scope.close(scope, Exit.void)
+      }),
+    { timeout: 120_000 }
+  )
 })

@@ -1,11 +1,11 @@
 import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { Stream } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { request } from "node:http"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
-import { HttpServerResponse } from "effect/http"
-import { Stream } from "effect"
 import { compress, pickCoding } from "../src/platform/http/Compression.ts"
-import { TestServer, testApp } from "./support/harness.ts"
+import { testApp, TestServer } from "./support/harness.ts"
 
 interface RawReply {
   readonly status: number

@@ -3,7 +3,9 @@ import { ConfigProvider, Effect } from "effect"
 import { appConfig, describeConfigError } from "../src/Config.ts"
 
 const read = (env: Record<string, string>) =>
-  Effect.runPromise(Effect.result(appConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env))))))
+  Effect.runPromise(
+    Effect.result(appConfig.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))))
+  )
 
 /**
  * Publishing settings: every schedule and lease the configuration accepts is
@@ -23,11 +25,13 @@ describe("publish settings", () => {
   })
 
   it("a lease of 0 or a schedule that is not numbers stops start-up naming the variable", async () => {
-    for (const [env, name] of [
-      [{ PUBLISH_LEASE_SECONDS: "0" }, "PUBLISH_LEASE_SECONDS"],
-      [{ PUBLISH_RETRY_SCHEDULE: "5,soon" }, "PUBLISH_RETRY_SCHEDULE"],
-      [{ PUBLISH_RETRY_SCHEDULE: "-5" }, "PUBLISH_RETRY_SCHEDULE"]
-    ] as const) {
+    for (
+      const [env, name] of [
+        [{ PUBLISH_LEASE_SECONDS: "0" }, "PUBLISH_LEASE_SECONDS"],
+        [{ PUBLISH_RETRY_SCHEDULE: "5,soon" }, "PUBLISH_RETRY_SCHEDULE"],
+        [{ PUBLISH_RETRY_SCHEDULE: "-5" }, "PUBLISH_RETRY_SCHEDULE"]
+      ] as const
+    ) {
       const result = await read(env)
       assert.strictEqual(result._tag, "Failure", JSON.stringify(env))
       if (result._tag === "Failure") {

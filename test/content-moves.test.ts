@@ -10,8 +10,10 @@ const create = (t: Provisioned, body: Record<string, unknown>) =>
   })
 
 const events = (t: Provisioned) =>
-  Effect.map(call("GET", `/api/events/${t.customerId}?limit=200`, { headers: bearer(t.apiKey) }), (res) =>
-    res.json.events as Array<{ type: string; data: any; actor: any }>)
+  Effect.map(
+    call("GET", `/api/events/${t.customerId}?limit=200`, { headers: bearer(t.apiKey) }),
+    (res) => res.json.events as Array<{ type: string; data: any; actor: any }>
+  )
 
 // Real time: one test holds a transaction open for a moment.
 layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })("content moves", (it) => {
@@ -38,7 +40,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.strictEqual(approved.json.status, "approved")
       assertError(yield* call("POST", path, { headers: bearer(editor.apiKey), body: {} }), 409, "E_INVALID_TRANSITION")
       assertError(
-        yield* call("POST", `/api/content/${t.customerId}/cnt_nothing/submit`, { headers: bearer(editor.apiKey), body: {} }),
+        yield* call("POST", `/api/content/${t.customerId}/cnt_nothing/submit`, {
+          headers: bearer(editor.apiKey),
+          body: {}
+        }),
         404,
         "E_NOT_FOUND"
       )
@@ -57,25 +62,39 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       const viewer = yield* invite(t, "viewer")
       const draft = yield* create(t, { type: "blog", body: "d" })
       const rejected = yield* create(t, { type: "blog", body: "r" })
-      yield* call("POST", `/api/content/${t.customerId}/${rejected.id}/review`, { headers: bearer(t.apiKey), body: { action: "reject" } })
+      yield* call("POST", `/api/content/${t.customerId}/${rejected.id}/review`, {
+        headers: bearer(t.apiKey),
+        body: { action: "reject" }
+      })
       const pending = yield* create(t, { type: "blog", body: "p", submit: true })
       const approved = yield* create(t, { type: "blog", body: "a" })
-      yield* call("POST", `/api/content/${t.customerId}/${approved.id}/review`, { headers: bearer(t.apiKey), body: { action: "approve" } })
+      yield* call("POST", `/api/content/${t.customerId}/${approved.id}/review`, {
+        headers: bearer(t.apiKey),
+        body: { action: "approve" }
+      })
 
-      const del = (id: string, key = t.apiKey) => call("DELETE", `/api/content/${t.customerId}/${id}`, { headers: bearer(key) })
+      const del = (id: string, key = t.apiKey) =>
+        call("DELETE", `/api/content/${t.customerId}/${id}`, { headers: bearer(key) })
       assertError(yield* del(draft.id, viewer.apiKey), 403, "E_FORBIDDEN")
       for (const piece of [draft, rejected]) {
         const res = yield* del(piece.id)
         assert.strictEqual(res.status, 200, res.text)
         assert.deepStrictEqual(res.json, { deleted: true })
-        assertError(yield* call("GET", `/api/content/${t.customerId}/${piece.id}`, { headers: bearer(t.apiKey) }), 404, "E_NOT_FOUND")
+        assertError(
+          yield* call("GET", `/api/content/${t.customerId}/${piece.id}`, { headers: bearer(t.apiKey) }),
+          404,
+          "E_NOT_FOUND"
+        )
         assertError(yield* del(piece.id), 404, "E_NOT_FOUND")
       }
       for (const [piece, status] of [[pending, "pending approval"], [approved, "approved"]] as const) {
         const res = yield* del(piece.id)
         assertError(res, 409, "E_INVALID_TRANSITION")
         assert.strictEqual(res.json.error, `${status} content cannot be deleted (only draft and rejected pieces can)`)
-        assert.strictEqual((yield* call("GET", `/api/content/${t.customerId}/${piece.id}`, { headers: bearer(t.apiKey) })).status, 200)
+        assert.strictEqual(
+          (yield* call("GET", `/api/content/${t.customerId}/${piece.id}`, { headers: bearer(t.apiKey) })).status,
+          200
+        )
       }
       const list = yield* call("GET", `/api/content/${t.customerId}`, { headers: bearer(t.apiKey) })
       assert.deepStrictEqual(list.json.content.map((p: any) => p.id).sort(), [pending.id, approved.id].sort())
@@ -90,9 +109,13 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
     Effect.gen(function*() {
       const t = yield* provision()
       const piece = yield* create(t, { type: "blog", body: "one" })
-      const put = (body: unknown) => call("PUT", `/api/content/${t.customerId}/${piece.id}`, { headers: bearer(t.apiKey), body })
+      const put = (body: unknown) =>
+        call("PUT", `/api/content/${t.customerId}/${piece.id}`, { headers: bearer(t.apiKey), body })
       assert.strictEqual((yield* put({ body: "two" })).status, 200)
-      yield* call("POST", `/api/content/${t.customerId}/${piece.id}/review`, { headers: bearer(t.apiKey), body: { action: "reject" } })
+      yield* call("POST", `/api/content/${t.customerId}/${piece.id}/review`, {
+        headers: bearer(t.apiKey),
+        body: { action: "reject" }
+      })
       const back = yield* put({ title: "three" })
       assert.strictEqual(back.json.status, "draft")
       const log = (yield* events(t)).filter((e) => e.type.startsWith("content."))
@@ -104,9 +127,17 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       ])
       assert.strictEqual(log[0].data.title, "three")
       assert.strictEqual(log[2].data.body, "two")
-      yield* call("POST", `/api/content/${t.customerId}/${piece.id}/review`, { headers: bearer(t.apiKey), body: { action: "approve" } })
+      yield* call("POST", `/api/content/${t.customerId}/${piece.id}/review`, {
+        headers: bearer(t.apiKey),
+        body: { action: "approve" }
+      })
       const refused = yield* put({ body: "four" })
-      assertError(refused, 409, "E_INVALID_TRANSITION", "approved content cannot be edited (only draft, pending_approval and rejected pieces can)")
+      assertError(
+        refused,
+        409,
+        "E_INVALID_TRANSITION",
+        "approved content cannot be edited (only draft, pending_approval and rejected pieces can)"
+      )
     }))
 
   it.effect("metadata keeps the key order it was given, nested too, through create, edit, read, list and events", () =>
@@ -115,12 +146,22 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       // jsonb would sort these by length, then bytes: {"a", "b", "zz", "yyy"} and {"id", "ad"} reversed.
       const metadata = { zz: 1, yyy: { b: 2, a: 1, ccc: [{ z: 1, a: 2 }] }, b: true, a: null, "10": "x", "9": "y" }
       const created = yield* create(t, { type: "ad", body: "b", metadata })
-      const expected = JSON.stringify({ "9": "y", "10": "x", zz: 1, yyy: { b: 2, a: 1, ccc: [{ z: 1, a: 2 }] }, b: true, a: null })
+      const expected = JSON.stringify({
+        "9": "y",
+        "10": "x",
+        zz: 1,
+        yyy: { b: 2, a: 1, ccc: [{ z: 1, a: 2 }] },
+        b: true,
+        a: null
+      })
       // JavaScript itself puts integer-like keys first; every other key keeps its place.
       assert.strictEqual(JSON.stringify(created.metadata), expected)
       const read = yield* call("GET", `/api/content/${t.customerId}/${created.id}`, { headers: bearer(t.apiKey) })
       assert.deepStrictEqual(Object.keys(read.json.metadata), ["9", "10", "zz", "yyy", "b", "a"])
-      assert.include(read.text, `"metadata":{"9":"y","10":"x","zz":1,"yyy":{"b":2,"a":1,"ccc":[{"z":1,"a":2}]},"b":true,"a":null}`)
+      assert.include(
+        read.text,
+        `"metadata":{"9":"y","10":"x","zz":1,"yyy":{"b":2,"a":1,"ccc":[{"z":1,"a":2}]},"b":true,"a":null}`
+      )
       const edited = yield* call("PUT", `/api/content/${t.customerId}/${created.id}`, {
         headers: bearer(t.apiKey),
         body: { metadata: { spend: 5, campaign: "c", ad: 1 } }
@@ -164,37 +205,47 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       }
     }))
 
-  it.effect("a move waits for a concurrent change of the piece and decides on what it committed", () =>
-    Effect.gen(function*() {
-      const { sql } = yield* TestServer
-      const t = yield* provision()
-      const piece = yield* create(t, { type: "blog", body: "locked" })
-      // A refused move still locked the row it read (SELECT ... FOR UPDATE writes the locker into xmax, even
-      // when rolled back): this holds on PGlite as on PostgreSQL, where the wait below is the observable effect.
-      yield* call("POST", `/api/content/${t.customerId}/${piece.id}/review`, { headers: bearer(t.apiKey), body: { action: "approve" } })
-      const before = yield* sql<{ xmax: string }>`SELECT xmax::text AS xmax FROM content WHERE id = ${piece.id}`
-      const refused = yield* call("POST", `/api/content/${t.customerId}/${piece.id}/review`, { headers: bearer(t.apiKey), body: { action: "approve" } })
-      assert.strictEqual(refused.status, 409)
-      const after = yield* sql<{ xmax: string }>`SELECT xmax::text AS xmax FROM content WHERE id = ${piece.id}`
-      assert.notStrictEqual(after[0].xmax, before[0].xmax, "the refused move did not lock the piece")
-
-      const url = externalDatabaseUrl()
-      if (url === undefined) return
-      // PostgreSQL: another session approves the piece and holds its transaction open while a review arrives.
-      // The review must wait and then see `approved` (409), not approve it a second time.
-      const second = yield* create(t, { type: "blog", body: "held" })
-      const outcome = yield* sql.withTransaction(Effect.gen(function*() {
-        yield* sql`UPDATE content SET status = 'approved' WHERE id = ${second.id}`
-        const review = yield* Effect.forkChild(call("POST", `/api/content/${t.customerId}/${second.id}/review`, {
+  it.effect(
+    "a move waits for a concurrent change of the piece and decides on what it committed",
+    () =>
+      Effect.gen(function*() {
+        const { sql } = yield* TestServer
+        const t = yield* provision()
+        const piece = yield* create(t, { type: "blog", body: "locked" })
+        // A refused move still locked the row it read (SELECT ... FOR UPDATE writes the locker into xmax, even
+        // when rolled back): this holds on PGlite as on PostgreSQL, where the wait below is the observable effect.
+        yield* call("POST", `/api/content/${t.customerId}/${piece.id}/review`, {
           headers: bearer(t.apiKey),
           body: { action: "approve" }
+        })
+        const before = yield* sql<{ xmax: string }>`SELECT xmax::text AS xmax FROM content WHERE id = ${piece.id}`
+        const refused = yield* call("POST", `/api/content/${t.customerId}/${piece.id}/review`, {
+          headers: bearer(t.apiKey),
+          body: { action: "approve" }
+        })
+        assert.strictEqual(refused.status, 409)
+        const after = yield* sql<{ xmax: string }>`SELECT xmax::text AS xmax FROM content WHERE id = ${piece.id}`
+        assert.notStrictEqual(after[0].xmax, before[0].xmax, "the refused move did not lock the piece")
+
+        const url = externalDatabaseUrl()
+        if (url === undefined) return
+        // PostgreSQL: another session approves the piece and holds its transaction open while a review arrives.
+        // The review must wait and then see `approved` (409), not approve it a second time.
+        const second = yield* create(t, { type: "blog", body: "held" })
+        const outcome = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* sql`UPDATE content SET status = 'approved' WHERE id = ${second.id}`
+          const review = yield* Effect.forkChild(call("POST", `/api/content/${t.customerId}/${second.id}/review`, {
+            headers: bearer(t.apiKey),
+            body: { action: "approve" }
+          }))
+          yield* Effect.sleep("400 millis")
+          return review
         }))
-        yield* Effect.sleep("400 millis")
-        return review
-      }))
-      const reply = yield* Fiber.join(outcome)
-      assertError(reply, 409, "E_INVALID_TRANSITION")
-      const approvals = (yield* events(t)).filter((e) => e.type === "content.approved" && e.data.id === second.id)
-      assert.strictEqual(approvals.length, 0)
-    }), { timeout: 30_000 })
+        const reply = yield* Fiber.join(outcome)
+        assertError(reply, 409, "E_INVALID_TRANSITION")
+        const approvals = (yield* events(t)).filter((e) => e.type === "content.approved" && e.data.id === second.id)
+        assert.strictEqual(approvals.length, 0)
+      }),
+    { timeout: 30_000 }
+  )
 })

@@ -20,8 +20,14 @@ const types = ["blog", "social", "email", "ad", "outreach"] as const
 
 // The table of moves (docs/api-rules.md) written out independently of the implementation's table.
 const contract = new Set([
-  "draft>approved", "pending_approval>approved", "draft>rejected", "pending_approval>rejected",
-  "rejected>draft", "approved>published", "draft>draft", "pending_approval>pending_approval",
+  "draft>approved",
+  "pending_approval>approved",
+  "draft>rejected",
+  "pending_approval>rejected",
+  "rejected>draft",
+  "approved>published",
+  "draft>draft",
+  "pending_approval>pending_approval",
   "draft>pending_approval"
 ])
 // Submitting is the draft's own move: a pending piece's self-move is an edit, never a submission.
@@ -54,7 +60,10 @@ describe("content state machine", () => {
       for (const action of actions) {
         const next = transition(from, action)
         const to = Result.isSuccess(next) ? next.success : next.failure.to
-        assert.strictEqual(Result.isSuccess(next), allowedMoves[from].includes(to) && (action !== "submit" || from === "draft"))
+        assert.strictEqual(
+          Result.isSuccess(next),
+          allowedMoves[from].includes(to) && (action !== "submit" || from === "draft")
+        )
         assert.strictEqual(Result.isSuccess(next), allowedByContract(from, action, to), `${from} -${action}-> ${to}`)
       }
     }
@@ -65,13 +74,20 @@ describe("content state machine", () => {
     for (const from of ["approved", "published"] as const) {
       const next = transition(from, "edit")
       assert.isTrue(Result.isFailure(next))
-      if (Result.isFailure(next)) assert.match(describeForbiddenMove(next.failure), new RegExp(`^${from} content cannot be edited`))
+      if (Result.isFailure(next)) {
+        assert.match(describeForbiddenMove(next.failure), new RegExp(`^${from} content cannot be edited`))
+      }
     }
     const submitted = transition("pending_approval", "submit")
     assert.isTrue(Result.isFailure(submitted))
-    if (Result.isFailure(submitted)) assert.include(describeForbiddenMove(submitted.failure), "Only a draft can be submitted")
+    if (Result.isFailure(submitted)) {
+      assert.include(describeForbiddenMove(submitted.failure), "Only a draft can be submitted")
+    }
     assert.deepStrictEqual(statuses.filter((s) => deleteRefusal(s) === undefined), ["draft", "rejected"])
-    assert.strictEqual(deleteRefusal("pending_approval"), "pending approval content cannot be deleted (only draft and rejected pieces can)")
+    assert.strictEqual(
+      deleteRefusal("pending_approval"),
+      "pending approval content cannot be deleted (only draft and rejected pieces can)"
+    )
   })
 })
 
@@ -100,7 +116,11 @@ describe("autonomy resolver", () => {
 
   it("maps levels onto starting statuses", () => {
     assert.deepStrictEqual([1, 2, 3, 4, 5].map(initialStatusForLevel), [
-      "draft", "pending_approval", "pending_approval", "approved", "approved"
+      "draft",
+      "pending_approval",
+      "pending_approval",
+      "approved",
+      "approved"
     ])
   })
 })
@@ -126,7 +146,9 @@ describe("budget cap arithmetic", () => {
           channel: toMicros(spentCents / 100)
         }
         const limits = [caps.daily, caps.weekly, caps.monthly, channelCap ?? null]
-        const passes = limits.some((limit) => limit !== null && spentCents + Math.round(amount * 100) > Math.round(limit * 100))
+        const passes = limits.some((limit) =>
+          limit !== null && spentCents + Math.round(amount * 100) > Math.round(limit * 100)
+        )
         assert.strictEqual(exceededCap(budget, "ads", spent, amount) !== undefined, passes)
         // A charge on another channel ignores the ads cap.
         const other = [caps.daily, caps.weekly, caps.monthly]
@@ -141,7 +163,11 @@ describe("budget cap arithmetic", () => {
     assert.strictEqual(ad(12.5), 12.5)
     assert.strictEqual(ad("12.5"), 12.5)
     assert.strictEqual(ad(" 7 "), 7)
-    for (const none of [0, -3, "-3", "", "  ", "ten", Number.NaN, Number.POSITIVE_INFINITY, "Infinity", null, true, [5], { amount: 5 }, undefined]) {
+    for (
+      const none of [0, -3, "-3", "", "  ", "ten", Number.NaN, Number.POSITIVE_INFINITY, "Infinity", null, true, [5], {
+        amount: 5
+      }, undefined]
+    ) {
       assert.strictEqual(ad(none), 0, String(none))
     }
     assert.strictEqual(adSpend({ type: "ad", metadata: {} }), 0)
@@ -155,14 +181,16 @@ describe("budget cap arithmetic", () => {
   })
 
   it("windows are UTC calendar day, ISO week and month containing the instant", () => {
-    fc.assert(fc.property(fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }), (now) => {
-      const { day, week, month } = windowStarts(now)
-      assert.isTrue(day <= now && now.getTime() - day.getTime() < 86_400_000)
-      assert.strictEqual(day.getUTCHours() + day.getUTCMinutes() + day.getUTCMilliseconds(), 0)
-      assert.strictEqual(week.getUTCDay(), 1)
-      assert.isTrue(now.getTime() - week.getTime() < 7 * 86_400_000 && week <= now)
-      assert.strictEqual(month.getUTCDate(), 1)
-      assert.strictEqual(month.getUTCMonth(), now.getUTCMonth())
-    }))
+    fc.assert(
+      fc.property(fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }), (now) => {
+        const { day, week, month } = windowStarts(now)
+        assert.isTrue(day <= now && now.getTime() - day.getTime() < 86_400_000)
+        assert.strictEqual(day.getUTCHours() + day.getUTCMinutes() + day.getUTCMilliseconds(), 0)
+        assert.strictEqual(week.getUTCDay(), 1)
+        assert.isTrue(now.getTime() - week.getTime() < 7 * 86_400_000 && week <= now)
+        assert.strictEqual(month.getUTCDate(), 1)
+        assert.strictEqual(month.getUTCMonth(), now.getUTCMonth())
+      })
+    )
   })
 })

@@ -3,16 +3,18 @@ import { Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
 import { Content } from "../src/features/content/Content.ts"
 import { Customers } from "../src/features/customers/Customers.ts"
-import { CurrentActor, Events } from "../src/platform/Events.ts"
 import { Settings } from "../src/features/settings/Settings.ts"
+import { CurrentActor, Events } from "../src/platform/Events.ts"
 import { call, testApp } from "./support/harness.ts"
-import { testServices } from "./support/services.ts"
 import { type Tenant, tenant } from "./support/processes.ts"
-
+import { testServices } from "./support/services.ts"
 
 const member = (tenant: Tenant, role: string) =>
   Effect.gen(function*() {
-    const res = yield* call("POST", `/api/team/${tenant.id}/members`, { headers: tenant.h, body: { email: `${role}@x.co`, role } })
+    const res = yield* call("POST", `/api/team/${tenant.id}/members`, {
+      headers: tenant.h,
+      body: { email: `${role}@x.co`, role }
+    })
     assert.strictEqual(res.status, 200)
     return { authorization: `Bearer ${res.json.apiKey}` }
   })
@@ -24,7 +26,10 @@ const create = (tenant: Tenant, body: Record<string, unknown>) =>
   })
 
 const review = (tenant: Tenant, id: string, action: string, note?: string) =>
-  call("POST", `/api/content/${tenant.id}/${id}/review`, { headers: tenant.h, body: note === undefined ? { action } : { action, note } })
+  call("POST", `/api/content/${tenant.id}/${id}/review`, {
+    headers: tenant.h,
+    body: note === undefined ? { action } : { action, note }
+  })
 
 const list = (tenant: Tenant, query: string) => call("GET", `/api/content/${tenant.id}?${query}`, { headers: tenant.h })
 
@@ -108,7 +113,9 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
       let pages = 0
       do {
         const query: string = `limit=5${cursor === null ? "" : `&cursor=${encodeURIComponent(cursor)}`}`
-        const [page] = yield* Effect.all([list(t, query), create(t, { type: "email", body: "late" })], { concurrency: 2 })
+        const [page] = yield* Effect.all([list(t, query), create(t, { type: "email", body: "late" })], {
+          concurrency: 2
+        })
         assert.strictEqual(page.status, 200)
         const times = page.json.content.map((p: any) => Date.parse(p.createdAt))
         assert.deepStrictEqual(times, [...times].sort((x, y) => y - x))
@@ -132,7 +139,10 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
       assert.isString(cursor)
       const [payload, signature] = cursor.split(".")
       const forged = Buffer.from(
-        JSON.stringify({ ...JSON.parse(Buffer.from(payload, "base64url").toString()), p: { t: "2999-01-01T00:00:00.000000", i: "z" } })
+        JSON.stringify({
+          ...JSON.parse(Buffer.from(payload, "base64url").toString()),
+          p: { t: "2999-01-01T00:00:00.000000", i: "z" }
+        })
       ).toString("base64url")
       const flipped = payload.slice(0, -1) + (payload.endsWith("A") ? "B" : "A")
       for (const bad of [`${forged}.${signature}`, `${flipped}.${signature}`, "garbage", `${payload}.`, `${payload}`]) {
@@ -153,7 +163,10 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
       const theirs = yield* create(other, { type: "blog", body: "secret" })
       for (const id of [theirs.id, "cnt_missing", "x".repeat(64)]) {
         assert.strictEqual((yield* call("GET", `/api/content/${t.id}/${id}`, { headers: t.h })).status, 404)
-        assert.strictEqual((yield* call("PUT", `/api/content/${t.id}/${id}`, { headers: t.h, body: { body: "x" } })).status, 404)
+        assert.strictEqual(
+          (yield* call("PUT", `/api/content/${t.id}/${id}`, { headers: t.h, body: { body: "x" } })).status,
+          404
+        )
         assert.strictEqual((yield* review(t, id, "approve")).status, 404)
       }
       const cross = yield* call("GET", `/api/content/${other.id}/${theirs.id}`, { headers: t.h })
@@ -170,24 +183,34 @@ layer(testApp(), { timeout: 60_000 })("content over HTTP", (it) => {
       const piece = yield* create(t, { type: "blog", body: "b" })
       assert.strictEqual((yield* call("GET", `/api/content/${t.id}`, { headers: viewer })).status, 200)
       assert.strictEqual((yield* call("GET", `/api/content/${t.id}/${piece.id}`, { headers: viewer })).status, 200)
-      for (const [method, path, body] of [
-        ["PUT", `/api/content/${t.id}/${piece.id}`, { body: "v" }],
-        ["POST", `/api/content/${t.id}/${piece.id}/review`, { action: "approve" }],
-        ["POST", `/api/content/${t.id}`, { type: "blog", body: "v" }]
-      ] as const) {
+      for (
+        const [method, path, body] of [
+          ["PUT", `/api/content/${t.id}/${piece.id}`, { body: "v" }],
+          ["POST", `/api/content/${t.id}/${piece.id}/review`, { action: "approve" }],
+          ["POST", `/api/content/${t.id}`, { type: "blog", body: "v" }]
+        ] as const
+      ) {
         const res = yield* call(method, path, { headers: viewer, body })
         assert.strictEqual(res.status, 403)
         assert.strictEqual(res.json.code, "E_FORBIDDEN")
       }
       assert.strictEqual((yield* call("GET", `/api/content/${t.id}/${piece.id}`, { headers: t.h })).json.body, "b")
-      const edited = yield* call("PUT", `/api/content/${t.id}/${piece.id}`, { headers: editor, body: { title: "T", body: "e", metadata: { a: 1 } } })
+      const edited = yield* call("PUT", `/api/content/${t.id}/${piece.id}`, {
+        headers: editor,
+        body: { title: "T", body: "e", metadata: { a: 1 } }
+      })
       assert.strictEqual(edited.status, 200)
       assert.deepInclude(edited.json, { title: "T", body: "e", metadata: { a: 1 }, status: "draft" })
-      const approved = yield* call("POST", `/api/content/${t.id}/${piece.id}/review`, { headers: editor, body: { action: "approve", note: "ok" } })
+      const approved = yield* call("POST", `/api/content/${t.id}/${piece.id}/review`, {
+        headers: editor,
+        body: { action: "approve", note: "ok" }
+      })
       assert.deepInclude(approved.json, { status: "approved", reviewNote: "ok" })
-      assert.strictEqual((yield* call("POST", `/api/content/${t.id}`, { headers: editor, body: { type: "ad", body: "x" } })).status, 200)
+      assert.strictEqual(
+        (yield* call("POST", `/api/content/${t.id}`, { headers: editor, body: { type: "ad", body: "x" } })).status,
+        200
+      )
     }))
-
 })
 
 // A second app: the admin limit (10 provisions a minute per IP) caps customers per app.
@@ -196,7 +219,11 @@ layer(testApp(), { timeout: 60_000 })("content moves over HTTP", (it) => {
     Effect.gen(function*() {
       const t = yield* tenant({ email: "put@x.co" })
       const piece = yield* create(t, { type: "social", platform: "x", body: "b" })
-      for (const body of [{ status: "approved" }, { body: "x", extra: 1 }, { title: "" }, { body: "b".repeat(281) }, { metadata: "no" }]) {
+      for (
+        const body of [{ status: "approved" }, { body: "x", extra: 1 }, { title: "" }, { body: "b".repeat(281) }, {
+          metadata: "no"
+        }]
+      ) {
         const res = yield* call("PUT", `/api/content/${t.id}/${piece.id}`, { headers: t.h, body })
         assert.strictEqual(res.status, 400, JSON.stringify(body))
         assert.strictEqual(res.json.code, "E_VALIDATION")
@@ -256,7 +283,10 @@ layer(testApp(), { timeout: 60_000 })("content moves over HTTP", (it) => {
       const read = yield* call("GET", `/api/content/${t.id}/${piece.id}`, { headers: t.h })
       assert.strictEqual(read.json.status, winner)
       const events = (yield* call("GET", `/api/events/${t.id}`, { headers: t.h })).json.events
-      assert.strictEqual(events.filter((e: any) => e.type === "content.approved" || e.type === "content.rejected").length, 1)
+      assert.strictEqual(
+        events.filter((e: any) => e.type === "content.approved" || e.type === "content.rejected").length,
+        1
+      )
     }))
 })
 
@@ -275,7 +305,11 @@ layer(testServices, { timeout: 60_000 })("content service", (it) => {
       const make = (type: "blog" | "social", skill?: string) =>
         Effect.map(content.create(id, { type, body: "b" }, { actor: "agent", skill, agentId: "cmo" }), (p) => p.status)
       assert.strictEqual(yield* make("blog"), "pending_approval")
-      yield* settings.updateAutonomy(id, { globalDefault: 1, categories: { social: 4 }, skills: { ask_cmo: 3, "daily-social-posts": 5 } })
+      yield* settings.updateAutonomy(id, {
+        globalDefault: 1,
+        categories: { social: 4 },
+        skills: { ask_cmo: 3, "daily-social-posts": 5 }
+      })
       assert.strictEqual(yield* make("blog"), "draft")
       assert.strictEqual(yield* make("social"), "approved")
       assert.strictEqual(yield* make("social", "ask_cmo"), "pending_approval")
@@ -298,12 +332,14 @@ layer(testServices, { timeout: 60_000 })("content service", (it) => {
       assert.strictEqual(published.status, "published")
       assert.strictEqual(published.publishedUrl, "https://x.com/p/1")
       assert.isString(published.publishedAt)
-      for (const attempt of [
-        content.markPublished(id, draft.id, "https://x.com/p/2"),
-        content.review(id, draft.id, "approve", undefined),
-        content.review(id, draft.id, "reject", undefined),
-        content.update(id, draft.id, { body: "late" })
-      ]) {
+      for (
+        const attempt of [
+          content.markPublished(id, draft.id, "https://x.com/p/2"),
+          content.review(id, draft.id, "approve", undefined),
+          content.review(id, draft.id, "reject", undefined),
+          content.update(id, draft.id, { body: "late" })
+        ]
+      ) {
         const exit = yield* Effect.exit(attempt)
         assert.isTrue(Exit.isFailure(exit))
         assert.match(JSON.stringify(exit), /from published to|published content cannot be edited/)
@@ -323,10 +359,21 @@ layer(testServices, { timeout: 60_000 })("content service", (it) => {
     Effect.gen(function*() {
       const content = yield* Content
       const id = yield* customer("actors@x.co")
-      yield* content.create(id, { type: "blog", body: "a" }, { actor: "agent", agentId: "agt_1", skill: "run_content_creation" })
-      yield* content.create(id, { type: "blog", body: "w" }, { actor: "agent", runId: "run_1", skill: "weekly-content-plan" })
+      yield* content.create(id, { type: "blog", body: "a" }, {
+        actor: "agent",
+        agentId: "agt_1",
+        skill: "run_content_creation"
+      })
+      yield* content.create(id, { type: "blog", body: "w" }, {
+        actor: "agent",
+        runId: "run_1",
+        skill: "weekly-content-plan"
+      })
       const piece = yield* content.create(id, { type: "blog", body: "p" }, { actor: "person" })
-      yield* Effect.provideService(content.review(id, piece.id, "approve", undefined), CurrentActor, { type: "workflow", id: "run_2" })
+      yield* Effect.provideService(content.review(id, piece.id, "approve", undefined), CurrentActor, {
+        type: "workflow",
+        id: "run_2"
+      })
       yield* (yield* Events).record(id, "custom.thing", { x: 1 })
       const events = yield* (yield* Events).list(id, { limit: 50, since: undefined })
       assert.deepStrictEqual(events.slice(0, 5).map((e) => [e.type, e.actor]), [

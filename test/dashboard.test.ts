@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 import { assertError, bearer, invite, provision, randomIp } from "./support/processes.ts"
 import { signUp } from "./support/signup.ts"
 import { startReceiver, waitFor } from "./support/webhook-receiver.ts"
@@ -32,20 +32,26 @@ const signIn = (apiKey: string, ip = randomIp()) =>
     assert.strictEqual(res.status, 303, res.text)
     assert.strictEqual(res.headers.get("location"), "/dashboard")
     const setCookie = res.headers.get("set-cookie")!
-    assert.match(setCookie, /^herald_session=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; Max-Age=43200; Path=\/; HttpOnly; SameSite=Lax$/)
+    assert.match(
+      setCookie,
+      /^herald_session=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; Max-Age=43200; Path=\/; HttpOnly; SameSite=Lax$/
+    )
     return setCookie.split(";")[0]
   })
 
 const csrfOf = (page: string) => /name="_csrf" value="([^"]+)"/.exec(page)![1]
 
 const createPiece = (customerId: string, key: string, title: string) =>
-  Effect.map(call("POST", `/api/content/${customerId}`, {
-    headers: bearer(key),
-    body: { type: "blog", title, body: "Body <script>alert(1)</script>", submit: true }
-  }), (res) => {
-    assert.strictEqual(res.status, 200, res.text)
-    return res.json.id as string
-  })
+  Effect.map(
+    call("POST", `/api/content/${customerId}`, {
+      headers: bearer(key),
+      body: { type: "blog", title, body: "Body <script>alert(1)</script>", submit: true }
+    }),
+    (res) => {
+      assert.strictEqual(res.status, 200, res.text)
+      return res.json.id as string
+    }
+  )
 
 layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })("dashboard", (it) => {
   it.effect("GET /api/dashboard/{id}: the HTML dashboard, escaped, read-only, with the page headers", () =>
@@ -68,16 +74,26 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.notInclude(res.text, "<img src=x")
       assert.notInclude(res.text, "<script>alert")
       assert.notInclude(res.text, "name=\"_csrf\"", "the Bearer view has no forms")
-      for (const section of ["queue", "content", "settings", "webhooks", "team", "status"]) assert.include(res.text, `id="${section}"`)
+      for (const section of ["queue", "content", "settings", "webhooks", "team", "status"]) {
+        assert.include(res.text, `id="${section}"`)
+      }
 
       const other = yield* provision()
-      assertError(yield* call("GET", `/api/dashboard/${customerId}`, { headers: bearer(other.apiKey) }), 403, "E_FORBIDDEN")
+      assertError(
+        yield* call("GET", `/api/dashboard/${customerId}`, { headers: bearer(other.apiKey) }),
+        403,
+        "E_FORBIDDEN"
+      )
       // A browser (Accept: text/html) gets the same errors as HTML pages.
-      const htmlDenied = yield* call("GET", `/api/dashboard/${customerId}`, { headers: { ...bearer(other.apiKey), accept: "text/html,*/*" } })
+      const htmlDenied = yield* call("GET", `/api/dashboard/${customerId}`, {
+        headers: { ...bearer(other.apiKey), accept: "text/html,*/*" }
+      })
       assert.strictEqual(htmlDenied.status, 403)
       assert.include(htmlDenied.headers.get("content-type"), "text/html")
       assert.include(htmlDenied.text, htmlDenied.headers.get("x-request-id")!)
-      const htmlNoKey = yield* call("GET", `/api/dashboard/${customerId}`, { headers: { accept: "text/html", "x-forwarded-for": randomIp() } })
+      const htmlNoKey = yield* call("GET", `/api/dashboard/${customerId}`, {
+        headers: { accept: "text/html", "x-forwarded-for": randomIp() }
+      })
       assert.strictEqual(htmlNoKey.status, 401)
       assert.include(htmlNoKey.headers.get("content-type"), "text/html")
       assert.include(htmlNoKey.headers.get("www-authenticate"), "Bearer")
@@ -124,10 +140,18 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
 
       const piece = yield* createPiece(customerId, apiKey, "Launch post")
       const path = `/dashboard/content/${piece}/review`
-      const noToken = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ action: "approve" }), raw: true })
+      const noToken = yield* call("POST", path, {
+        headers: formHeaders(cookie),
+        body: form({ action: "approve" }),
+        raw: true
+      })
       assert.strictEqual(noToken.status, 403)
       assert.include(noToken.headers.get("content-type"), "text/html")
-      const forged = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ action: "approve", _csrf: "x" + csrf }), raw: true })
+      const forged = yield* call("POST", path, {
+        headers: formHeaders(cookie),
+        body: form({ action: "approve", _csrf: "x" + csrf }),
+        raw: true
+      })
       assert.strictEqual(forged.status, 403)
       const crossSite = yield* call("POST", path, {
         headers: formHeaders(cookie, { "sec-fetch-site": "cross-site" }),
@@ -138,7 +162,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       const still = yield* call("GET", `/api/content/${customerId}/${piece}`, { headers: bearer(apiKey) })
       assert.strictEqual(still.json.status, "pending_approval")
 
-      const ok = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ action: "reject", note: "Too long", _csrf: csrf }), raw: true })
+      const ok = yield* call("POST", path, {
+        headers: formHeaders(cookie),
+        body: form({ action: "reject", note: "Too long", _csrf: csrf }),
+        raw: true
+      })
       assert.strictEqual(ok.status, 303, ok.text)
       const rejected = yield* call("GET", `/api/content/${customerId}/${piece}`, { headers: bearer(apiKey) })
       assert.strictEqual(rejected.json.status, "rejected")
@@ -152,7 +180,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.strictEqual(again.status, 409)
       assert.include(again.text, "rejected")
 
-      const autonomy = yield* call("POST", "/dashboard/settings/autonomy", { headers: formHeaders(cookie), body: form({ globalDefault: "4", _csrf: csrf }), raw: true })
+      const autonomy = yield* call("POST", "/dashboard/settings/autonomy", {
+        headers: formHeaders(cookie),
+        body: form({ globalDefault: "4", _csrf: csrf }),
+        raw: true
+      })
       assert.strictEqual(autonomy.status, 303)
       const budget = yield* call("POST", "/dashboard/settings/budget", {
         headers: formHeaders(cookie),
@@ -160,11 +192,19 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         raw: true
       })
       assert.strictEqual(budget.status, 303)
-      const badBudget = yield* call("POST", "/dashboard/settings/budget", { headers: formHeaders(cookie), body: form({ daily: "-1", _csrf: csrf }), raw: true })
+      const badBudget = yield* call("POST", "/dashboard/settings/budget", {
+        headers: formHeaders(cookie),
+        body: form({ daily: "-1", _csrf: csrf }),
+        raw: true
+      })
       assert.strictEqual(badBudget.status, 400)
       const settings = yield* call("GET", `/api/settings/${customerId}`, { headers: bearer(apiKey) })
       assert.strictEqual(settings.json.autonomy.globalDefault, 4)
-      assert.deepStrictEqual([settings.json.budget.daily, settings.json.budget.weekly, settings.json.budget.monthly], [12.5, null, 300])
+      assert.deepStrictEqual([settings.json.budget.daily, settings.json.budget.weekly, settings.json.budget.monthly], [
+        12.5,
+        null,
+        300
+      ])
 
       const invited = yield* call("POST", "/dashboard/team/invite", {
         headers: formHeaders(cookie),
@@ -176,7 +216,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       const key = /id="invited-key">([^<]+)</.exec(invited.text)![1]
       assert.match(key, /^svc_live_[0-9a-f]{64}$/)
       const members = yield* call("GET", `/api/team/${customerId}/members`, { headers: bearer(apiKey) })
-      assert.deepStrictEqual(members.json.members.map((m: any) => [m.email, m.role]), [["new.editor@example.com", "editor"]])
+      assert.deepStrictEqual(members.json.members.map((m: any) => [m.email, m.role]), [[
+        "new.editor@example.com",
+        "editor"
+      ]])
       const events = yield* call("GET", `/api/events/${customerId}`, { headers: bearer(apiKey) })
       assert.isTrue(events.json.events.some((e: any) => e.type === "team.invited"))
       assert.notInclude((yield* call("GET", "/dashboard", { headers: { cookie } })).text, key, "shown once")
@@ -193,16 +236,28 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       })
       assert.strictEqual(refused.status, 403)
       // Another session's token is not this session's.
-      const mixed = yield* call("POST", "/dashboard/settings/autonomy", { headers: formHeaders(editorCookie), body: form({ globalDefault: "1", _csrf: csrf }), raw: true })
+      const mixed = yield* call("POST", "/dashboard/settings/autonomy", {
+        headers: formHeaders(editorCookie),
+        body: form({ globalDefault: "1", _csrf: csrf }),
+        raw: true
+      })
       assert.strictEqual(mixed.status, 403)
 
       // Sign-out ends the session: the old cookie no longer signs in.
-      const out = yield* call("POST", "/dashboard/sign-out", { headers: formHeaders(cookie), body: form({ _csrf: csrf }), raw: true })
+      const out = yield* call("POST", "/dashboard/sign-out", {
+        headers: formHeaders(cookie),
+        body: form({ _csrf: csrf }),
+        raw: true
+      })
       assert.strictEqual(out.status, 303)
       assert.match(out.headers.get("set-cookie")!, /^herald_session=; Max-Age=0/)
       const after = yield* call("GET", "/dashboard", { headers: { cookie } })
       assert.include(after.text, "name=\"apiKey\"")
-      const afterChange = yield* call("POST", "/dashboard/settings/autonomy", { headers: formHeaders(cookie), body: form({ globalDefault: "1", _csrf: csrf }), raw: true })
+      const afterChange = yield* call("POST", "/dashboard/settings/autonomy", {
+        headers: formHeaders(cookie),
+        body: form({ globalDefault: "1", _csrf: csrf }),
+        raw: true
+      })
       assert.strictEqual(afterChange.status, 401)
       assert.ok(url)
     }))
@@ -234,7 +289,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       const { sql } = yield* TestServer
       const { customerId, apiKey } = yield* signUp("dash-recover@example.com")
       const receiver = yield* startReceiver
-      const hook = yield* call("POST", `/api/hooks/${customerId}`, { headers: bearer(apiKey), body: { url: receiver.url, events: ["content.created"] } })
+      const hook = yield* call("POST", `/api/hooks/${customerId}`, {
+        headers: bearer(apiKey),
+        body: { url: receiver.url, events: ["content.created"] }
+      })
       receiver.state.secret = hook.json.secret
       yield* sql`UPDATE webhooks SET disabled_at = now(), disabled_reason = 'gone' WHERE id = ${hook.json.id}`
       const missed = yield* createPiece(customerId, apiKey, "Missed while disabled")
@@ -247,13 +305,25 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.match(since, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/)
       const refused = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since }), raw: true })
       assert.strictEqual(refused.status, 403, "the CSRF token is needed")
-      const bad = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since: "soon", _csrf: csrfOf(page) }), raw: true })
+      const bad = yield* call("POST", action, {
+        headers: formHeaders(cookie),
+        body: form({ since: "soon", _csrf: csrfOf(page) }),
+        raw: true
+      })
       assert.strictEqual(bad.status, 400)
-      const future = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since: "2999-01-01T00:00", _csrf: csrfOf(page) }), raw: true })
+      const future = yield* call("POST", action, {
+        headers: formHeaders(cookie),
+        body: form({ since: "2999-01-01T00:00", _csrf: csrfOf(page) }),
+        raw: true
+      })
       assert.strictEqual(future.status, 400)
       assert.include(future.text, "must not be in the future")
 
-      const res = yield* call("POST", action, { headers: formHeaders(cookie), body: form({ since, _csrf: csrfOf(page) }), raw: true })
+      const res = yield* call("POST", action, {
+        headers: formHeaders(cookie),
+        body: form({ since, _csrf: csrfOf(page) }),
+        raw: true
+      })
       assert.strictEqual(res.status, 200, res.text)
       assert.include(res.text, "1 missed event is on its way")
       yield* waitFor(receiver.state.received, (r) => r.length >= 1)
@@ -273,7 +343,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       const toReject = yield* createPiece(customerId, apiKey, "Rejected in the dashboard")
       const toApprove = yield* createPiece(customerId, apiKey, "Approved in the dashboard")
       const receiver = yield* startReceiver
-      const hook = yield* call("POST", `/api/hooks/${customerId}`, { headers: bearer(apiKey), body: { url: receiver.url, events: ["team.invited"] } })
+      const hook = yield* call("POST", `/api/hooks/${customerId}`, {
+        headers: bearer(apiKey),
+        body: { url: receiver.url, events: ["team.invited"] }
+      })
       yield* sql`UPDATE webhooks SET disabled_at = now(), disabled_reason = 'gone' WHERE id = ${hook.json.id}`
 
       /** Signs in with `key` and posts each form as that session, each answered 2xx or 303. */
@@ -282,7 +355,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
           const cookie = yield* signIn(key)
           const csrf = csrfOf((yield* call("GET", "/dashboard", { headers: { cookie } })).text)
           for (const [path, fields] of posts) {
-            const res = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ ...fields, _csrf: csrf }), raw: true })
+            const res = yield* call("POST", path, {
+              headers: formHeaders(cookie),
+              body: form({ ...fields, _csrf: csrf }),
+              raw: true
+            })
             assert.include([200, 303], res.status, `${path}: ${res.status} ${res.text.slice(0, 300)}`)
           }
         })
@@ -294,11 +371,14 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       ])
       yield* asSignedIn(admin.apiKey, [
         ["/dashboard/workflows/lead-magnet/toggle", { enabled: "true" }],
-        [`/dashboard/webhooks/${hook.json.id}/recover`, { since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16) }]
+        [`/dashboard/webhooks/${hook.json.id}/recover`, {
+          since: new Date(Date.now() - 3_600_000).toISOString().slice(0, 16)
+        }]
       ])
       yield* asSignedIn(editor.apiKey, [[`/dashboard/content/${toApprove}/review`, { action: "approve" }]])
 
-      const log = (yield* call("GET", `/api/events/${customerId}?limit=200`, { headers: bearer(apiKey) })).json.events as Array<any>
+      const log = (yield* call("GET", `/api/events/${customerId}?limit=200`, { headers: bearer(apiKey) })).json
+        .events as Array<any>
       const actorOf = (type: string) => {
         const found = log.filter((e) => e.type === type)
         assert.strictEqual(found.length, 1, `${type}: ${JSON.stringify(found)}`)
@@ -316,9 +396,13 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.deepStrictEqual(actorOf("webhook.recovered"), adminActor)
       assert.deepStrictEqual(actorOf("content.approved"), { type: "member", id: editor.memberId })
       // The same shape as a change made through the API with a key.
-      const viaApi = yield* call("PUT", `/api/settings/${customerId}/autonomy`, { headers: bearer(admin.apiKey), body: { globalDefault: 2 } })
+      const viaApi = yield* call("PUT", `/api/settings/${customerId}/autonomy`, {
+        headers: bearer(admin.apiKey),
+        body: { globalDefault: 2 }
+      })
       assert.strictEqual(viaApi.status, 200, viaApi.text)
-      const latest = (yield* call("GET", `/api/events/${customerId}?limit=1`, { headers: bearer(apiKey) })).json.events[0]
+      const latest =
+        (yield* call("GET", `/api/events/${customerId}?limit=1`, { headers: bearer(apiKey) })).json.events[0]
       assert.deepStrictEqual([latest.type, latest.actor], ["settings.autonomy_updated", adminActor])
     }))
 
@@ -352,13 +436,25 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         ["/dashboard/webhooks/wh_nothing/recover", { since: "2026-01-01T00:00+01:00" }, 400]
       ]
       for (const [path, fields, status] of cases) {
-        const res = yield* call("POST", path, { headers: formHeaders(cookie), body: form({ ...fields, _csrf: csrf }), raw: true })
+        const res = yield* call("POST", path, {
+          headers: formHeaders(cookie),
+          body: form({ ...fields, _csrf: csrf }),
+          raw: true
+        })
         assert.strictEqual(res.status, status, `${path} ${JSON.stringify(fields)}: ${res.text.slice(0, 300)}`)
         assert.include(res.headers.get("content-type"), "text/html")
       }
-      const invited = yield* call("POST", "/dashboard/team/invite", { headers: formHeaders(cookie), body: form({ email: "twice@example.com", role: "viewer", _csrf: csrf }), raw: true })
+      const invited = yield* call("POST", "/dashboard/team/invite", {
+        headers: formHeaders(cookie),
+        body: form({ email: "twice@example.com", role: "viewer", _csrf: csrf }),
+        raw: true
+      })
       assert.strictEqual(invited.status, 200)
-      const twice = yield* call("POST", "/dashboard/team/invite", { headers: formHeaders(cookie), body: form({ email: "twice@example.com", role: "viewer", _csrf: csrf }), raw: true })
+      const twice = yield* call("POST", "/dashboard/team/invite", {
+        headers: formHeaders(cookie),
+        body: form({ email: "twice@example.com", role: "viewer", _csrf: csrf }),
+        raw: true
+      })
       assert.strictEqual(twice.status, 409)
       assert.include(twice.text, "already exists")
     }))
@@ -407,7 +503,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
     Effect.gen(function*() {
       const { url, sql } = yield* TestServer
       const { apiKey, customerId } = yield* provision({ status: "active" })
-      const sessions = () => Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM dashboard_sessions WHERE customer_id = ${customerId}`, (rows) => rows[0].n)
+      const sessions = () =>
+        Effect.map(
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM dashboard_sessions WHERE customer_id = ${customerId}`,
+          (rows) => rows[0].n
+        )
       // The sign-in page keeps the pages' header and lets its own document state its origin to this origin only.
       const login = yield* call("GET", "/dashboard")
       assert.strictEqual(login.headers.get("referrer-policy"), "no-referrer")
@@ -419,18 +519,20 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
           body: form({ apiKey }),
           raw: true
         })
-      for (const headers of [
-        {},
-        { origin: "null" },
-        { origin: "http://evil.example" },
-        { origin: `${url}.evil.example` },
-        { origin: "null", referer: `${url}/dashboard` },
-        { origin: "http://evil.example", referer: `${url}/dashboard` },
-        { referer: "http://evil.example/dashboard" },
-        { referer: "not a url" },
-        // Fetch metadata alone is not the proof asked for.
-        { "sec-fetch-site": "same-origin" }
-      ]) {
+      for (
+        const headers of [
+          {},
+          { origin: "null" },
+          { origin: "http://evil.example" },
+          { origin: `${url}.evil.example` },
+          { origin: "null", referer: `${url}/dashboard` },
+          { origin: "http://evil.example", referer: `${url}/dashboard` },
+          { referer: "http://evil.example/dashboard" },
+          { referer: "not a url" },
+          // Fetch metadata alone is not the proof asked for.
+          { "sec-fetch-site": "same-origin" }
+        ]
+      ) {
         const refused = yield* post(headers)
         assert.strictEqual(refused.status, 403, JSON.stringify(headers))
         assert.include(refused.headers.get("content-type"), "text/html")
@@ -439,7 +541,12 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       }
       assert.strictEqual(yield* sessions(), 0)
 
-      for (const headers of [{ origin: url }, { referer: `${url}/dashboard` }, { origin: url, referer: "http://evil.example/" }]) {
+      for (
+        const headers of [{ origin: url }, { referer: `${url}/dashboard` }, {
+          origin: url,
+          referer: "http://evil.example/"
+        }]
+      ) {
         const opened = yield* post(headers)
         assert.strictEqual(opened.status, 303, JSON.stringify(headers))
         assert.match(opened.headers.get("set-cookie")!, /^herald_session=/)
@@ -448,135 +555,212 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
     }))
 })
 
-layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })("dashboard sections of workflows, social and analytics", (it) => {
-  it.effect("the sections render escaped: workflows with schedules and last runs, platforms, the analytics chart; the Bearer view has no forms", () =>
-    Effect.gen(function*() {
-      const { sql } = yield* TestServer
-      const { customerId, apiKey } = yield* signUp("dash-sections@example.com")
-      const renamed = yield* call("PUT", `/api/workflows/${customerId}/lead-magnet`, {
-        headers: bearer(apiKey),
-        body: { name: "<b>Guide</b> & \"co\"", schedule: "15 7 * * 2", timezone: "Europe/Berlin" }
-      })
-      assert.strictEqual(renamed.status, 200, renamed.text)
-      const run = yield* call("POST", `/api/workflows/${customerId}/performance-report/run`, { headers: bearer(apiKey), body: {} })
-      // Polled in the database: the API's REST limit (60 a minute) is for the assertions below.
-      for (let i = 0; i < 300; i++) {
-        const [row] = yield* sql<{ status: string }>`SELECT status FROM workflow_runs WHERE id = ${run.json.runId}`
-        if (row?.status === "succeeded") break
-        yield* Effect.sleep("100 millis")
-      }
-      yield* sql`INSERT INTO content (id, customer_id, type, platform, status, body, published_at)
+layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })(
+  "dashboard sections of workflows, social and analytics",
+  (it) => {
+    it.effect("the sections render escaped: workflows with schedules and last runs, platforms, the analytics chart; the Bearer view has no forms", () =>
+      Effect.gen(function*() {
+        const { sql } = yield* TestServer
+        const { customerId, apiKey } = yield* signUp("dash-sections@example.com")
+        const renamed = yield* call("PUT", `/api/workflows/${customerId}/lead-magnet`, {
+          headers: bearer(apiKey),
+          body: { name: "<b>Guide</b> & \"co\"", schedule: "15 7 * * 2", timezone: "Europe/Berlin" }
+        })
+        assert.strictEqual(renamed.status, 200, renamed.text)
+        const run = yield* call("POST", `/api/workflows/${customerId}/performance-report/run`, {
+          headers: bearer(apiKey),
+          body: {}
+        })
+        // Polled in the database: the API's REST limit (60 a minute) is for the assertions below.
+        for (let i = 0; i < 300; i++) {
+          const [row] = yield* sql<{ status: string }>`SELECT status FROM workflow_runs WHERE id = ${run.json.runId}`
+          if (row?.status === "succeeded") break
+          yield* Effect.sleep("100 millis")
+        }
+        yield* sql`INSERT INTO content (id, customer_id, type, platform, status, body, published_at)
         VALUES ('cnt_dash_x', ${customerId}, 'social', 'x', 'published', 'A post', now() - interval '2 days')`
-      yield* sql`INSERT INTO post_metrics (content_id, customer_id, platform, impressions, engagements) VALUES ('cnt_dash_x', ${customerId}, 'x', 4321, 12)`
-      yield* sql`INSERT INTO social_connections (customer_id, platform, account_name) VALUES (${customerId}, 'linkedin', '<i>Acme</i> Page')`
+        yield* sql`INSERT INTO post_metrics (content_id, customer_id, platform, impressions, engagements) VALUES ('cnt_dash_x', ${customerId}, 'x', 4321, 12)`
+        yield* sql`INSERT INTO social_connections (customer_id, platform, account_name) VALUES (${customerId}, 'linkedin', '<i>Acme</i> Page')`
 
-      const res = yield* call("GET", `/api/dashboard/${customerId}`, { headers: bearer(apiKey) })
-      assert.strictEqual(res.status, 200, res.text)
-      for (const section of ["workflows", "social", "analytics"]) assert.include(res.text, `id="${section}"`)
-      // Workflows: every one of the catalog, the renamed one escaped, with its schedule; the run's status.
-      assert.strictEqual(res.text.match(/data-workflow-id="/g)?.length, 6)
-      assert.include(res.text, "&lt;b&gt;Guide&lt;/b&gt; &amp; &quot;co&quot;")
-      assert.notInclude(res.text, "<b>Guide</b>")
-      assert.include(res.text, "<code>15 7 * * 2</code> (Europe/Berlin)")
-      const report = res.text.slice(res.text.indexOf(`data-workflow-id="performance-report"`))
-      assert.include(report.slice(0, report.indexOf("</li></ul>")), `<span class="badge succeeded">succeeded</span>`)
-      // Social: six platforms, the connected one with its (escaped) account name.
-      assert.strictEqual(res.text.match(/data-platform="/g)?.length, 6)
-      assert.include(res.text, "&lt;i&gt;Acme&lt;/i&gt; Page")
-      assert.notInclude(res.text, "<i>Acme</i>")
-      const linkedin = res.text.slice(res.text.indexOf(`data-platform="linkedin"`))
-      assert.include(linkedin.slice(0, linkedin.indexOf("</li>")), "badge connected")
-      // Analytics: an inline SVG chart and the per-channel figures of the period.
-      // One chart each of posts, clicks and revenue, and of impressions since a provider reported some; labels whole.
-      for (const title of ["Posts", "Clicks", "Revenue", "Impressions"]) assert.include(res.text, `aria-label="${title} per channel, last 30 days"`)
-      assert.include(res.text, "<title>X: 4,321</title>")
-      assert.include(res.text, "<title>X: 1</title>")
-      for (const label of ["LinkedIn", "Instagram", "Pinterest", "Facebook"]) assert.include(res.text, `>${label}</text>`)
-      assert.include(res.text, `<tr data-channel="x"><td>X</td><td>1</td><td>0</td><td>4,321</td><td>12</td><td>0</td></tr>`)
-      // Read-only: no form of the new sections.
-      assert.notInclude(res.text, "/dashboard/workflows/")
-      assert.notInclude(res.text, "/dashboard/social/connect")
-    }))
+        const res = yield* call("GET", `/api/dashboard/${customerId}`, { headers: bearer(apiKey) })
+        assert.strictEqual(res.status, 200, res.text)
+        for (const section of ["workflows", "social", "analytics"]) assert.include(res.text, `id="${section}"`)
+        // Workflows: every one of the catalog, the renamed one escaped, with its schedule; the run's status.
+        assert.strictEqual(res.text.match(/data-workflow-id="/g)?.length, 6)
+        assert.include(res.text, "&lt;b&gt;Guide&lt;/b&gt; &amp; &quot;co&quot;")
+        assert.notInclude(res.text, "<b>Guide</b>")
+        assert.include(res.text, "<code>15 7 * * 2</code> (Europe/Berlin)")
+        const report = res.text.slice(res.text.indexOf(`data-workflow-id="performance-report"`))
+        assert.include(report.slice(0, report.indexOf("</li></ul>")), `<span class="badge succeeded">succeeded</span>`)
+        // Social: six platforms, the connected one with its (escaped) account name.
+        assert.strictEqual(res.text.match(/data-platform="/g)?.length, 6)
+        assert.include(res.text, "&lt;i&gt;Acme&lt;/i&gt; Page")
+        assert.notInclude(res.text, "<i>Acme</i>")
+        const linkedin = res.text.slice(res.text.indexOf(`data-platform="linkedin"`))
+        assert.include(linkedin.slice(0, linkedin.indexOf("</li>")), "badge connected")
+        // Analytics: an inline SVG chart and the per-channel figures of the period.
+        // One chart each of posts, clicks and revenue, and of impressions since a provider reported some; labels whole.
+        for (const title of ["Posts", "Clicks", "Revenue", "Impressions"]) {
+          assert.include(res.text, `aria-label="${title} per channel, last 30 days"`)
+        }
+        assert.include(res.text, "<title>X: 4,321</title>")
+        assert.include(res.text, "<title>X: 1</title>")
+        for (const label of ["LinkedIn", "Instagram", "Pinterest", "Facebook"]) {
+          assert.include(res.text, `>${label}</text>`)
+        }
+        assert.include(
+          res.text,
+          `<tr data-channel="x"><td>X</td><td>1</td><td>0</td><td>4,321</td><td>12</td><td>0</td></tr>`
+        )
+        // Read-only: no form of the new sections.
+        assert.notInclude(res.text, "/dashboard/workflows/")
+        assert.notInclude(res.text, "/dashboard/social/connect")
+      }))
 
-  it.effect("an admin toggles a workflow and connects a platform from the dashboard; both need the CSRF token; a viewer sees no forms", () =>
-    Effect.gen(function*() {
-      const { url } = yield* TestServer
-      const { customerId, apiKey } = yield* signUp("dash-forms@example.com")
-      const cookie = yield* signIn(apiKey)
-      const page = (yield* call("GET", "/dashboard", { headers: { cookie } })).text
-      const csrf = csrfOf(page)
-      assert.include(page, `action="/dashboard/workflows/daily-social-posts/toggle"`)
-      assert.include(page, `action="/dashboard/social/connect"`)
-      const toggle = "/dashboard/workflows/daily-social-posts/toggle"
-      const enabled = () =>
-        Effect.map(call("GET", `/api/workflows/${customerId}`, { headers: bearer(apiKey) }), (r) =>
-          (r.json.workflows as Array<any>).find((w) => w.id === "daily-social-posts").enabled as boolean)
+    it.effect("an admin toggles a workflow and connects a platform from the dashboard; both need the CSRF token; a viewer sees no forms", () =>
+      Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const { customerId, apiKey } = yield* signUp("dash-forms@example.com")
+        const cookie = yield* signIn(apiKey)
+        const page = (yield* call("GET", "/dashboard", { headers: { cookie } })).text
+        const csrf = csrfOf(page)
+        assert.include(page, `action="/dashboard/workflows/daily-social-posts/toggle"`)
+        assert.include(page, `action="/dashboard/social/connect"`)
+        const toggle = "/dashboard/workflows/daily-social-posts/toggle"
+        const enabled = () =>
+          Effect.map(
+            call("GET", `/api/workflows/${customerId}`, { headers: bearer(apiKey) }),
+            (r) => (r.json.workflows as Array<any>).find((w) => w.id === "daily-social-posts").enabled as boolean
+          )
 
-      // CSRF refusals change nothing.
-      assert.strictEqual((yield* call("POST", toggle, { headers: formHeaders(cookie), body: form({ enabled: "true" }), raw: true })).status, 403)
-      assert.strictEqual((yield* call("POST", toggle, { headers: formHeaders(cookie), body: form({ enabled: "true", _csrf: csrf + "x" }), raw: true })).status, 403)
-      const crossSite = yield* call("POST", toggle, {
-        headers: formHeaders(cookie, { "sec-fetch-site": "cross-site" }),
-        body: form({ enabled: "true", _csrf: csrf }),
-        raw: true
-      })
-      assert.strictEqual(crossSite.status, 403)
-      assert.isFalse(yield* enabled())
+        // CSRF refusals change nothing.
+        assert.strictEqual(
+          (yield* call("POST", toggle, { headers: formHeaders(cookie), body: form({ enabled: "true" }), raw: true }))
+            .status,
+          403
+        )
+        assert.strictEqual(
+          (yield* call("POST", toggle, {
+            headers: formHeaders(cookie),
+            body: form({ enabled: "true", _csrf: csrf + "x" }),
+            raw: true
+          })).status,
+          403
+        )
+        const crossSite = yield* call("POST", toggle, {
+          headers: formHeaders(cookie, { "sec-fetch-site": "cross-site" }),
+          body: form({ enabled: "true", _csrf: csrf }),
+          raw: true
+        })
+        assert.strictEqual(crossSite.status, 403)
+        assert.isFalse(yield* enabled())
 
-      const on = yield* call("POST", toggle, { headers: formHeaders(cookie), body: form({ enabled: "true", _csrf: csrf }), raw: true })
-      assert.strictEqual(on.status, 303, on.text)
-      assert.strictEqual(on.headers.get("location"), "/dashboard#workflows")
-      assert.isTrue(yield* enabled())
-      const after = (yield* call("GET", "/dashboard", { headers: { cookie } })).text
-      const row = after.slice(after.indexOf(`data-workflow-id="daily-social-posts"`))
-      assert.include(row.slice(0, row.indexOf("</form>")), `name="enabled" value="false"`)
-      const off = yield* call("POST", toggle, { headers: formHeaders(cookie), body: form({ enabled: "false", _csrf: csrf }), raw: true })
-      assert.strictEqual(off.status, 303)
-      assert.isFalse(yield* enabled())
-      const badValue = yield* call("POST", toggle, { headers: formHeaders(cookie), body: form({ enabled: "yes", _csrf: csrf }), raw: true })
-      assert.strictEqual(badValue.status, 400)
-      assert.include(badValue.headers.get("content-type"), "text/html")
-      const unknown = yield* call("POST", "/dashboard/workflows/nope/toggle", { headers: formHeaders(cookie), body: form({ enabled: "true", _csrf: csrf }), raw: true })
-      assert.strictEqual(unknown.status, 404)
+        const on = yield* call("POST", toggle, {
+          headers: formHeaders(cookie),
+          body: form({ enabled: "true", _csrf: csrf }),
+          raw: true
+        })
+        assert.strictEqual(on.status, 303, on.text)
+        assert.strictEqual(on.headers.get("location"), "/dashboard#workflows")
+        assert.isTrue(yield* enabled())
+        const after = (yield* call("GET", "/dashboard", { headers: { cookie } })).text
+        const row = after.slice(after.indexOf(`data-workflow-id="daily-social-posts"`))
+        assert.include(row.slice(0, row.indexOf("</form>")), `name="enabled" value="false"`)
+        const off = yield* call("POST", toggle, {
+          headers: formHeaders(cookie),
+          body: form({ enabled: "false", _csrf: csrf }),
+          raw: true
+        })
+        assert.strictEqual(off.status, 303)
+        assert.isFalse(yield* enabled())
+        const badValue = yield* call("POST", toggle, {
+          headers: formHeaders(cookie),
+          body: form({ enabled: "yes", _csrf: csrf }),
+          raw: true
+        })
+        assert.strictEqual(badValue.status, 400)
+        assert.include(badValue.headers.get("content-type"), "text/html")
+        const unknown = yield* call("POST", "/dashboard/workflows/nope/toggle", {
+          headers: formHeaders(cookie),
+          body: form({ enabled: "true", _csrf: csrf }),
+          raw: true
+        })
+        assert.strictEqual(unknown.status, 404)
 
-      // Connect: the button's post creates the link and sends the browser to the consent page.
-      const connect = "/dashboard/social/connect"
-      assert.strictEqual((yield* call("POST", connect, { headers: formHeaders(cookie), body: form({ platform: "x" }), raw: true })).status, 403)
-      const badPlatform = yield* call("POST", connect, { headers: formHeaders(cookie), body: form({ platform: "myspace", _csrf: csrf }), raw: true })
-      assert.strictEqual(badPlatform.status, 400)
-      const go = yield* call("POST", connect, { headers: formHeaders(cookie), body: form({ platform: "x", _csrf: csrf }), raw: true })
-      assert.strictEqual(go.status, 303, go.text)
-      const location = go.headers.get("location")!
-      assert.isTrue(location.startsWith(`${url}/connect/sandbox?state=`), location)
-      const consent = yield* Effect.promise(() => fetch(location).then(async (r) => ({ status: r.status, text: await r.text() })))
-      assert.strictEqual(consent.status, 200)
-      assert.include(consent.text, "name=\"state\"")
+        // Connect: the button's post creates the link and sends the browser to the consent page.
+        const connect = "/dashboard/social/connect"
+        assert.strictEqual(
+          (yield* call("POST", connect, { headers: formHeaders(cookie), body: form({ platform: "x" }), raw: true }))
+            .status,
+          403
+        )
+        const badPlatform = yield* call("POST", connect, {
+          headers: formHeaders(cookie),
+          body: form({ platform: "myspace", _csrf: csrf }),
+          raw: true
+        })
+        assert.strictEqual(badPlatform.status, 400)
+        const go = yield* call("POST", connect, {
+          headers: formHeaders(cookie),
+          body: form({ platform: "x", _csrf: csrf }),
+          raw: true
+        })
+        assert.strictEqual(go.status, 303, go.text)
+        const location = go.headers.get("location")!
+        assert.isTrue(location.startsWith(`${url}/connect/sandbox?state=`), location)
+        const consent = yield* Effect.promise(() =>
+          fetch(location).then(async (r) => ({ status: r.status, text: await r.text() }))
+        )
+        assert.strictEqual(consent.status, 200)
+        assert.include(consent.text, "name=\"state\"")
 
-      // A viewer sees the sections without any form, and cannot post one.
-      const viewer = yield* invite({ customerId, apiKey } as any, "viewer")
-      const viewerCookie = yield* signIn(viewer.apiKey)
-      const viewerPage = (yield* call("GET", "/dashboard", { headers: { cookie: viewerCookie } })).text
-      for (const section of ["workflows", "social", "analytics"]) assert.include(viewerPage, `id="${section}"`)
-      assert.notInclude(viewerPage, "/dashboard/workflows/")
-      assert.notInclude(viewerPage, "/dashboard/social/connect")
-      const viewerCsrf = csrfOf(viewerPage)
-      assert.strictEqual((yield* call("POST", toggle, { headers: formHeaders(viewerCookie), body: form({ enabled: "true", _csrf: viewerCsrf }), raw: true })).status, 403)
-      assert.strictEqual((yield* call("POST", connect, { headers: formHeaders(viewerCookie), body: form({ platform: "x", _csrf: viewerCsrf }), raw: true })).status, 403)
-      assert.isFalse(yield* enabled())
-    }))
-})
+        // A viewer sees the sections without any form, and cannot post one.
+        const viewer = yield* invite({ customerId, apiKey } as any, "viewer")
+        const viewerCookie = yield* signIn(viewer.apiKey)
+        const viewerPage = (yield* call("GET", "/dashboard", { headers: { cookie: viewerCookie } })).text
+        for (const section of ["workflows", "social", "analytics"]) {
+          assert.include(viewerPage, `id="${section}"`)
+        }
+        assert.notInclude(viewerPage, "/dashboard/workflows/")
+        assert.notInclude(viewerPage, "/dashboard/social/connect")
+        const viewerCsrf = csrfOf(viewerPage)
+        assert.strictEqual(
+          (yield* call("POST", toggle, {
+            headers: formHeaders(viewerCookie),
+            body: form({ enabled: "true", _csrf: viewerCsrf }),
+            raw: true
+          })).status,
+          403
+        )
+        assert.strictEqual(
+          (yield* call("POST", connect, {
+            headers: formHeaders(viewerCookie),
+            body: form({ platform: "x", _csrf: viewerCsrf }),
+            raw: true
+          })).status,
+          403
+        )
+        assert.isFalse(yield* enabled())
+      }))
+  }
+)
 
-layer(testApp({ trustProxy: true, baseUrl: "https://herald.example" }), { timeout: 60_000, excludeTestServices: true })("dashboard over https", (it) => {
-  it.effect("the session cookie is Secure when the service is reached over https", () =>
-    Effect.gen(function*() {
-      const { customerId, apiKey } = yield* provision({ status: "active" }).pipe(Effect.map((p) => ({ customerId: p.customerId, apiKey: p.apiKey })))
-      const res = yield* call("POST", "/dashboard", {
-        headers: yield* signInHeaders(),
-        body: form({ apiKey }),
-        raw: true
-      })
-      assert.strictEqual(res.status, 303)
-      assert.match(res.headers.get("set-cookie")!, /; HttpOnly; SameSite=Lax; Secure$/)
-      assert.ok(customerId)
-    }))
-})
+layer(testApp({ trustProxy: true, baseUrl: "https://herald.example" }), { timeout: 60_000, excludeTestServices: true })(
+  "dashboard over https",
+  (it) => {
+    it.effect("the session cookie is Secure when the service is reached over https", () =>
+      Effect.gen(function*() {
+        const { customerId, apiKey } = yield* provision({ status: "active" }).pipe(
+          Effect.map((p) => ({ customerId: p.customerId, apiKey: p.apiKey }))
+        )
+        const res = yield* call("POST", "/dashboard", {
+          headers: yield* signInHeaders(),
+          body: form({ apiKey }),
+          raw: true
+        })
+        assert.strictEqual(res.status, 303)
+        assert.match(res.headers.get("set-cookie")!, /; HttpOnly; SameSite=Lax; Secure$/)
+        assert.ok(customerId)
+      }))
+  }
+)

@@ -123,7 +123,9 @@ layer(AppBehindProxy, { timeout: 60_000, excludeTestServices: true })("database 
       const during = down.value
       assert.strictEqual(during.status, 200)
       assert.isAbove(during.json.uptime24h, 0)
-      const open = during.json.incidents.find((i: any) => i.component === "database")
+      const open = during.json.incidents.find((i: any) =>
+        i.component === "database"
+      )
       assert.isDefined(open)
       assert.isNull(open.resolvedAt)
 
@@ -185,7 +187,8 @@ layer(AppBehindProxy, { timeout: 60_000, excludeTestServices: true })("database 
       assertErrorShape(customer.value)
 
       yield* Effect.promise(() => proxy.restore())
-      const back = yield* eventually(15_000, call("GET", `/api/customer/${customerId}`, { headers: auth }), (r) => r.status === 200)
+      const back = yield* eventually(15_000, call("GET", `/api/customer/${customerId}`, { headers: auth }), (r) =>
+        r.status === 200)
       assert.isTrue(back.ok, `customer route did not recover: ${back.value.status} ${back.value.text}`)
       assert.strictEqual((yield* call("GET", "/api/health/ready")).status, 200)
     }), { timeout: 50_000 })

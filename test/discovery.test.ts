@@ -2,12 +2,22 @@ import { assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 import { adminSecret, uniqueEmail } from "./support/processes.ts"
 
 const twelve = [
-  "run_research", "run_content_creation", "ask_cmo", "schedule_content", "publish_to_social", "generate_lead_magnet",
-  "ai_seo_audit", "cro_audit", "query_ga4", "track_revenue", "check_ai_visibility", "analyze_brand_url"
+  "run_research",
+  "run_content_creation",
+  "ask_cmo",
+  "schedule_content",
+  "publish_to_social",
+  "generate_lead_magnet",
+  "ai_seo_audit",
+  "cro_audit",
+  "query_ga4",
+  "track_revenue",
+  "check_ai_visibility",
+  "analyze_brand_url"
 ]
 
 const get = (path: string, headers: Record<string, string> = {}) => call("GET", path, { headers })
@@ -54,7 +64,20 @@ layer(testApp(), { timeout: 60_000 })("discovery documents", (it) => {
       for (const path of ["/.well-known/agent.json", "/.well-known/agent-card.json"]) {
         const a2a = yield* get(path)
         assert.strictEqual(a2a.status, 200)
-        for (const key of ["name", "description", "url", "version", "protocolVersion", "capabilities", "defaultInputModes", "defaultOutputModes", "skills", "securitySchemes"]) {
+        for (
+          const key of [
+            "name",
+            "description",
+            "url",
+            "version",
+            "protocolVersion",
+            "capabilities",
+            "defaultInputModes",
+            "defaultOutputModes",
+            "skills",
+            "securitySchemes"
+          ]
+        ) {
           assert.property(a2a.json, key)
         }
         assert.deepStrictEqual(a2a.json.skills.map((s: any) => s.id), twelve)
@@ -62,11 +85,16 @@ layer(testApp(), { timeout: 60_000 })("discovery documents", (it) => {
       }
 
       // tools/list shows the runnable ones, exactly those the agent card marks available, with the same schemas.
-      const provisioned = yield* call("POST", "/api/admin/provision", { headers: { "x-admin-secret": adminSecret }, body: { email: uniqueEmail("disc") } })
+      const provisioned = yield* call("POST", "/api/admin/provision", {
+        headers: { "x-admin-secret": adminSecret },
+        body: { email: uniqueEmail("disc") }
+      })
       const listed = yield* Effect.acquireUseRelease(
         Effect.promise(async () => {
           const client = new Client({ name: "discovery-test", version: "1" })
-          await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp?token=${provisioned.json.apiKey}`)))
+          await client.connect(
+            new StreamableHTTPClientTransport(new URL(`${url}/mcp?token=${provisioned.json.apiKey}`))
+          )
           return client
         }),
         (client) => Effect.promise(() => client.listTools()),
@@ -88,12 +116,18 @@ layer(testApp(), { timeout: 60_000 })("discovery documents", (it) => {
       const { url } = yield* TestServer
       const res = yield* get("/.well-known/api-catalog")
       assert.strictEqual(res.status, 200)
-      assert.strictEqual(res.headers.get("content-type"), 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"')
+      assert.strictEqual(
+        res.headers.get("content-type"),
+        "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\""
+      )
       assert.deepStrictEqual(Object.keys(res.json), ["linkset"])
       assert.isArray(res.json.linkset)
       const [context] = res.json.linkset
       assert.strictEqual(context.anchor, url)
-      assert.deepStrictEqual(context["service-desc"], [{ href: `${url}/openapi.json`, type: "application/openapi+json" }])
+      assert.deepStrictEqual(context["service-desc"], [{
+        href: `${url}/openapi.json`,
+        type: "application/openapi+json"
+      }])
       assert.isNotEmpty(context["service-doc"])
       assert.deepStrictEqual(context.status, [{ href: `${url}/api/public/status`, type: "application/json" }])
       // Every relation is an array of target objects with an href (RFC 9264 §4.2).
@@ -103,9 +137,16 @@ layer(testApp(), { timeout: 60_000 })("discovery documents", (it) => {
       }
       const head = yield* call("HEAD", "/.well-known/api-catalog")
       assert.strictEqual(head.status, 200)
-      assert.strictEqual(head.headers.get("link"), '</.well-known/api-catalog>; rel="api-catalog"')
+      assert.strictEqual(head.headers.get("link"), "</.well-known/api-catalog>; rel=\"api-catalog\"")
       // Every linked document answers.
-      for (const target of [...context["service-desc"], ...context.status, ...context["service-meta"], ...context["service-doc"]]) {
+      for (
+        const target of [
+          ...context["service-desc"],
+          ...context.status,
+          ...context["service-meta"],
+          ...context["service-doc"]
+        ]
+      ) {
         assert.strictEqual((yield* get(new URL(target.href).pathname)).status, 200, target.href)
       }
     }))
@@ -159,7 +200,13 @@ layer(testApp(), { timeout: 60_000 })("discovery documents", (it) => {
       // Every tool and every REST operation is on the page; nothing unescaped.
       for (const name of twelve) assert.include(home.text, name)
       assert.include(home.text, "GET /api/content/{customerId}")
-      assert.notInclude(home.text.replace(/<\/?[a-z0-9]+(?: [a-z-]+(?:="[^"<>]*")?)*>|<!doctype html>|<meta [^<>]*>|<link [^<>]*>/g, ""), "<")
+      assert.notInclude(
+        home.text.replace(
+          /<\/?[a-z0-9]+(?: [a-z-]+(?:="[^"<>]*")?)*>|<!doctype html>|<meta [^<>]*>|<link [^<>]*>/g,
+          ""
+        ),
+        "<"
+      )
 
       const agent = yield* get("/?mode=agent")
       assert.strictEqual(agent.status, 200)
@@ -176,17 +223,28 @@ layer(testApp(), { timeout: 60_000 })("discovery documents", (it) => {
 
       const map = yield* get("/sitemap.xml")
       assert.match(map.headers.get("content-type")!, /^application\/xml/)
-      assert.include(map.text, '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')
+      assert.include(map.text, "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">")
       assert.include(map.text, `<loc>${url}/llms.txt</loc>`)
     }))
 
   it.effect("CORS * on every discovery GET", () =>
     Effect.gen(function*() {
-      for (const path of [
-        "/", "/?mode=agent", "/index.md", "/llms.txt", "/sitemap.xml", "/.well-known/api-catalog", "/.well-known/agent.json",
-        "/.well-known/agent-card.json", "/.well-known/mcp/server-card.json", "/.well-known/mcp/server-card", "/openapi.json",
-        "/.well-known/oauth-protected-resource"
-      ]) {
+      for (
+        const path of [
+          "/",
+          "/?mode=agent",
+          "/index.md",
+          "/llms.txt",
+          "/sitemap.xml",
+          "/.well-known/api-catalog",
+          "/.well-known/agent.json",
+          "/.well-known/agent-card.json",
+          "/.well-known/mcp/server-card.json",
+          "/.well-known/mcp/server-card",
+          "/openapi.json",
+          "/.well-known/oauth-protected-resource"
+        ]
+      ) {
         const res = yield* get(path, { origin: "https://elsewhere.example" })
         assert.strictEqual(res.status, 200, path)
         assert.strictEqual(res.headers.get("access-control-allow-origin"), "*", path)

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { chromium } from "playwright-core"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 
 const distDir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/package.json"))
 
@@ -22,8 +22,16 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("API reference 
       assert.strictEqual(res.headers.get("x-content-type-options"), "nosniff")
       // What the page loads: links a reader may follow to other sites are not loads.
       const sources = [...res.text.replace(/<a\s[^>]*>/g, "").matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1])
-      assert.includeMembers(sources, ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui.css", "/docs/assets/docs-init.js"])
-      assert.deepStrictEqual(sources.filter((s) => !s.startsWith("/") && !s.startsWith("#") && s !== "data:,"), [], "nothing from another origin")
+      assert.includeMembers(sources, [
+        "/docs/assets/swagger-ui-bundle.js",
+        "/docs/assets/swagger-ui.css",
+        "/docs/assets/docs-init.js"
+      ])
+      assert.deepStrictEqual(
+        sources.filter((s) => !s.startsWith("/") && !s.startsWith("#") && s !== "data:,"),
+        [],
+        "nothing from another origin"
+      )
       assert.notMatch(res.text, /<script>(?!<\/script>)/, "no inline script")
       // Trailing slash tolerated like every route.
       assert.strictEqual((yield* call("GET", "/docs/")).status, 200)
@@ -51,7 +59,13 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("API reference 
       const result = yield* Effect.promise(async () => {
         const browser = await chromium.launch({
           executablePath: "/usr/bin/chromium",
-          args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+          args: [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update"
+          ]
         })
         try {
           const page = await browser.newPage()

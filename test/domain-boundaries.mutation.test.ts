@@ -7,8 +7,8 @@ import { verifyOrchestratorSignature } from "../src/domain/OrchestratorSignature
 import { isAllowed, parseRobots, patternMatches, validateRobots } from "../src/domain/Robots.ts"
 import { type ChecklistItem, scoreChecklist } from "../src/domain/Scan.ts"
 import { verifyState } from "../src/domain/Social.ts"
-import { signedHeaders, verifyStandardSignature } from "../src/domain/WebhookSignature.ts"
 import { parseRetryAfter } from "../src/domain/Webhooks.ts"
+import { signedHeaders, verifyStandardSignature } from "../src/domain/WebhookSignature.ts"
 
 describe("orchestrator signature header, part by part", () => {
   const key = "orchestrator-key"
@@ -22,7 +22,10 @@ describe("orchestrator signature header, part by part", () => {
 
   it("the timestamp is 1 to 12 digits and nothing else, even when signed as sent", () => {
     for (const timestamp of ["abc", `+${now}`, `${now}.5`, `000${now}`, ` ${now}x`]) {
-      assert.isFalse(verifyOrchestratorSignature(`t=${timestamp},v1=${hmac(timestamp.trim())}`, body, key, now), timestamp)
+      assert.isFalse(
+        verifyOrchestratorSignature(`t=${timestamp},v1=${hmac(timestamp.trim())}`, body, key, now),
+        timestamp
+      )
     }
     assert.isFalse(verifyOrchestratorSignature(`v1=${hmac("undefined")}`, body, key, now))
     assert.isTrue(verifyOrchestratorSignature(`t=00${now},v1=${hmac(`00${now}`)}`, body, key, now), "twelve digits")
@@ -32,12 +35,23 @@ describe("orchestrator signature header, part by part", () => {
 describe("robots.txt grouping and precedence", () => {
   const rules = (content: string) => {
     const robots = parseRobots("https://a.example/robots.txt", content)
-    return Object.fromEntries([...robots.groups].map(([agent, list]) => [agent, list.map((r) => `${r.allow ? "allow" : "disallow"} ${r.pattern}`)]))
+    return Object.fromEntries(
+      [...robots.groups].map(([agent, list]) => [
+        agent,
+        list.map((r) => `${r.allow ? "allow" : "disallow"} ${r.pattern}`)
+      ])
+    )
   }
 
   it("consecutive user-agent lines form one group; lines without a name or colon do not break it", () => {
-    assert.deepStrictEqual(rules("User-agent: a\nno colon here\n: no name\nUser-agent: b\nDisallow: /x"), { a: ["disallow /x"], b: ["disallow /x"] })
-    assert.deepStrictEqual(rules("User-agent: a\nDisallow: /x\nUser-agent: b\nDisallow: /y"), { a: ["disallow /x"], b: ["disallow /y"] })
+    assert.deepStrictEqual(rules("User-agent: a\nno colon here\n: no name\nUser-agent: b\nDisallow: /x"), {
+      a: ["disallow /x"],
+      b: ["disallow /x"]
+    })
+    assert.deepStrictEqual(rules("User-agent: a\nDisallow: /x\nUser-agent: b\nDisallow: /y"), {
+      a: ["disallow /x"],
+      b: ["disallow /y"]
+    })
   })
 
   it("rules before any user-agent, or under an empty one, belong to no group", () => {
@@ -45,12 +59,17 @@ describe("robots.txt grouping and precedence", () => {
   })
 
   it("names are trimmed and case-insensitive; escapes are upper-cased", () => {
-    assert.deepStrictEqual(rules("USER-AGENT : Bot\n Disallow : /%7euser\nALLOW:/a b"), { bot: ["disallow /%7Euser", "allow /a%20b"] })
+    assert.deepStrictEqual(rules("USER-AGENT : Bot\n Disallow : /%7euser\nALLOW:/a b"), {
+      bot: ["disallow /%7Euser", "allow /a%20b"]
+    })
     assert.deepStrictEqual(validateRobots("User-agent: *\nDisallow : /x\n  Allow\t: /y"), [])
   })
 
   it("a crawl-delay group is the agent's own, even with no rules", () => {
-    const robots = parseRobots("https://a.example/robots.txt", "User-agent: *\nDisallow: /\n\nUser-agent: Lazy\nCrawl-delay: 5")
+    const robots = parseRobots(
+      "https://a.example/robots.txt",
+      "User-agent: *\nDisallow: /\n\nUser-agent: Lazy\nCrawl-delay: 5"
+    )
     assert.deepStrictEqual(robots.groups.get("lazy"), [])
     assert.isTrue(isAllowed(robots, "https://a.example/page", "Lazy"))
     assert.isFalse(isAllowed(robots, "https://a.example/page", "Other"))
@@ -86,8 +105,22 @@ describe("robots.txt grouping and precedence", () => {
 
 describe("scores with nothing to score", () => {
   it("an uncrawlable page with no GEO checks has no GEO score and no grade", () => {
-    const item: ChecklistItem = { id: "is-crawlable", category: "seo", title: "", status: "fail", weight: 1, detail: "", recommendation: "" }
-    assert.deepStrictEqual(scoreChecklist([item]), { seoScore: 0, geoScore: null, croScore: null, lighthouseSeoScore: 0, citabilityGrade: null })
+    const item: ChecklistItem = {
+      id: "is-crawlable",
+      category: "seo",
+      title: "",
+      status: "fail",
+      weight: 1,
+      detail: "",
+      recommendation: ""
+    }
+    assert.deepStrictEqual(scoreChecklist([item]), {
+      seoScore: 0,
+      geoScore: null,
+      croScore: null,
+      lighthouseSeoScore: 0,
+      citabilityGrade: null
+    })
   })
 })
 
@@ -115,19 +148,39 @@ describe("connect state length limit", () => {
 describe("webhook headers and retries", () => {
   it("signed headers: JSON content type, the named header in lower case, Standard Webhooks' three", () => {
     const secret = "whsec_" + Buffer.from("k".repeat(32)).toString("base64")
-    const headers = signedHeaders({ headerName: "X-Herald-Signature", secrets: [secret], id: "msg_1", timestamp: 1000, body: "{}" })
-    assert.deepStrictEqual(Object.keys(headers).sort(), ["content-type", "webhook-id", "webhook-signature", "webhook-timestamp", "x-herald-signature"])
+    const headers = signedHeaders({
+      headerName: "X-Herald-Signature",
+      secrets: [secret],
+      id: "msg_1",
+      timestamp: 1000,
+      body: "{}"
+    })
+    assert.deepStrictEqual(Object.keys(headers).sort(), [
+      "content-type",
+      "webhook-id",
+      "webhook-signature",
+      "webhook-timestamp",
+      "x-herald-signature"
+    ])
     assert.strictEqual(headers["content-type"], "application/json")
     assert.strictEqual(headers["webhook-id"], "msg_1")
     assert.strictEqual(headers["webhook-timestamp"], "1000")
-    assert.strictEqual(headers["x-herald-signature"], createHmac("sha256", Buffer.from(secret, "utf8")).update("{}").digest("hex"))
+    assert.strictEqual(
+      headers["x-herald-signature"],
+      createHmac("sha256", Buffer.from(secret, "utf8")).update("{}").digest("hex")
+    )
   })
 
   it("a missing id is refused even when the signature was made over `undefined`", () => {
     const secret = "whsec_" + Buffer.from("k".repeat(32)).toString("base64")
-    const signature = "v1," + createHmac("sha256", Buffer.from("k".repeat(32))).update("undefined.1000.{}").digest("base64")
-    assert.isTrue(verifyStandardSignature({ secret, id: "undefined", timestamp: "1000", signature, body: "{}", nowSeconds: 1000 }))
-    assert.isFalse(verifyStandardSignature({ secret, id: undefined, timestamp: "1000", signature, body: "{}", nowSeconds: 1000 }))
+    const signature = "v1," +
+      createHmac("sha256", Buffer.from("k".repeat(32))).update("undefined.1000.{}").digest("base64")
+    assert.isTrue(
+      verifyStandardSignature({ secret, id: "undefined", timestamp: "1000", signature, body: "{}", nowSeconds: 1000 })
+    )
+    assert.isFalse(
+      verifyStandardSignature({ secret, id: undefined, timestamp: "1000", signature, body: "{}", nowSeconds: 1000 })
+    )
   })
 
   it("Retry-After seconds are digits only; anything else is read as a date", () => {
@@ -153,7 +206,14 @@ describe("house writer: what a short post keeps", () => {
   it("when the hook, the CTA and the hashtags do not fit together, the hashtags go first", () => {
     let kept: string | undefined
     for (let n = 60; n <= 120 && kept === undefined; n++) {
-      const draft = writeDraft({ kind: "social", brandName: "Acme", topic: "t".repeat(n), platform: "x", audience: "a".repeat(40), angle: 1 })
+      const draft = writeDraft({
+        kind: "social",
+        brandName: "Acme",
+        topic: "t".repeat(n),
+        platform: "x",
+        audience: "a".repeat(40),
+        angle: 1
+      })
       if (draft.body === `${draft.hook} ${draft.cta}`) kept = draft.body
       assert.notStrictEqual(draft.body, `${draft.hook} ${draft.hashtags.join(" ")}`)
     }

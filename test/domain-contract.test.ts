@@ -1,11 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
-import { allowedMoves, bodyLimitViolation, ContentPiece, describeForbiddenMove, platformBodyLimits, transition } from "../src/domain/Content.ts"
+import {
+  allowedMoves,
+  bodyLimitViolation,
+  ContentPiece,
+  describeForbiddenMove,
+  platformBodyLimits,
+  transition
+} from "../src/domain/Content.ts"
 import * as Errors from "../src/domain/Errors.ts"
 import { Health, HealthReady, NotReady, PublicStatus } from "../src/domain/Health.ts"
 import { TeamMember } from "../src/domain/Identity.ts"
-import { webhookEventMeaning, webhookPayloadData } from "../src/domain/WebhookPayloads.ts"
 import { webhookEventTypes } from "../src/domain/WebhookEvents.ts"
+import { webhookEventMeaning, webhookPayloadData } from "../src/domain/WebhookPayloads.ts"
 
 /** The error table of docs/api-rules.md: class → status, code, and the text where the table gives one. */
 const expected: Record<string, readonly [number, string, string?]> = {
@@ -38,7 +45,9 @@ const expected: Record<string, readonly [number, string, string?]> = {
 describe("error classes", () => {
   it("carry the contract's status, code and text, and a readable default message", () => {
     for (const [name, [status, code, text]] of Object.entries(expected)) {
-      const Class = (Errors as Record<string, unknown>)[name] as new(fields: object) => { code: string; error: string; _tag: string }
+      const Class = (Errors as Record<string, unknown>)[name] as new(
+        fields: object
+      ) => { code: string; error: string; _tag: string }
       assert.isDefined(Class, name)
       const error = new Class({})
       assert.strictEqual(error.code, code, name)
@@ -59,13 +68,17 @@ describe("error classes", () => {
     assert.deepStrictEqual(Errors.statusCodes[500][0], "E_INTERNAL")
     const withText = new Errors.Forbidden({ error: "This action needs the admin role" })
     assert.strictEqual(withText.error, "This action needs the admin role")
-    assert.strictEqual(new Errors.ValidationError({ details: [{ path: "body.a", message: "is required" }] }).details?.[0].path, "body.a")
+    assert.strictEqual(
+      new Errors.ValidationError({ details: [{ path: "body.a", message: "is required" }] }).details?.[0].path,
+      "body.a"
+    )
   })
 })
 
 describe("content state machine", () => {
   it("allows exactly the contract's moves", () => {
-    const ok = (from: any, action: any) => Result.isSuccess(transition(from, action)) ? (transition(from, action) as any).success : "refused"
+    const ok = (from: any, action: any) =>
+      Result.isSuccess(transition(from, action)) ? (transition(from, action) as any).success : "refused"
     assert.strictEqual(ok("draft", "approve"), "approved")
     assert.strictEqual(ok("draft", "reject"), "rejected")
     assert.strictEqual(ok("draft", "edit"), "draft")
@@ -85,15 +98,28 @@ describe("content state machine", () => {
     assert.isTrue(Result.isFailure(refused))
     if (Result.isFailure(refused)) {
       assert.deepStrictEqual(refused.failure, { from: "approved", to: "rejected", action: "reject" })
-      assert.strictEqual(describeForbiddenMove(refused.failure), "Cannot reject content: the move from approved to rejected is not allowed")
+      assert.strictEqual(
+        describeForbiddenMove(refused.failure),
+        "Cannot reject content: the move from approved to rejected is not allowed"
+      )
     }
   })
 
   it("platform body limits", () => {
-    assert.deepStrictEqual(platformBodyLimits, { x: 280, linkedin: 3000, instagram: 2200, facebook: 63206, tiktok: 2200, pinterest: 500 })
+    assert.deepStrictEqual(platformBodyLimits, {
+      x: 280,
+      linkedin: 3000,
+      instagram: 2200,
+      facebook: 63206,
+      tiktok: 2200,
+      pinterest: 500
+    })
     for (const [platform, limit] of Object.entries(platformBodyLimits)) {
       assert.isUndefined(bodyLimitViolation(platform, "a".repeat(limit)), platform)
-      assert.strictEqual(bodyLimitViolation(platform, "a".repeat(limit + 1)), `must be at most ${limit} characters for ${platform}`)
+      assert.strictEqual(
+        bodyLimitViolation(platform, "a".repeat(limit + 1)),
+        `must be at most ${limit} characters for ${platform}`
+      )
     }
     assert.isUndefined(bodyLimitViolation("newsletter", "a".repeat(100_000)))
     assert.isUndefined(bodyLimitViolation(null, "a".repeat(1000)))
@@ -103,24 +129,70 @@ describe("content state machine", () => {
 })
 
 describe("health bodies", () => {
-  const accepts = (schema: Schema.Top, value: unknown) => Schema.decodeUnknownResult(schema as any)(value)._tag === "Success"
+  const accepts = (schema: Schema.Top, value: unknown) =>
+    Schema.decodeUnknownResult(schema as any)(value)._tag === "Success"
   it("take the documented shapes only", () => {
     const now = "2026-11-23T12:00:00.000Z"
     assert.isTrue(accepts(Health, { service: "herald", status: "ok", timestamp: now }))
     assert.isFalse(accepts(Health, { service: "other", status: "ok", timestamp: now }))
     assert.isFalse(accepts(Health, { service: "herald", status: "degraded", timestamp: now }))
-    assert.isTrue(accepts(HealthReady, { service: "herald", status: "degraded", timestamp: now, components: [{ name: "database", status: "down", latencyMs: null }] }))
+    assert.isTrue(
+      accepts(HealthReady, {
+        service: "herald",
+        status: "degraded",
+        timestamp: now,
+        components: [{ name: "database", status: "down", latencyMs: null }]
+      })
+    )
     assert.isFalse(accepts(HealthReady, { service: "herald", status: "down", timestamp: now }))
-    assert.isFalse(accepts(HealthReady, { service: "herald", status: "ok", timestamp: now, components: [{ name: "db", status: "ok", latencyMs: -1 }] }))
-    assert.isFalse(accepts(HealthReady, { service: "herald", status: "ok", timestamp: now, components: [{ name: "db", status: "fine", latencyMs: 1 }] }))
-    const status = { status: "ok", timestamp: now, uptime24h: 1, uptime7d: null, incidents: [], components: [{ name: "api", status: "ok" }] }
+    assert.isFalse(
+      accepts(HealthReady, {
+        service: "herald",
+        status: "ok",
+        timestamp: now,
+        components: [{ name: "db", status: "ok", latencyMs: -1 }]
+      })
+    )
+    assert.isFalse(
+      accepts(HealthReady, {
+        service: "herald",
+        status: "ok",
+        timestamp: now,
+        components: [{ name: "db", status: "fine", latencyMs: 1 }]
+      })
+    )
+    const status = {
+      status: "ok",
+      timestamp: now,
+      uptime24h: 1,
+      uptime7d: null,
+      incidents: [],
+      components: [{ name: "api", status: "ok" }]
+    }
     assert.isTrue(accepts(PublicStatus, status))
     assert.isFalse(accepts(PublicStatus, { ...status, uptime24h: 1.5 }))
     assert.isFalse(accepts(PublicStatus, { ...status, uptime24h: -0.1 }))
-    assert.isTrue(accepts(PublicStatus, { ...status, incidents: [{ id: "i", component: "database", startedAt: now, resolvedAt: null, summary: "down" }] }))
-    assert.isTrue(accepts(HealthReady, { service: "herald", status: "ok", timestamp: now, components: [{ name: "redis", status: "degraded", latencyMs: 3, error: "slow" }] }))
+    assert.isTrue(
+      accepts(PublicStatus, {
+        ...status,
+        incidents: [{ id: "i", component: "database", startedAt: now, resolvedAt: null, summary: "down" }]
+      })
+    )
+    assert.isTrue(
+      accepts(HealthReady, {
+        service: "herald",
+        status: "ok",
+        timestamp: now,
+        components: [{ name: "redis", status: "degraded", latencyMs: 3, error: "slow" }]
+      })
+    )
     // Their documentation: named components, described, with date-time timestamps.
-    for (const [schema, name] of [[Health, "Health"], [HealthReady, "HealthReady"], [PublicStatus, "PublicStatus"]] as const) {
+    for (
+      const [schema, name] of [[Health, "Health"], [HealthReady, "HealthReady"], [
+        PublicStatus,
+        "PublicStatus"
+      ]] as const
+    ) {
       const document = Schema.toJsonSchemaDocument(schema)
       const definition: any = document.definitions[name]
       assert.isDefined(definition, name)

@@ -1,6 +1,15 @@
-import fc from "fast-check"
 import { assert, describe, it } from "@effect/vitest"
-import { brandFrom, fitWords, hashtag, joinList, profileText, stableHash, writeDraft, type Brief } from "../src/domain/Copywriting.ts"
+import fc from "fast-check"
+import {
+  brandFrom,
+  type Brief,
+  fitWords,
+  hashtag,
+  joinList,
+  profileText,
+  stableHash,
+  writeDraft
+} from "../src/domain/Copywriting.ts"
 import { charLength } from "../src/domain/Text.ts"
 
 const base: Brief = { kind: "email", brandName: "Acme", topic: "Email marketing", audience: "founders" }
@@ -22,7 +31,10 @@ describe("house writer templates", () => {
       "If you care about email marketing, this one is for you. From all of us at Acme.",
       "New from Acme: our take on email marketing."
     ])
-    assert.include(variants({ ...base, audience: "Gen Z" }, (d) => [d.hook]), "Gen Z asks us about email marketing more than anything else, so here is what we at Acme have learned.")
+    assert.include(
+      variants({ ...base, audience: "Gen Z" }, (d) => [d.hook]),
+      "Gen Z asks us about email marketing more than anything else, so here is what we at Acme have learned."
+    )
   })
 
   it("titles start with a capital and never put an article before the topic", () => {
@@ -33,7 +45,9 @@ describe("house writer templates", () => {
       "Email marketing: notes from Acme",
       "Lessons from Acme on email marketing"
     ])
-    for (const title of variants({ ...base, topic: "The complete guide to espresso" }, (d) => [d.title])) assert.notMatch(title, /the the/i)
+    for (const title of variants({ ...base, topic: "The complete guide to espresso" }, (d) => [d.title])) {
+      assert.notMatch(title, /the the/i)
+    }
   })
 
   it("calls to action point to the brand's URL when there is one", () => {
@@ -59,7 +73,12 @@ describe("house writer templates", () => {
   })
 
   it("a report is titled by its subject and lists its findings before the recommendations", () => {
-    const draft = writeDraft({ kind: "report", brandName: "Acme", topic: "SEO audit of https://acme.test", facts: ["SEO score 71"] })
+    const draft = writeDraft({
+      kind: "report",
+      brandName: "Acme",
+      topic: "SEO audit of https://acme.test",
+      facts: ["SEO score 71"]
+    })
     assert.strictEqual(draft.title, "SEO audit of https://acme.test")
     assert.deepStrictEqual(draft.body.split("\n\n").slice(0, 5), [
       "# SEO audit of https://acme.test",
@@ -72,7 +91,8 @@ describe("house writer templates", () => {
 
   it("a report recommends from its facts: fixes before improvements, the competitors' lead, the figures; the audience always", () => {
     const advice = (facts: ReadonlyArray<string>) => {
-      const parts = writeDraft({ kind: "report", brandName: "Acme", topic: "Report", audience: "bakers", facts }).body.split("\n\n")
+      const parts = writeDraft({ kind: "report", brandName: "Acme", topic: "Report", audience: "bakers", facts }).body
+        .split("\n\n")
       return parts.slice(parts.indexOf("## Recommendations") + 1)
     }
     assert.deepStrictEqual(advice(["Fix (SEO): No title.", "Fix (GEO): No date.", "Improve (CRO): Slow."]), [
@@ -80,22 +100,36 @@ describe("house writer templates", () => {
       "- Then work through the improvement and run the audit again to see the scores move.",
       "- Keep every piece aimed at bakers."
     ])
-    assert.deepStrictEqual(advice(["Fix (SEO): No title."]).slice(0, 1), ["- Start with the fix above, the heaviest first: each one says what to change."])
+    assert.deepStrictEqual(advice(["Fix (SEO): No title."]).slice(0, 1), [
+      "- Start with the fix above, the heaviest first: each one says what to change."
+    ])
     assert.deepStrictEqual(advice(["Competitor watched: Rival", "Competitor https://r.test/: SEO 80/100"]), [
       "- Where a competitor scores higher, look at what its pages do that ours do not, and close that gap first.",
       "- Keep every piece aimed at bakers."
     ])
-    assert.deepStrictEqual(advice(["Total: 3 posts published, 0 clicks", "Revenue: none recorded over the last 7 days"]), [
-      "- Post more on the channels with the most engagements and clicks per post, and less where they stay at zero.",
-      "- Record sales as revenue so the next report shows what the content earns.",
-      "- Keep every piece aimed at bakers."
-    ])
+    assert.deepStrictEqual(
+      advice(["Total: 3 posts published, 0 clicks", "Revenue: none recorded over the last 7 days"]),
+      [
+        "- Post more on the channels with the most engagements and clicks per post, and less where they stay at zero.",
+        "- Record sales as revenue so the next report shows what the content earns.",
+        "- Keep every piece aimed at bakers."
+      ]
+    )
     assert.strictEqual(advice(["Total: 1 post published", "Revenue: €3.00"]).length, 2)
-    assert.deepStrictEqual(advice([]), ["- Keep every piece aimed at bakers.", "- Measure one thing every week and drop what does not move it."])
+    assert.deepStrictEqual(advice([]), [
+      "- Keep every piece aimed at bakers.",
+      "- Measure one thing every week and drop what does not move it."
+    ])
   })
 
   it("a blog: title, hook, description or introduction, sections, numbers, next step", () => {
-    const parts = writeDraft({ kind: "blog", brandName: "Acme", topic: "Rockets", description: "Acme makes rockets", facts: ["42 launches"] }).body.split("\n\n")
+    const parts = writeDraft({
+      kind: "blog",
+      brandName: "Acme",
+      topic: "Rockets",
+      description: "Acme makes rockets",
+      facts: ["42 launches"]
+    }).body.split("\n\n")
     assert.match(parts[0]!, /^# /)
     assert.strictEqual(parts[2], "Acme makes rockets. We wrote this guide for our customers.")
     assert.include(parts, "## Why it matters")
@@ -107,27 +141,64 @@ describe("house writer templates", () => {
     assert.include(body, "SEO audits")
     assert.notInclude(body, "sEO")
     assert.include(writeDraft({ kind: "email", brandName: "Acme", topic: "Cold Brew Season" }).body, "cold brew season")
-    assert.include(writeDraft({ kind: "email", brandName: "Acme", topic: "Acme recipes", angle: 3 }).body, "Acme recipes")
+    assert.include(
+      writeDraft({ kind: "email", brandName: "Acme", topic: "Acme recipes", angle: 3 }).body,
+      "Acme recipes"
+    )
   })
 
   it("an outreach message introduces the brand with its description", () => {
-    assert.strictEqual(writeDraft({ kind: "outreach", brandName: "Acme", topic: "Partnerships", description: "Acme makes rockets.", audience: "founder" }).body,
+    assert.strictEqual(
+      writeDraft({
+        kind: "outreach",
+        brandName: "Acme",
+        topic: "Partnerships",
+        description: "Acme makes rockets.",
+        audience: "founder"
+      }).body,
       "Hello,\n\nI am reaching out from Acme (Acme makes rockets).\n\nWe work with founders on partnerships, and I thought it might interest you too.\n\n" +
-        "Would a short call next week be useful? Questions about partnerships? Ask Acme.\n\nBest regards,\nAcme")
+        "Would a short call next week be useful? Questions about partnerships? Ask Acme.\n\nBest regards,\nAcme"
+    )
   })
 
   it("a post on X is one line with its hashtags; a playful voice shows", () => {
-    const draft = writeDraft({ kind: "social", platform: "x", brandName: "Acme", topic: "Cold outreach", voice: "playful" })
-    assert.strictEqual(draft.body, "A few honest notes on cold outreach from the Acme team. Yes, really. Follow Acme for more. #ColdOutreach #Acme")
-    assert.notInclude(writeDraft({ kind: "social", brandName: "Acme", topic: "Cold outreach", platform: "x", voice: "Formal" }).hook, "Yes, really")
+    const draft = writeDraft({
+      kind: "social",
+      platform: "x",
+      brandName: "Acme",
+      topic: "Cold outreach",
+      voice: "playful"
+    })
+    assert.strictEqual(
+      draft.body,
+      "A few honest notes on cold outreach from the Acme team. Yes, really. Follow Acme for more. #ColdOutreach #Acme"
+    )
+    assert.notInclude(
+      writeDraft({ kind: "social", brandName: "Acme", topic: "Cold outreach", platform: "x", voice: "Formal" }).hook,
+      "Yes, really"
+    )
   })
 
   it("LinkedIn and Pinterest take three hashtags, Instagram and TikTok five, others two", () => {
-    const brief: Brief = { kind: "social", brandName: "Acme", topic: "Launches", keywords: ["a b", "c d", "e f", "g h", "i j"] }
-    for (const [platform, n] of [["linkedin", 3], ["pinterest", 3], ["instagram", 5], ["tiktok", 5], ["facebook", 2], ["x", 2]] as const) {
+    const brief: Brief = {
+      kind: "social",
+      brandName: "Acme",
+      topic: "Launches",
+      keywords: ["a b", "c d", "e f", "g h", "i j"]
+    }
+    for (
+      const [platform, n] of [["linkedin", 3], ["pinterest", 3], ["instagram", 5], ["tiktok", 5], ["facebook", 2], [
+        "x",
+        2
+      ]] as const
+    ) {
       assert.lengthOf(writeDraft({ ...brief, platform }).hashtags, n, platform)
     }
-    assert.deepStrictEqual(writeDraft({ kind: "social", brandName: "Sales", topic: "sales", platform: "linkedin", keywords: ["SALES"] }).hashtags, ["#Sales"])
+    assert.deepStrictEqual(
+      writeDraft({ kind: "social", brandName: "Sales", topic: "sales", platform: "linkedin", keywords: ["SALES"] })
+        .hashtags,
+      ["#Sales"]
+    )
   })
 })
 

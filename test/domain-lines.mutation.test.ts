@@ -15,8 +15,17 @@ describe("the last line of a text", () => {
 
   it("is cut at its first mark, as `replace(/[marks].*$/, \"\")` cuts", () => {
     const cases: ReadonlyArray<readonly [string, string]> = [
-      ["a.b.c", "a"], ["a.b\nc.d.e", "a.b\nc"], ["a.b\nc", "a.b\nc"], ["no mark", "no mark"], [".", ""], ["x\n.", "x\n"],
-      ["a:b;c", "a"], ["a;b", "a"], ["a\u2028b.c", "a\u2028b"], ["a.b\r", "a.b\r"], ["", ""]
+      ["a.b.c", "a"],
+      ["a.b\nc.d.e", "a.b\nc"],
+      ["a.b\nc", "a.b\nc"],
+      ["no mark", "no mark"],
+      [".", ""],
+      ["x\n.", "x\n"],
+      ["a:b;c", "a"],
+      ["a;b", "a"],
+      ["a\u2028b.c", "a\u2028b"],
+      ["a.b\r", "a.b\r"],
+      ["", ""]
     ]
     for (const [text, cut] of cases) assert.strictEqual(cutLastLineAt(text, /[.;:]/), cut, JSON.stringify(text))
     assert.strictEqual(cutLastLineAt("https://a.example/p#x#y", /#/), "https://a.example/p")

@@ -12,7 +12,10 @@ describe("llms.txt parsing, line by line", () => {
   it("blank lines may hold spaces, before the title, after it and inside sections", () => {
     assert.strictEqual(parsed("   \n\t\n# A").title, "A")
     assert.strictEqual(parsed("# A\n  \n> S").summary, "S")
-    assert.deepStrictEqual(parsed("# A\n## Docs\n   \n- [a](https://a.example)").sections, [{ name: "Docs", links: [{ name: "a", url: "https://a.example", notes: undefined }] }])
+    assert.deepStrictEqual(parsed("# A\n## Docs\n   \n- [a](https://a.example)").sections, [{
+      name: "Docs",
+      links: [{ name: "a", url: "https://a.example", notes: undefined }]
+    }])
   })
 
   it("the summary: `>` lines, with or without a space, joined and trimmed", () => {
@@ -34,7 +37,11 @@ describe("llms.txt parsing, line by line", () => {
     const file = parsed("# A\n##  Docs  \n  - [a](https://a.example):   first steps  \n- [b](https://b.example)")
     assert.deepStrictEqual(file.sections, [{
       name: "Docs",
-      links: [{ name: "a", url: "https://a.example", notes: "first steps" }, { name: "b", url: "https://b.example", notes: undefined }]
+      links: [{ name: "a", url: "https://a.example", notes: "first steps" }, {
+        name: "b",
+        url: "https://b.example",
+        notes: undefined
+      }]
     }])
   })
 

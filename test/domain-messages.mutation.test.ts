@@ -18,14 +18,21 @@ describe("settings messages, whoever formats them", () => {
     assert.deepStrictEqual(standardMessages(AutonomyLevel, 0), [": must be between 1 and 5"])
     assert.deepStrictEqual(standardMessages(Amount, Number.NaN), [": must be a finite number"])
     assert.deepStrictEqual(standardMessages(Amount, -0.5), [": must be at least 0"])
-    assert.deepStrictEqual(standardMessages(AutonomyUpdate, { globalDefault: 6 }), ["globalDefault: must be between 1 and 5"])
-    assert.deepStrictEqual(standardMessages(BudgetUpdate, { channels: { ads: -1 } }), ["channels.ads: must be at least 0"])
+    assert.deepStrictEqual(standardMessages(AutonomyUpdate, { globalDefault: 6 }), [
+      "globalDefault: must be between 1 and 5"
+    ])
+    assert.deepStrictEqual(standardMessages(BudgetUpdate, { channels: { ads: -1 } }), [
+      "channels.ads: must be at least 0"
+    ])
   })
 })
 
 describe("readiness failure", () => {
   it("answers 503 with E_UNAVAILABLE", () => {
-    assert.strictEqual((NotReady as unknown as { ast: { annotations?: { httpApiStatus?: unknown } } }).ast.annotations?.httpApiStatus, 503)
+    assert.strictEqual(
+      (NotReady as unknown as { ast: { annotations?: { httpApiStatus?: unknown } } }).ast.annotations?.httpApiStatus,
+      503
+    )
     const error = new NotReady({ service: "herald", status: "degraded", timestamp: "2026-11-23T12:00:00.000Z" })
     assert.deepStrictEqual([error.code, error.error, error._tag], ["E_UNAVAILABLE", "Database unreachable", "NotReady"])
   })

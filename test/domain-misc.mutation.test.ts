@@ -11,13 +11,19 @@ describe("replay seals", () => {
     assert.strictEqual(openReplay(sealed, "idem", "server", "scope"), "")
     assert.isUndefined(openReplay(sealed.slice(0, -2), "idem", "server", "scope"))
     assert.isUndefined(openReplay("v2." + sealed.slice(3), "idem", "server", "scope"))
-    assert.strictEqual(openReplay(sealReplay("ünïcødé ✓", "idem", "server", "scope"), "idem", "server", "scope"), "ünïcødé ✓")
+    assert.strictEqual(
+      openReplay(sealReplay("ünïcødé ✓", "idem", "server", "scope"), "idem", "server", "scope"),
+      "ünïcødé ✓"
+    )
   })
 
   it("bodies compare as JSON: null and no body are the empty object, key order is ignored, arrays keep theirs", () => {
     assert.strictEqual(canonicalBody("null"), "{}")
     assert.strictEqual(canonicalBody(" \n "), "{}")
-    assert.strictEqual(canonicalBody("{\"b\":{\"d\":1,\"c\":[{\"f\":1,\"e\":2}]},\"a\":null}"), "{\"a\":null,\"b\":{\"c\":[{\"e\":2,\"f\":1}],\"d\":1}}")
+    assert.strictEqual(
+      canonicalBody("{\"b\":{\"d\":1,\"c\":[{\"f\":1,\"e\":2}]},\"a\":null}"),
+      "{\"a\":null,\"b\":{\"c\":[{\"e\":2,\"f\":1}],\"d\":1}}"
+    )
     assert.strictEqual(canonicalBody("[3, 1, 2]"), "[3,1,2]")
     assert.strictEqual(canonicalBody("\"text\""), "\"text\"")
     assert.strictEqual(canonicalBody("{not json"), "{not json")
@@ -26,13 +32,25 @@ describe("replay seals", () => {
 
 describe("tracked links", () => {
   it("links already under the tracked prefix are left alone, whatever their case", () => {
-    assert.strictEqual(rewriteLinks("go HTTPS://H.EXAMPLE/r/abc now", "x", "https://h.example/r/", () => "NEW"), "go HTTPS://H.EXAMPLE/r/abc now")
-    assert.strictEqual(rewriteLinks("go https://a.example/p now", "x", "HTTPS://H.EXAMPLE/R/", () => "C"), "go HTTPS://H.EXAMPLE/R/C now")
-    assert.strictEqual(rewriteLinks("(see https://a.example/p).", "x", "https://h.example/r/", () => "C"), "(see https://h.example/r/C).")
+    assert.strictEqual(
+      rewriteLinks("go HTTPS://H.EXAMPLE/r/abc now", "x", "https://h.example/r/", () => "NEW"),
+      "go HTTPS://H.EXAMPLE/r/abc now"
+    )
+    assert.strictEqual(
+      rewriteLinks("go https://a.example/p now", "x", "HTTPS://H.EXAMPLE/R/", () => "C"),
+      "go HTTPS://H.EXAMPLE/R/C now"
+    )
+    assert.strictEqual(
+      rewriteLinks("(see https://a.example/p).", "x", "https://h.example/r/", () => "C"),
+      "(see https://h.example/r/C)."
+    )
   })
 
   it("UTM parameters are added, existing ones kept", () => {
-    assert.strictEqual(withUtm("https://a.example/p?utm_source=news&x=1", "x"), "https://a.example/p?utm_source=news&x=1&utm_medium=social&utm_campaign=herald")
+    assert.strictEqual(
+      withUtm("https://a.example/p?utm_source=news&x=1", "x"),
+      "https://a.example/p?utm_source=news&x=1&utm_medium=social&utm_campaign=herald"
+    )
   })
 })
 

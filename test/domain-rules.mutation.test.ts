@@ -35,7 +35,10 @@ import { describeIssues } from "../src/platform/http/ValidationMessages.ts"
 
 /** What a 400 would list for `value`: `path: message`, every offending field (as the HTTP layer words them). */
 const problems = (schema: Schema.Top, value: unknown): Array<string> => {
-  const result = Schema.decodeUnknownResult(schema as Schema.Codec<unknown, unknown>)(value, { onExcessProperty: "error", errors: "all" })
+  const result = Schema.decodeUnknownResult(schema as Schema.Codec<unknown, unknown>)(value, {
+    onExcessProperty: "error",
+    errors: "all"
+  })
   if (Result.isSuccess(result)) return []
   const failure = result.failure as { readonly issue?: unknown }
   return describeIssues((failure.issue ?? failure) as never).map((d) => `${d.path.map(String).join(".")}: ${d.message}`)
@@ -44,19 +47,84 @@ const problems = (schema: Schema.Top, value: unknown): Array<string> => {
 describe("customer status moves", () => {
   const statuses: ReadonlyArray<CustomerStatus> = ["onboarding", "active", "suspended", "cancelled"]
   const cases: ReadonlyArray<readonly [string, BillingSignal, Record<CustomerStatus, CustomerStatus | undefined>]> = [
-    ["subscription deleted", { _tag: "SubscriptionDeleted" }, { onboarding: "cancelled", active: "cancelled", suspended: "cancelled", cancelled: undefined }],
-    ["trial ended unpaid", { _tag: "TrialEndedUnpaid" }, { onboarding: "cancelled", active: "cancelled", suspended: "cancelled", cancelled: undefined }],
-    ["payment failed", { _tag: "InvoicePaymentFailed" }, { onboarding: "suspended", active: "suspended", suspended: undefined, cancelled: undefined }],
-    ["invoice paid", { _tag: "InvoicePaid", amountPaid: 4900 }, { onboarding: "active", active: undefined, suspended: "active", cancelled: undefined }],
-    ["0-amount invoice", { _tag: "InvoicePaid", amountPaid: 0 }, { onboarding: undefined, active: undefined, suspended: "active", cancelled: undefined }],
-    ["canceled", { _tag: "SubscriptionStatus", status: "canceled" }, { onboarding: "cancelled", active: "cancelled", suspended: "cancelled", cancelled: undefined }],
-    ["incomplete_expired", { _tag: "SubscriptionStatus", status: "incomplete_expired" }, { onboarding: "cancelled", active: "cancelled", suspended: "cancelled", cancelled: undefined }],
-    ["past_due", { _tag: "SubscriptionStatus", status: "past_due" }, { onboarding: "suspended", active: "suspended", suspended: undefined, cancelled: undefined }],
-    ["unpaid", { _tag: "SubscriptionStatus", status: "unpaid" }, { onboarding: "suspended", active: "suspended", suspended: undefined, cancelled: undefined }],
-    ["active", { _tag: "SubscriptionStatus", status: "active" }, { onboarding: undefined, active: undefined, suspended: "active", cancelled: undefined }],
-    ["trialing", { _tag: "SubscriptionStatus", status: "trialing" }, { onboarding: undefined, active: undefined, suspended: "active", cancelled: undefined }],
-    ["incomplete", { _tag: "SubscriptionStatus", status: "incomplete" }, { onboarding: undefined, active: undefined, suspended: undefined, cancelled: undefined }],
-    ["paused", { _tag: "SubscriptionStatus", status: "paused" }, { onboarding: undefined, active: undefined, suspended: undefined, cancelled: undefined }]
+    ["subscription deleted", { _tag: "SubscriptionDeleted" }, {
+      onboarding: "cancelled",
+      active: "cancelled",
+      suspended: "cancelled",
+      cancelled: undefined
+    }],
+    ["trial ended unpaid", { _tag: "TrialEndedUnpaid" }, {
+      onboarding: "cancelled",
+      active: "cancelled",
+      suspended: "cancelled",
+      cancelled: undefined
+    }],
+    ["payment failed", { _tag: "InvoicePaymentFailed" }, {
+      onboarding: "suspended",
+      active: "suspended",
+      suspended: undefined,
+      cancelled: undefined
+    }],
+    ["invoice paid", { _tag: "InvoicePaid", amountPaid: 4900 }, {
+      onboarding: "active",
+      active: undefined,
+      suspended: "active",
+      cancelled: undefined
+    }],
+    ["0-amount invoice", { _tag: "InvoicePaid", amountPaid: 0 }, {
+      onboarding: undefined,
+      active: undefined,
+      suspended: "active",
+      cancelled: undefined
+    }],
+    ["canceled", { _tag: "SubscriptionStatus", status: "canceled" }, {
+      onboarding: "cancelled",
+      active: "cancelled",
+      suspended: "cancelled",
+      cancelled: undefined
+    }],
+    ["incomplete_expired", { _tag: "SubscriptionStatus", status: "incomplete_expired" }, {
+      onboarding: "cancelled",
+      active: "cancelled",
+      suspended: "cancelled",
+      cancelled: undefined
+    }],
+    ["past_due", { _tag: "SubscriptionStatus", status: "past_due" }, {
+      onboarding: "suspended",
+      active: "suspended",
+      suspended: undefined,
+      cancelled: undefined
+    }],
+    ["unpaid", { _tag: "SubscriptionStatus", status: "unpaid" }, {
+      onboarding: "suspended",
+      active: "suspended",
+      suspended: undefined,
+      cancelled: undefined
+    }],
+    ["active", { _tag: "SubscriptionStatus", status: "active" }, {
+      onboarding: undefined,
+      active: undefined,
+      suspended: "active",
+      cancelled: undefined
+    }],
+    ["trialing", { _tag: "SubscriptionStatus", status: "trialing" }, {
+      onboarding: undefined,
+      active: undefined,
+      suspended: "active",
+      cancelled: undefined
+    }],
+    ["incomplete", { _tag: "SubscriptionStatus", status: "incomplete" }, {
+      onboarding: undefined,
+      active: undefined,
+      suspended: undefined,
+      cancelled: undefined
+    }],
+    ["paused", { _tag: "SubscriptionStatus", status: "paused" }, {
+      onboarding: undefined,
+      active: undefined,
+      suspended: undefined,
+      cancelled: undefined
+    }]
   ]
 
   it("each signal moves each status exactly as the table says", () => {
@@ -68,7 +136,10 @@ describe("customer status moves", () => {
 
 describe("payment events", () => {
   it("name the signal of the five handled types only", () => {
-    assert.deepStrictEqual(signalOf("customer.subscription.updated", { status: "past_due" }), { _tag: "SubscriptionStatus", status: "past_due" })
+    assert.deepStrictEqual(signalOf("customer.subscription.updated", { status: "past_due" }), {
+      _tag: "SubscriptionStatus",
+      status: "past_due"
+    })
     assert.isUndefined(signalOf("customer.subscription.updated", { status: 3 }))
     assert.isUndefined(signalOf("customer.subscription.updated", {}))
     assert.deepStrictEqual(signalOf("customer.subscription.deleted", {}), { _tag: "SubscriptionDeleted" })
@@ -81,25 +152,51 @@ describe("payment events", () => {
   })
 
   it("name the customer: metadata first, then the provider's customer and subscription, expanded or not", () => {
-    assert.deepStrictEqual(customerReference("invoice.paid", {
-      customer: { id: "cus_1" },
-      parent: { subscription_details: { metadata: { customerId: "c-1" }, subscription: "sub_1" } },
-      metadata: { customerId: "c-2" }
-    }), { customerId: "c-1", providerCustomerId: "cus_1", providerSubscriptionId: "sub_1" })
-    assert.deepStrictEqual(customerReference("invoice.paid", { customer: "cus_1", metadata: { customerId: "c-2" } }),
-      { customerId: "c-2", providerCustomerId: "cus_1", providerSubscriptionId: undefined })
-    assert.deepStrictEqual(customerReference("invoice.paid", { parent: { subscription_details: { subscription: { id: "sub_2" } } } }),
-      { customerId: undefined, providerCustomerId: undefined, providerSubscriptionId: "sub_2" })
-    assert.deepStrictEqual(customerReference("customer.subscription.updated", {
-      id: "sub_3", customer: "cus_3", metadata: { customerId: "c-3" }, subscription: "sub_other"
-    }), { customerId: "c-3", providerCustomerId: "cus_3", providerSubscriptionId: "sub_3" })
-    assert.deepStrictEqual(customerReference("customer.subscription.deleted", { id: "sub_4" }),
-      { customerId: undefined, providerCustomerId: undefined, providerSubscriptionId: "sub_4" })
-    assert.deepStrictEqual(customerReference("checkout.session.completed", {
-      id: "cs_1", customer: "cus_5", subscription: { id: "sub_5" }, metadata: { customerId: "c-5" }
-    }), { customerId: "c-5", providerCustomerId: "cus_5", providerSubscriptionId: "sub_5" })
-    assert.deepStrictEqual(customerReference("checkout.session.completed", { metadata: null, customer: ["cus_6"] }),
-      { customerId: undefined, providerCustomerId: undefined, providerSubscriptionId: undefined })
+    assert.deepStrictEqual(
+      customerReference("invoice.paid", {
+        customer: { id: "cus_1" },
+        parent: { subscription_details: { metadata: { customerId: "c-1" }, subscription: "sub_1" } },
+        metadata: { customerId: "c-2" }
+      }),
+      { customerId: "c-1", providerCustomerId: "cus_1", providerSubscriptionId: "sub_1" }
+    )
+    assert.deepStrictEqual(customerReference("invoice.paid", { customer: "cus_1", metadata: { customerId: "c-2" } }), {
+      customerId: "c-2",
+      providerCustomerId: "cus_1",
+      providerSubscriptionId: undefined
+    })
+    assert.deepStrictEqual(
+      customerReference("invoice.paid", { parent: { subscription_details: { subscription: { id: "sub_2" } } } }),
+      { customerId: undefined, providerCustomerId: undefined, providerSubscriptionId: "sub_2" }
+    )
+    assert.deepStrictEqual(
+      customerReference("customer.subscription.updated", {
+        id: "sub_3",
+        customer: "cus_3",
+        metadata: { customerId: "c-3" },
+        subscription: "sub_other"
+      }),
+      { customerId: "c-3", providerCustomerId: "cus_3", providerSubscriptionId: "sub_3" }
+    )
+    assert.deepStrictEqual(customerReference("customer.subscription.deleted", { id: "sub_4" }), {
+      customerId: undefined,
+      providerCustomerId: undefined,
+      providerSubscriptionId: "sub_4"
+    })
+    assert.deepStrictEqual(
+      customerReference("checkout.session.completed", {
+        id: "cs_1",
+        customer: "cus_5",
+        subscription: { id: "sub_5" },
+        metadata: { customerId: "c-5" }
+      }),
+      { customerId: "c-5", providerCustomerId: "cus_5", providerSubscriptionId: "sub_5" }
+    )
+    assert.deepStrictEqual(customerReference("checkout.session.completed", { metadata: null, customer: ["cus_6"] }), {
+      customerId: undefined,
+      providerCustomerId: undefined,
+      providerSubscriptionId: undefined
+    })
   })
 
   it("ids are non-empty storable text of at most 255 characters", () => {
@@ -111,7 +208,10 @@ describe("payment events", () => {
     assert.strictEqual(checkoutReference({ client_reference_id: "x" }), "x")
     assert.strictEqual(providerSessionId({ id: "cs_1" }), "cs_1")
     assert.isUndefined(providerSessionId({ id: "cs\u0000" }))
-    assert.deepStrictEqual(providerIds({ customer: { id: "cus_1" }, subscription: "sub_1" }), { customer: "cus_1", subscription: "sub_1" })
+    assert.deepStrictEqual(providerIds({ customer: { id: "cus_1" }, subscription: "sub_1" }), {
+      customer: "cus_1",
+      subscription: "sub_1"
+    })
     assert.deepStrictEqual(providerIds({}), { customer: undefined, subscription: undefined })
   })
 })
@@ -129,8 +229,18 @@ describe("orchestrator signatures", () => {
   })
 
   it("accepts five minutes either way, not a second more", () => {
-    for (const skew of [-300, 300, 0]) assert.isTrue(verifyOrchestratorSignature(signOrchestratorRequest(key, body, now + skew), body, key, now), String(skew))
-    for (const skew of [-301, 301]) assert.isFalse(verifyOrchestratorSignature(signOrchestratorRequest(key, body, now + skew), body, key, now), String(skew))
+    for (const skew of [-300, 300, 0]) {
+      assert.isTrue(
+        verifyOrchestratorSignature(signOrchestratorRequest(key, body, now + skew), body, key, now),
+        String(skew)
+      )
+    }
+    for (const skew of [-301, 301]) {
+      assert.isFalse(
+        verifyOrchestratorSignature(signOrchestratorRequest(key, body, now + skew), body, key, now),
+        String(skew)
+      )
+    }
   })
 
   it("reads the header leniently: spaces, upper-case hex, several v1 values, unknown parts", () => {
@@ -157,8 +267,17 @@ describe("orchestrator signatures", () => {
       `t=0${"0".repeat(12)},v1=${hmac("0".repeat(13), body)}`,
       `t=${now},v1=${good},x=${"y".repeat(2048)}`
     ]
-    for (const header of refused) assert.isFalse(verifyOrchestratorSignature(header, body, key, now), String(header).slice(0, 80))
-    assert.isFalse(verifyOrchestratorSignature(`t=${now},v1=${createHmac("sha256", "").update(`${now}.${body}`).digest("hex")}`, body, "", now))
+    for (const header of refused) {
+      assert.isFalse(verifyOrchestratorSignature(header, body, key, now), String(header).slice(0, 80))
+    }
+    assert.isFalse(
+      verifyOrchestratorSignature(
+        `t=${now},v1=${createHmac("sha256", "").update(`${now}.${body}`).digest("hex")}`,
+        body,
+        "",
+        now
+      )
+    )
     // A long header within the limit is read.
     const padded = `t=${now},v1=${good},x=${"y".repeat(2048 - 2 - `t=${now},v1=${good},x=`.length + 2)}`
     assert.strictEqual(padded.length, 2048)
@@ -185,16 +304,21 @@ describe("small rules", () => {
     const refused = transition("pending_approval", "submit")
     assert.isTrue(Result.isFailure(refused))
     if (Result.isFailure(refused)) {
-      assert.strictEqual(describeForbiddenMove(refused.failure),
-        "Only a draft can be submitted for approval; this piece is pending approval (the move from pending_approval to pending_approval is not allowed)")
+      assert.strictEqual(
+        describeForbiddenMove(refused.failure),
+        "Only a draft can be submitted for approval; this piece is pending approval (the move from pending_approval to pending_approval is not allowed)"
+      )
     }
     assert.isTrue(Result.isFailure(transition("rejected", "submit")))
   })
 
   it("a body too long for its platform is refused on `body`", () => {
-    assert.deepStrictEqual(problems(NewContent, { type: "social", platform: "x", body: "a".repeat(281) }), ["body: must be at most 280 characters for x"])
-    assert.deepStrictEqual(problems(NewContent, { type: "social", platform: "X!", body: "a" }),
-      ["platform: must be 1 to 40 lowercase letters, digits, '_', '.' or '-'"])
+    assert.deepStrictEqual(problems(NewContent, { type: "social", platform: "x", body: "a".repeat(281) }), [
+      "body: must be at most 280 characters for x"
+    ])
+    assert.deepStrictEqual(problems(NewContent, { type: "social", platform: "X!", body: "a" }), [
+      "platform: must be 1 to 40 lowercase letters, digits, '_', '.' or '-'"
+    ])
     assert.deepStrictEqual(problems(NewContent, { type: "social", platform: "newsletter", body: "a".repeat(5000) }), [])
   })
 
@@ -204,11 +328,17 @@ describe("small rules", () => {
     assert.strictEqual(threadTitle("a".repeat(80)), "a".repeat(80))
     assert.strictEqual(threadTitle("a".repeat(81)), "a".repeat(79) + "…")
     assert.strictEqual(threadTitle("😀".repeat(81)), "😀".repeat(79) + "…")
-    assert.strictEqual(sseFrame({ event: "delta", data: { text: "a\nb" } }), "event: delta\ndata: {\"text\":\"a\\nb\"}\n\n")
+    assert.strictEqual(
+      sseFrame({ event: "delta", data: { text: "a\nb" } }),
+      "event: delta\ndata: {\"text\":\"a\\nb\"}\n\n"
+    )
   })
 
   it("webhook URLs in the event log lose credentials, query and fragment", () => {
-    assert.strictEqual(redactedUrl("https://user:secret@hooks.example.com:8443/in/1?token=abc#frag"), "https://hooks.example.com:8443/in/1")
+    assert.strictEqual(
+      redactedUrl("https://user:secret@hooks.example.com:8443/in/1?token=abc#frag"),
+      "https://hooks.example.com:8443/in/1"
+    )
     assert.strictEqual(redactedUrl("http://example.com"), "http://example.com/")
     assert.strictEqual(redactedUrl("not a url"), "")
   })
@@ -230,7 +360,9 @@ describe("wire rules and their messages", () => {
     for (const bad of ["ftp://cdn.example.com/a.png", "xhttps://cdn.example.com/a.png", "https://", "/a.png"]) {
       assert.deepStrictEqual(problems(MediaUri, bad), [": must be an http(s) URI"], bad)
     }
-    assert.deepStrictEqual(problems(MediaUri, "https://a.example/" + "p".repeat(2031)), [": must be at most 2048 characters"])
+    assert.deepStrictEqual(problems(MediaUri, "https://a.example/" + "p".repeat(2031)), [
+      ": must be at most 2048 characters"
+    ])
     assert.deepStrictEqual(problems(MediaUri, "https://a.example/" + "p".repeat(2030)), [])
   })
 
@@ -240,20 +372,34 @@ describe("wire rules and their messages", () => {
       body: Schema.String,
       media: Schema.optionalKey(Schema.Array(Schema.String))
     }).check(withinPlatformRules)
-    assert.deepStrictEqual(problems(Post, { platform: "x", body: "a".repeat(281) }), ["body: must be at most 280 characters for x"])
-    assert.deepStrictEqual(problems(Post, { platform: "instagram", body: "a" }), ["media: instagram posts need at least one media item"])
-    assert.deepStrictEqual(problems(Post, { platform: "pinterest", body: "a", media: [] }), ["media: pinterest posts need at least one media item"])
+    assert.deepStrictEqual(problems(Post, { platform: "x", body: "a".repeat(281) }), [
+      "body: must be at most 280 characters for x"
+    ])
+    assert.deepStrictEqual(problems(Post, { platform: "instagram", body: "a" }), [
+      "media: instagram posts need at least one media item"
+    ])
+    assert.deepStrictEqual(problems(Post, { platform: "pinterest", body: "a", media: [] }), [
+      "media: pinterest posts need at least one media item"
+    ])
     assert.deepStrictEqual(problems(Post, { platform: "instagram", body: "a", media: ["https://a.example/1.png"] }), [])
     assert.deepStrictEqual(problems(Post, { platform: "x", body: "a" }), [])
   })
 
   it("a confirmed profile: brandName required (1 to 200 characters), every other field typed and bounded, no other field", () => {
-    for (const ok of [
-      { brandName: "Acme" }, { brandName: "b".repeat(200) }, { brandName: "😀".repeat(200) },
-      { brandName: "Acme", description: null, logoUrl: null, sourceUrl: null },
-      { brandName: "Acme", colors: ["#000000", "#aBcDeF"], voice: [], socials: { x: "https://x.com/acme" } },
-      { brandName: "Acme", products: Array.from({ length: 50 }, () => "p".repeat(200)), colors: Array.from({ length: 20 }, () => "#ffffff") }
-    ]) {
+    for (
+      const ok of [
+        { brandName: "Acme" },
+        { brandName: "b".repeat(200) },
+        { brandName: "😀".repeat(200) },
+        { brandName: "Acme", description: null, logoUrl: null, sourceUrl: null },
+        { brandName: "Acme", colors: ["#000000", "#aBcDeF"], voice: [], socials: { x: "https://x.com/acme" } },
+        {
+          brandName: "Acme",
+          products: Array.from({ length: 50 }, () => "p".repeat(200)),
+          colors: Array.from({ length: 20 }, () => "#ffffff")
+        }
+      ]
+    ) {
       assert.deepStrictEqual(problems(ConfirmedProfile, ok), [], JSON.stringify(ok))
     }
     const refused: ReadonlyArray<readonly [unknown, string]> = [
@@ -274,30 +420,48 @@ describe("wire rules and their messages", () => {
       [{ brandName: "A", description: "d".repeat(2001) }, "description: must be at most 2000 characters"],
       [{ brandName: "A", other: 1 }, "other: is not an allowed property"]
     ]
-    for (const [bad, message] of refused) assert.deepStrictEqual(problems(ConfirmedProfile, bad), [message], JSON.stringify(bad))
+    for (const [bad, message] of refused) {
+      assert.deepStrictEqual(problems(ConfirmedProfile, bad), [message], JSON.stringify(bad))
+    }
     const socials = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`p${i}`, "https://a.example/"]))
-    assert.deepStrictEqual(problems(ConfirmedProfile, { brandName: "A", socials }), ["socials: must have at most 20 keys"])
+    assert.deepStrictEqual(problems(ConfirmedProfile, { brandName: "A", socials }), [
+      "socials: must have at most 20 keys"
+    ])
   })
 
   it("workflow updates: cron, zone, name, description, config", () => {
-    assert.deepStrictEqual(problems(WorkflowUpdate, { schedule: "0 9 * * 1", timezone: "Europe/Berlin", name: "n".repeat(100), description: "d".repeat(1000), config: {} }), [])
+    assert.deepStrictEqual(
+      problems(WorkflowUpdate, {
+        schedule: "0 9 * * 1",
+        timezone: "Europe/Berlin",
+        name: "n".repeat(100),
+        description: "d".repeat(1000),
+        config: {}
+      }),
+      []
+    )
     assert.deepStrictEqual(problems(WorkflowUpdate, { schedule: null }), [])
-    assert.deepStrictEqual(problems(WorkflowUpdate, {
-      schedule: "* * *",
-      timezone: "Mars/Base",
-      name: "",
-      description: "d".repeat(1001),
-      config: { a: "\u0000" },
-      extra: 1
-    }), [
-      "extra: is not an allowed property",
-      "schedule: must be a 5-field cron expression (minute hour day month weekday)",
-      "timezone: must be an IANA time zone name such as Europe/Berlin",
-      "name: must not be empty",
-      "description: must be at most 1000 characters",
-      "config: must not contain NUL characters or unpaired surrogates"
+    assert.deepStrictEqual(
+      problems(WorkflowUpdate, {
+        schedule: "* * *",
+        timezone: "Mars/Base",
+        name: "",
+        description: "d".repeat(1001),
+        config: { a: "\u0000" },
+        extra: 1
+      }),
+      [
+        "extra: is not an allowed property",
+        "schedule: must be a 5-field cron expression (minute hour day month weekday)",
+        "timezone: must be an IANA time zone name such as Europe/Berlin",
+        "name: must not be empty",
+        "description: must be at most 1000 characters",
+        "config: must not contain NUL characters or unpaired surrogates"
+      ]
+    )
+    assert.deepStrictEqual(problems(WorkflowUpdate, { name: "n".repeat(101) }), [
+      "name: must be at most 100 characters"
     ])
-    assert.deepStrictEqual(problems(WorkflowUpdate, { name: "n".repeat(101) }), ["name: must be at most 100 characters"])
     assert.deepStrictEqual(problems(WorkflowUpdate, { schedule: "0 0 31 2 *" }), ["schedule: never fires"])
     const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]))
     assert.deepStrictEqual(problems(WorkflowConfig, keys(50)), [])
@@ -319,24 +483,40 @@ describe("connect state, consent and tracked links", () => {
   })
 
   it("the consent token binds the state to the browser's cookie", () => {
-    assert.strictEqual(consentToken(secret, "st", "ck"), createHmac("sha256", secret).update("consent.ck.st").digest("base64url"))
+    assert.strictEqual(
+      consentToken(secret, "st", "ck"),
+      createHmac("sha256", secret).update("consent.ck.st").digest("base64url")
+    )
     assert.notStrictEqual(consentToken(secret, "st", "ck2"), consentToken(secret, "st", "ck"))
   })
 
   it("links that are not URLs are left as written; linksToTrack lists each target once", () => {
-    assert.strictEqual(rewriteLinks("see http://[oops and https://a.example/x", "x", "https://h.example/r/", () => "C"),
-      "see http://[oops and https://h.example/r/C")
-    assert.deepStrictEqual(linksToTrack("https://a.example/x and https://a.example/x, https://b.example", "linkedin", "https://h.example/r/"), [
-      "https://a.example/x?utm_source=linkedin&utm_medium=social&utm_campaign=herald",
-      "https://b.example/?utm_source=linkedin&utm_medium=social&utm_campaign=herald"
-    ])
+    assert.strictEqual(
+      rewriteLinks("see http://[oops and https://a.example/x", "x", "https://h.example/r/", () => "C"),
+      "see http://[oops and https://h.example/r/C"
+    )
+    assert.deepStrictEqual(
+      linksToTrack(
+        "https://a.example/x and https://a.example/x, https://b.example",
+        "linkedin",
+        "https://h.example/r/"
+      ),
+      [
+        "https://a.example/x?utm_source=linkedin&utm_medium=social&utm_campaign=herald",
+        "https://b.example/?utm_source=linkedin&utm_medium=social&utm_campaign=herald"
+      ]
+    )
     assert.deepStrictEqual(linksToTrack("no links", "x", "https://h.example/r/"), [])
   })
 })
 
 describe("robots.txt and llms.txt edges", () => {
   it("a sitemap of another protocol, a URL that cannot be read, a pattern that cannot be encoded", () => {
-    assert.deepStrictEqual(validateRobots("Sitemap: mailto:a@b.example"), [{ line: 1, text: "Sitemap: mailto:a@b.example", message: "Invalid sitemap URL protocol" }])
+    assert.deepStrictEqual(validateRobots("Sitemap: mailto:a@b.example"), [{
+      line: 1,
+      text: "Sitemap: mailto:a@b.example",
+      message: "Invalid sitemap URL protocol"
+    }])
     assert.deepStrictEqual(validateRobots("Sitemap: ftp://a.example/s.xml"), [])
     const robots = parseRobots("https://a.example/robots.txt", "User-agent: *\nDisallow: /\ud800x\nDisallow: /private")
     assert.isFalse(isAllowed(robots, "http://[oops"))

@@ -35,14 +35,22 @@ describe("budget windows", () => {
   it("each cap is judged against its own window's spending", () => {
     const spent = { daily: toMicros(1), weekly: toMicros(7), monthly: toMicros(20), channel: toMicros(3) }
     assert.isUndefined(exceededCap(budget({ daily: 2, weekly: 8, monthly: 21, channels: { x: 4 } }), "x", spent, 1))
-    assert.deepStrictEqual(exceededCap(budget({ daily: 10, weekly: 7.5 }), "x", spent, 1), { cap: "weekly", limit: 7.5, spent: 7, amount: 1 })
+    assert.deepStrictEqual(exceededCap(budget({ daily: 10, weekly: 7.5 }), "x", spent, 1), {
+      cap: "weekly",
+      limit: 7.5,
+      spent: 7,
+      amount: 1
+    })
     assert.strictEqual(exceededCap(budget({ daily: 1.5 }), "x", spent, 1)?.cap, "daily")
     assert.strictEqual(exceededCap(budget({ monthly: 20.5 }), "x", spent, 1)?.cap, "monthly")
     assert.strictEqual(exceededCap(budget({ channels: { x: 3.5 } }), "x", spent, 1)?.cap, "channel")
     assert.isUndefined(exceededCap(budget({ channels: { linkedin: 0 } }), "x", spent, 1), "another channel's cap")
     // Reaching a cap exactly is allowed.
     assert.isUndefined(exceededCap(budget({ daily: 2 }), "x", spent, 1))
-    assert.strictEqual(exceededCap(budget({ daily: 0 }), "x", { daily: 0, weekly: 0, monthly: 0, channel: 0 }, 0.000001)?.cap, "daily")
+    assert.strictEqual(
+      exceededCap(budget({ daily: 0 }), "x", { daily: 0, weekly: 0, monthly: 0, channel: 0 }, 0.000001)?.cap,
+      "daily"
+    )
     assert.strictEqual(toMicros(0.1 + 0.2), 300_000)
   })
 })
@@ -76,7 +84,10 @@ describe("keys and secrets", () => {
     assert.isUndefined(openReplay(sealed.slice(0, -4) + "AAAA", "idem-1", "server", "key:1"))
     assert.isUndefined(openReplay("garbage", "idem-1", "server", "key:1"))
     assert.notStrictEqual(sealReplay("x", "k", "s", "c"), sealReplay("x", "k", "s", "c"), "a fresh nonce each time")
-    assert.strictEqual(canonicalBody("{ \"b\": 1, \"a\": [1, {\"d\":2,\"c\":3}] }"), canonicalBody("{\"a\":[1,{\"c\":3,\"d\":2}],\"b\":1}"))
+    assert.strictEqual(
+      canonicalBody("{ \"b\": 1, \"a\": [1, {\"d\":2,\"c\":3}] }"),
+      canonicalBody("{\"a\":[1,{\"c\":3,\"d\":2}],\"b\":1}")
+    )
     assert.notStrictEqual(canonicalBody("{\"a\":1}"), canonicalBody("{\"a\":2}"))
     assert.notStrictEqual(canonicalBody("[1,2]"), canonicalBody("[2,1]"))
     assert.strictEqual(canonicalBody(""), canonicalBody("  "))
@@ -87,7 +98,9 @@ describe("roles and autonomy", () => {
   it("each role carries the rights of the ones below it, never above", () => {
     const order = ["viewer", "editor", "admin", "owner"] as const
     for (const [i, role] of order.entries()) {
-      for (const [j, required] of order.entries()) assert.strictEqual(roleAllows(role, required), i >= j, `${role} vs ${required}`)
+      for (const [j, required] of order.entries()) {
+        assert.strictEqual(roleAllows(role, required), i >= j, `${role} vs ${required}`)
+      }
     }
   })
 
@@ -97,23 +110,40 @@ describe("roles and autonomy", () => {
     assert.strictEqual(resolveLevel(autonomy, { category: "blog" }), 4)
     assert.strictEqual(resolveLevel(autonomy, { category: "social" }), 2)
     assert.strictEqual(resolveLevel(autonomy, { skill: "unknown" }), 2)
-    assert.deepStrictEqual([1, 2, 3, 4, 5].map(initialStatusForLevel), ["draft", "pending_approval", "pending_approval", "approved", "approved"])
+    assert.deepStrictEqual([1, 2, 3, 4, 5].map(initialStatusForLevel), [
+      "draft",
+      "pending_approval",
+      "pending_approval",
+      "approved",
+      "approved"
+    ])
   })
 
   it("settings updates merge; null removes a cap or an override", () => {
     const merged = mergeAutonomy(defaultSettings.autonomy, { categories: { blog: 5 }, skills: { ask_cmo: 3 } } as any)
     assert.deepStrictEqual(merged, { globalDefault: 2, categories: { blog: 5 }, skills: { ask_cmo: 3 } })
-    assert.deepStrictEqual(mergeAutonomy(merged, { globalDefault: 4, categories: { blog: null } } as any), { globalDefault: 4, categories: {}, skills: { ask_cmo: 3 } })
+    assert.deepStrictEqual(mergeAutonomy(merged, { globalDefault: 4, categories: { blog: null } } as any), {
+      globalDefault: 4,
+      categories: {},
+      skills: { ask_cmo: 3 }
+    })
     const caps = mergeBudget(defaultSettings.budget, { daily: 5, channels: { x: 2 } } as any)
     assert.deepStrictEqual(caps, { daily: 5, weekly: null, monthly: null, channels: { x: 2 } })
-    assert.deepStrictEqual(mergeBudget(caps, { daily: null, channels: { x: null } } as any), { daily: null, weekly: null, monthly: null, channels: {} })
+    assert.deepStrictEqual(mergeBudget(caps, { daily: null, channels: { x: null } } as any), {
+      daily: null,
+      weekly: null,
+      monthly: null,
+      channels: {}
+    })
   })
 })
 
 describe("schema bounds", () => {
   it("emails, brand names and invitations", () => {
     for (const ok of ["a@b.co", "first.last+tag@sub.example.com"]) assert.isTrue(accepts(Email, ok), ok)
-    for (const bad of ["a@b", "@b.co", "a b@c.co", "a@-b.co", `${"a".repeat(250)}@b.co`, "a\u0000@b.co"]) assert.isFalse(accepts(Email, bad), bad)
+    for (const bad of ["a@b", "@b.co", "a b@c.co", "a@-b.co", `${"a".repeat(250)}@b.co`, "a\u0000@b.co"]) {
+      assert.isFalse(accepts(Email, bad), bad)
+    }
     assert.isTrue(accepts(ProvisionRequest, { email: "a@b.co", brandName: "b".repeat(200), status: "active" }))
     assert.isFalse(accepts(ProvisionRequest, { email: "a@b.co", brandName: "b".repeat(201) }))
     assert.isFalse(accepts(ProvisionRequest, { email: "a@b.co", brandName: "" }))
@@ -126,7 +156,10 @@ describe("schema bounds", () => {
     assert.isTrue(accepts(NewContent, { type: "blog", body: "b", title: "t".repeat(300) }))
     assert.isFalse(accepts(NewContent, { type: "blog", body: "b", title: "t".repeat(301) }))
     assert.isFalse(accepts(NewContent, { type: "blog", body: "" }))
-    assert.isTrue(accepts(NewContent, { type: "blog", body: "😀".repeat(300), title: "😀".repeat(300) }), "characters, not UTF-16 units")
+    assert.isTrue(
+      accepts(NewContent, { type: "blog", body: "😀".repeat(300), title: "😀".repeat(300) }),
+      "characters, not UTF-16 units"
+    )
     assert.isTrue(accepts(NewContent, { type: "social", platform: "x", body: "y".repeat(280) }))
     assert.isFalse(accepts(NewContent, { type: "social", platform: "x", body: "y".repeat(281) }))
     assert.isTrue(accepts(ReviewNote, "n".repeat(1000)))
@@ -154,12 +187,23 @@ describe("schema bounds", () => {
   it("webhook subscriptions and delivery outcomes", () => {
     assert.isTrue(accepts(WebhookCreate, { url: "https://example.com/h", events: ["content.created"] }))
     assert.isFalse(accepts(WebhookCreate, { url: "ftp://example.com/h", events: ["content.created"] }))
-    assert.isFalse(accepts(WebhookCreate, { url: `https://example.com/${"p".repeat(2030)}`, events: ["content.created"] }))
+    assert.isFalse(
+      accepts(WebhookCreate, { url: `https://example.com/${"p".repeat(2030)}`, events: ["content.created"] })
+    )
     assert.isFalse(accepts(WebhookCreate, { url: "https://example.com/h", events: [] }))
     assert.isFalse(accepts(WebhookCreate, { url: "https://example.com/h", events: Array(21).fill("content.created") }))
     assert.isFalse(accepts(WebhookCreate, { url: "https://example.com/h", events: ["content.deleted"] }))
-    assert.deepStrictEqual([199, 200, 204, 299, 300, 302, 410, 429, 500].map(classifyStatus),
-      ["retry", "succeeded", "succeeded", "succeeded", "retry", "retry", "gone", "retry", "retry"])
+    assert.deepStrictEqual([199, 200, 204, 299, 300, 302, 410, 429, 500].map(classifyStatus), [
+      "retry",
+      "succeeded",
+      "succeeded",
+      "succeeded",
+      "retry",
+      "retry",
+      "gone",
+      "retry",
+      "retry"
+    ])
     const now = Date.parse("2026-11-23T12:00:00Z")
     assert.strictEqual(parseRetryAfter("120", now), 120)
     assert.strictEqual(parseRetryAfter(" 7 ", now), 7)

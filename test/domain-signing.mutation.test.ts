@@ -8,7 +8,14 @@ describe("Standard Webhooks verification edges", () => {
   const secret = "whsec_" + Buffer.from("k".repeat(32)).toString("base64")
   const sign = (id: string, ts: number, body: string) =>
     "v1," + createHmac("sha256", Buffer.from("k".repeat(32))).update(`${id}.${ts}.${body}`).digest("base64")
-  const good = { secret, id: "msg_1", timestamp: "1000", signature: sign("msg_1", 1000, "{}"), body: "{}", nowSeconds: 1000 }
+  const good = {
+    secret,
+    id: "msg_1",
+    timestamp: "1000",
+    signature: sign("msg_1", 1000, "{}"),
+    body: "{}",
+    nowSeconds: 1000
+  }
 
   it("needs an id, a timestamp of digits and a signature", () => {
     assert.isTrue(verifyStandardSignature(good))
@@ -63,7 +70,9 @@ describe("connect state", () => {
       return `${text}.${mac(text)}`
     }
     assert.deepStrictEqual(verifyState(secret, forge(payload), 0), payload)
-    for (const bad of [{ ...payload, n: 1 }, { ...payload, c: null }, { ...payload, p: ["x"] }, { ...payload, e: "3000" }]) {
+    for (
+      const bad of [{ ...payload, n: 1 }, { ...payload, c: null }, { ...payload, p: ["x"] }, { ...payload, e: "3000" }]
+    ) {
       assert.isUndefined(verifyState(secret, forge(bad), 0), JSON.stringify(bad))
     }
     const long = forge({ ...payload, pad: "p".repeat(1500) })
@@ -77,11 +86,31 @@ describe("connect state", () => {
 
 describe("bots and link previews", () => {
   it("are told apart from people by their user agent", () => {
-    for (const bot of [undefined, "", "   ", "Googlebot/2.1 (+http://www.google.com/bot.html)", "ExampleBot", "examplebot/1.0",
-      "curl/8.4.0", "Wget/1.21", "python-requests/2.31", "Slackbot-LinkExpanding 1.0", "facebookexternalhit/1.1", "Mozilla/5.0 HeadlessChrome/120"]) {
+    for (
+      const bot of [
+        undefined,
+        "",
+        "   ",
+        "Googlebot/2.1 (+http://www.google.com/bot.html)",
+        "ExampleBot",
+        "examplebot/1.0",
+        "curl/8.4.0",
+        "Wget/1.21",
+        "python-requests/2.31",
+        "Slackbot-LinkExpanding 1.0",
+        "facebookexternalhit/1.1",
+        "Mozilla/5.0 HeadlessChrome/120"
+      ]
+    ) {
       assert.isTrue(isBotUserAgent(bot), String(bot))
     }
-    for (const person of ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36", "Mozilla/5.0 robotics-lab", "Mozilla/5.0 (iPhone) Mobile/15E148"]) {
+    for (
+      const person of [
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/120.0 Safari/537.36",
+        "Mozilla/5.0 robotics-lab",
+        "Mozilla/5.0 (iPhone) Mobile/15E148"
+      ]
+    ) {
       assert.isFalse(isBotUserAgent(person), person)
     }
   })

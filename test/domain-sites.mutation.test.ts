@@ -31,8 +31,17 @@ describe("robots.txt validation messages (Lighthouse's robots-txt audit)", () =>
       { line: 8, text: "Allow: relative", message: "Pattern should either be empty, start with \"/\" or \"*\"" },
       { line: 9, text: "Disallow: /a$b", message: "\"$\" should only be used at the end of the pattern" }
     ])
-    assert.deepStrictEqual(validateRobots("user-agent: a\nHOST: example.com\nclean-param: x\nrequest-rate: 1/5\nvisit-time: 0600-0845\nnoindex: /x\nSitemap: http://a.example/s.xml"), [])
-    assert.deepStrictEqual(validateRobots("Allow: /x # comment: with colon"), [{ line: 1, text: "Allow: /x # comment: with colon", message: "No user-agent specified" }])
+    assert.deepStrictEqual(
+      validateRobots(
+        "user-agent: a\nHOST: example.com\nclean-param: x\nrequest-rate: 1/5\nvisit-time: 0600-0845\nnoindex: /x\nSitemap: http://a.example/s.xml"
+      ),
+      []
+    )
+    assert.deepStrictEqual(validateRobots("Allow: /x # comment: with colon"), [{
+      line: 1,
+      text: "Allow: /x # comment: with colon",
+      message: "No user-agent specified"
+    }])
   })
 })
 
@@ -62,32 +71,41 @@ describe("robots.txt matching", () => {
       ["/x*y*z", "/xzy", false],
       ["**/b", "/a/b", true]
     ]
-    for (const [pattern, path, expected] of cases) assert.strictEqual(patternMatches(pattern, path), expected, `${pattern} ~ ${path}`)
+    for (const [pattern, path, expected] of cases) {
+      assert.strictEqual(patternMatches(pattern, path), expected, `${pattern} ~ ${path}`)
+    }
   })
 
   it("groups, the longest rule, allow winning a tie, the generic group as fallback, sitemaps", () => {
-    const robots = parseRobots("https://a.example/robots.txt", [
-      "# comment line",
-      "User-agent: BotOne",
-      "User-agent: bottwo/3.0",
-      "Disallow: /private",
-      "Allow: /private/open",
-      "",
-      "User-agent: *",
-      "Disallow: /shop",
-      "Allow: /shop",
-      "Disallow: /admin # staff only",
-      "Sitemap: https://a.example/sitemap.xml",
-      "Sitemap:",
-      "User-agent: Lazy",
-      "Crawl-delay: 10",
-      "Unknown: x",
-      ": no name",
-      "Disallow: /%7euser/"
-    ].join("\n"))
+    const robots = parseRobots(
+      "https://a.example/robots.txt",
+      [
+        "# comment line",
+        "User-agent: BotOne",
+        "User-agent: bottwo/3.0",
+        "Disallow: /private",
+        "Allow: /private/open",
+        "",
+        "User-agent: *",
+        "Disallow: /shop",
+        "Allow: /shop",
+        "Disallow: /admin # staff only",
+        "Sitemap: https://a.example/sitemap.xml",
+        "Sitemap:",
+        "User-agent: Lazy",
+        "Crawl-delay: 10",
+        "Unknown: x",
+        ": no name",
+        "Disallow: /%7euser/"
+      ].join("\n")
+    )
     assert.deepStrictEqual(robots.sitemaps, ["https://a.example/sitemap.xml"])
     assert.deepStrictEqual([...robots.groups.keys()].sort(), ["*", "botone", "bottwo", "lazy"])
-    assert.deepStrictEqual(robots.groups.get("botone")?.map((r) => [r.pattern, r.allow, r.line]), [["/private", false, 4], ["/private/open", true, 5]])
+    assert.deepStrictEqual(robots.groups.get("botone")?.map((r) => [r.pattern, r.allow, r.line]), [[
+      "/private",
+      false,
+      4
+    ], ["/private/open", true, 5]])
     assert.isFalse(isAllowed(robots, "https://a.example/private/x", "BotOne/1.0"))
     assert.isTrue(isAllowed(robots, "https://a.example/private/open/x", "bottwo"))
     assert.isTrue(isAllowed(robots, "https://a.example/admin", "bottwo"))
@@ -103,15 +121,22 @@ describe("robots.txt matching", () => {
 
   it("an empty file, or a group with an empty Disallow, allows everything", () => {
     assert.isTrue(isAllowed(parseRobots("http://a.example/robots.txt", ""), "http://a.example/x"))
-    assert.isTrue(isAllowed(parseRobots("http://a.example/robots.txt", "User-agent: *\nDisallow:"), "http://a.example/x"))
-    assert.isTrue(isAllowed(parseRobots("http://a.example:80/robots.txt", "User-agent: *\nAllow: /"), "http://a.example/x"))
-    assert.isFalse(isAllowed(parseRobots("http://a.example/robots.txt", "User-agent: *\nDisallow: /"), "http://a.example:8080/x"))
+    assert.isTrue(
+      isAllowed(parseRobots("http://a.example/robots.txt", "User-agent: *\nDisallow:"), "http://a.example/x")
+    )
+    assert.isTrue(
+      isAllowed(parseRobots("http://a.example:80/robots.txt", "User-agent: *\nAllow: /"), "http://a.example/x")
+    )
+    assert.isFalse(
+      isAllowed(parseRobots("http://a.example/robots.txt", "User-agent: *\nDisallow: /"), "http://a.example:8080/x")
+    )
   })
 })
 
 describe("llms.txt", () => {
   it("parses the title, summary, details and sections", () => {
-    const file = "\uFEFF\n\n#  Acme  \n\n> Analytics\n> for teams.\n\nSome details.\n\n## Docs\n\n- [Start](https://acme.test/start): how to begin \n- [API](https://acme.test/api)\n\n## Optional\n-[Blog](https://acme.test/blog):"
+    const file =
+      "\uFEFF\n\n#  Acme  \n\n> Analytics\n> for teams.\n\nSome details.\n\n## Docs\n\n- [Start](https://acme.test/start): how to begin \n- [API](https://acme.test/api)\n\n## Optional\n-[Blog](https://acme.test/blog):"
     assert.deepStrictEqual(parseLlmsTxt(file), {
       ok: true,
       file: {
@@ -119,22 +144,44 @@ describe("llms.txt", () => {
         summary: "Analytics for teams.",
         details: "Some details.",
         sections: [
-          { name: "Docs", links: [{ name: "Start", url: "https://acme.test/start", notes: "how to begin" }, { name: "API", url: "https://acme.test/api", notes: undefined }] },
+          {
+            name: "Docs",
+            links: [{ name: "Start", url: "https://acme.test/start", notes: "how to begin" }, {
+              name: "API",
+              url: "https://acme.test/api",
+              notes: undefined
+            }]
+          },
           { name: "Optional", links: [{ name: "Blog", url: "https://acme.test/blog", notes: undefined }] }
         ]
       }
     })
-    assert.deepStrictEqual(parseLlmsTxt("# A"), { ok: true, file: { title: "A", summary: undefined, details: "", sections: [] } })
-    assert.deepStrictEqual(parseLlmsTxt("# A\r\nDetails\r\n"), { ok: true, file: { title: "A", summary: undefined, details: "Details", sections: [] } })
+    assert.deepStrictEqual(parseLlmsTxt("# A"), {
+      ok: true,
+      file: { title: "A", summary: undefined, details: "", sections: [] }
+    })
+    assert.deepStrictEqual(parseLlmsTxt("# A\r\nDetails\r\n"), {
+      ok: true,
+      file: { title: "A", summary: undefined, details: "Details", sections: [] }
+    })
   })
 
   it("names each line that breaks the rules", () => {
     assert.deepStrictEqual(parseLlmsTxt(""), { ok: false, errors: ["the file must start with a `# Name` heading"] })
-    assert.deepStrictEqual(parseLlmsTxt("## Not a title"), { ok: false, errors: ["the file must start with a `# Name` heading"] })
-    assert.deepStrictEqual(parseLlmsTxt("#NoSpace"), { ok: false, errors: ["the file must start with a `# Name` heading"] })
+    assert.deepStrictEqual(parseLlmsTxt("## Not a title"), {
+      ok: false,
+      errors: ["the file must start with a `# Name` heading"]
+    })
+    assert.deepStrictEqual(parseLlmsTxt("#NoSpace"), {
+      ok: false,
+      errors: ["the file must start with a `# Name` heading"]
+    })
     assert.deepStrictEqual(parseLlmsTxt("# A\n## S\n- [a](b c)\nplain\n- [x](https://x.example)"), {
       ok: false,
-      errors: ["line 3: a section holds only `- [name](url): notes` items", "line 4: a section holds only `- [name](url): notes` items"]
+      errors: [
+        "line 3: a section holds only `- [name](url): notes` items",
+        "line 4: a section holds only `- [name](url): notes` items"
+      ]
     })
   })
 
@@ -143,13 +190,22 @@ describe("llms.txt", () => {
       title: "## Acme [beta]",
       summary: "  Analytics \n for teams ",
       sections: [
-        { name: "Docs", links: [{ name: "Start [here]", url: "https://acme.test/a b(c)", notes: " first\nsteps " }, { name: " ", url: "https://acme.test/x" }] },
+        {
+          name: "Docs",
+          links: [{ name: "Start [here]", url: "https://acme.test/a b(c)", notes: " first\nsteps " }, {
+            name: " ",
+            url: "https://acme.test/x"
+          }]
+        },
         { name: "Empty", links: [] },
         { name: " ", links: [{ name: "n", url: "https://acme.test/n" }] },
         { name: "Blank links", links: [{ name: "", url: "" }] }
       ]
     })
-    assert.strictEqual(text, "# Acme beta\n\n> Analytics for teams\n\n## Docs\n\n- [Start here](https://acme.test/a%20b%28c%29): first steps\n- [https://acme.test/x](https://acme.test/x)\n")
+    assert.strictEqual(
+      text,
+      "# Acme beta\n\n> Analytics for teams\n\n## Docs\n\n- [Start here](https://acme.test/a%20b%28c%29): first steps\n- [https://acme.test/x](https://acme.test/x)\n"
+    )
     assert.strictEqual(renderLlmsTxt({ title: " ", sections: [] }), "# Website\n")
     assert.strictEqual(renderLlmsTxt({ title: "A", summary: " ", sections: [] }), "# A\n")
   })

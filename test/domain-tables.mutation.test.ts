@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { createRequire } from "node:module"
 import { trialDays } from "../src/domain/Billing.ts"
-import * as Errors from "../src/domain/Errors.ts"
 import { errorStatuses } from "../src/domain/ErrorCatalog.ts"
+import * as Errors from "../src/domain/Errors.ts"
 import { eventTypes } from "../src/domain/EventTypes.ts"
 import { roleAllows, scopesByRole } from "../src/domain/Identity.ts"
 import { isValidLanguage } from "../src/domain/LanguageCodes.ts"
@@ -83,7 +83,9 @@ describe("error texts and codes", () => {
   }
 
   it("each class answers its default text, code and tag", () => {
-    const classes = Object.entries(Errors).filter(([, value]) => typeof value === "function" && value.prototype instanceof Error)
+    const classes = Object.entries(Errors).filter(([, value]) =>
+      typeof value === "function" && value.prototype instanceof Error
+    )
     assert.deepStrictEqual(classes.map(([name]) => name).sort(), Object.keys(texts).sort())
     for (const [name, Class] of classes) {
       const error = new (Class as new(fields: object) => { code: string; error: string; _tag: string })({})
@@ -119,24 +121,56 @@ describe("error texts and codes", () => {
 describe("catalogs and constants", () => {
   it("event types of the log", () => {
     assert.deepStrictEqual([...eventTypes], [
-      "customer.status_changed", "key.rotated",
-      "content.created", "content.updated", "content.submitted", "content.approved", "content.rejected",
-      "content.scheduled", "content.published", "content.deleted",
-      "workflow.started", "workflow.suspended", "workflow.resumed", "workflow.completed", "workflow.failed", "workflow.updated",
-      "settings.autonomy_updated", "settings.budget_updated",
-      "webhook.created", "webhook.deleted", "webhook.disabled", "webhook.enabled", "webhook.recovered", "webhook.secret_rotated",
+      "customer.status_changed",
+      "key.rotated",
+      "content.created",
+      "content.updated",
+      "content.submitted",
+      "content.approved",
+      "content.rejected",
+      "content.scheduled",
+      "content.published",
+      "content.deleted",
+      "workflow.started",
+      "workflow.suspended",
+      "workflow.resumed",
+      "workflow.completed",
+      "workflow.failed",
+      "workflow.updated",
+      "settings.autonomy_updated",
+      "settings.budget_updated",
+      "webhook.created",
+      "webhook.deleted",
+      "webhook.disabled",
+      "webhook.enabled",
+      "webhook.recovered",
+      "webhook.secret_rotated",
       "webhook.test",
-      "team.invited", "team.removed", "scan.completed", "onboarding.started", "onboarding.completed",
-      "platform.connected", "platform.disconnected", "publish.failed", "revenue.tracked"
+      "team.invited",
+      "team.removed",
+      "scan.completed",
+      "onboarding.started",
+      "onboarding.completed",
+      "platform.connected",
+      "platform.disconnected",
+      "publish.failed",
+      "revenue.tracked"
     ])
   })
 
   it("webhook kinds, their meanings and the test event", () => {
     assert.deepStrictEqual([...webhookEventTypes], [
-      "content.created", "content.approved", "content.published", "content.rejected", "workflow.completed", "team.invited"
+      "content.created",
+      "content.approved",
+      "content.published",
+      "content.rejected",
+      "workflow.completed",
+      "team.invited"
     ])
     for (const type of webhookEventTypes) assert.isTrue(isWebhookEventType(type), type)
-    for (const type of ["content.deleted", "webhook.test", "", "Content.created"]) assert.isFalse(isWebhookEventType(type), type)
+    for (const type of ["content.deleted", "webhook.test", "", "Content.created"]) {
+      assert.isFalse(isWebhookEventType(type), type)
+    }
     assert.deepStrictEqual(webhookEventMeaning, {
       "content.created": "A content piece was created (by a person, an agent or a workflow).",
       "content.approved": "A content piece was approved.",
@@ -146,21 +180,45 @@ describe("catalogs and constants", () => {
       "team.invited": "A team member was invited; `data` is the member (never its key)."
     })
     assert.strictEqual(webhookTestType, "webhook.test")
-    assert.strictEqual(webhookTestMeaning,
+    assert.strictEqual(
+      webhookTestMeaning,
       "A test event, sent only by `POST /api/hooks/{customerId}/{webhookId}/test` and only to that subscription, " +
-        "whatever kinds it asked for: check a receiver's signature verification with it.")
+        "whatever kinds it asked for: check a receiver's signature verification with it."
+    )
     assert.strictEqual(maxWebhooksPerCustomer, 25)
   })
 
   it("autonomy skills, budget channels and default settings (global default 2)", () => {
     assert.deepStrictEqual([...skillNames], [
-      "run_research", "run_content_creation", "ask_cmo", "schedule_content", "publish_to_social",
-      "generate_lead_magnet", "ai_seo_audit", "cro_audit", "query_ga4", "track_revenue",
-      "check_ai_visibility", "analyze_brand_url",
-      "weekly-content-plan", "daily-social-posts", "monthly-seo-audit", "competitor-research",
-      "lead-magnet", "performance-report"
+      "run_research",
+      "run_content_creation",
+      "ask_cmo",
+      "schedule_content",
+      "publish_to_social",
+      "generate_lead_magnet",
+      "ai_seo_audit",
+      "cro_audit",
+      "query_ga4",
+      "track_revenue",
+      "check_ai_visibility",
+      "analyze_brand_url",
+      "weekly-content-plan",
+      "daily-social-posts",
+      "monthly-seo-audit",
+      "competitor-research",
+      "lead-magnet",
+      "performance-report"
     ])
-    assert.deepStrictEqual([...budgetChannels], ["x", "linkedin", "instagram", "facebook", "tiktok", "pinterest", "ads", "model"])
+    assert.deepStrictEqual([...budgetChannels], [
+      "x",
+      "linkedin",
+      "instagram",
+      "facebook",
+      "tiktok",
+      "pinterest",
+      "ads",
+      "model"
+    ])
     assert.deepStrictEqual(defaultSettings, {
       autonomy: { globalDefault: 2, categories: {}, skills: {} },
       budget: { daily: null, weekly: null, monthly: null, channels: {} },
@@ -170,7 +228,12 @@ describe("catalogs and constants", () => {
 
   it("workflow catalog in its documented order", () => {
     assert.deepStrictEqual([...catalogIds], [
-      "weekly-content-plan", "daily-social-posts", "monthly-seo-audit", "competitor-research", "lead-magnet", "performance-report"
+      "weekly-content-plan",
+      "daily-social-posts",
+      "monthly-seo-audit",
+      "competitor-research",
+      "lead-magnet",
+      "performance-report"
     ])
     for (const id of catalogIds) assert.isTrue(isCatalogId(id), id)
     for (const id of ["", "weekly", "ask_cmo", "Lead-magnet"]) assert.isFalse(isCatalogId(id), id)
@@ -179,7 +242,12 @@ describe("catalogs and constants", () => {
   it("social platforms: names, rules, analytics channels", () => {
     assert.deepStrictEqual([...socialPlatforms], ["x", "linkedin", "instagram", "facebook", "tiktok", "pinterest"])
     assert.deepStrictEqual(platformNames, {
-      x: "X", linkedin: "LinkedIn", instagram: "Instagram", facebook: "Facebook", tiktok: "TikTok", pinterest: "Pinterest"
+      x: "X",
+      linkedin: "LinkedIn",
+      instagram: "Instagram",
+      facebook: "Facebook",
+      tiktok: "TikTok",
+      pinterest: "Pinterest"
     })
     assert.deepStrictEqual(platformRules, {
       x: { maxLength: 280, mediaRequired: false },
@@ -190,8 +258,19 @@ describe("catalogs and constants", () => {
       pinterest: { maxLength: 500, mediaRequired: true }
     })
     for (const platform of socialPlatforms) assert.isTrue(isSocialPlatform(platform), platform)
-    for (const name of [null, undefined, "", "X", "mastodon", "ads"]) assert.isFalse(isSocialPlatform(name), String(name))
-    assert.deepStrictEqual([...analyticsChannels], ["x", "linkedin", "instagram", "facebook", "tiktok", "pinterest", "web", "email"])
+    for (const name of [null, undefined, "", "X", "mastodon", "ads"]) {
+      assert.isFalse(isSocialPlatform(name), String(name))
+    }
+    assert.deepStrictEqual([...analyticsChannels], [
+      "x",
+      "linkedin",
+      "instagram",
+      "facebook",
+      "tiktok",
+      "pinterest",
+      "web",
+      "email"
+    ])
     assert.deepStrictEqual([...metricNames], ["posts", "clicks", "impressions", "engagements", "revenue"])
     assert.deepStrictEqual(periodDays, { last_7_days: 7, last_30_days: 30, last_90_days: 90 })
     assert.deepStrictEqual(zeroMetrics, { posts: 0, clicks: 0, impressions: 0, engagements: 0, revenue: 0 })

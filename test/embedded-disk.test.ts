@@ -9,10 +9,10 @@ import { execFileSync } from "node:child_process"
 import { mkdirSync, mkdtempSync, rmSync, statfsSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { openPglite } from "../src/platform/Embedded.ts"
 import { DurableNodeFS } from "../src/platform/DurableFs.ts"
-import { externalDatabaseUrl, send } from "./support/harness.ts"
+import { openPglite } from "../src/platform/Embedded.ts"
 import { eventually } from "./support/eventually.ts"
+import { externalDatabaseUrl, send } from "./support/harness.ts"
 import { adminSecret, assertError, provisionAt, spawnServer, startServer, uniqueEmail } from "./support/processes.ts"
 
 /** A tmpfs of `sizeMb` MiB, or why this machine cannot mount one. */
@@ -81,7 +81,9 @@ describe.skipIf(!embedded)("acknowledged writes are on disk", () => {
       assert.instanceOf(fs, DurableNodeFS)
       yield* Effect.promise(() => db.exec("CREATE TABLE acknowledged (id int PRIMARY KEY)"))
       const before = (fs as DurableNodeFS).syncs
-      for (let id = 0; id < 20; id++) yield* Effect.promise(() => db.query("INSERT INTO acknowledged VALUES ($1)", [id]))
+      for (let id = 0; id < 20; id++) {
+        yield* Effect.promise(() => db.query("INSERT INTO acknowledged VALUES ($1)", [id]))
+      }
       // One sync of the log per committed write, at least.
       assert.isAtLeast((fs as DurableNodeFS).syncs - before, 20)
     }))
@@ -91,7 +93,9 @@ describe.skipIf(!embedded)("acknowledged writes are on disk", () => {
       const dir = mkdtempSync(join(tmpdir(), "herald-unsafe-"))
       yield* Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true })))
       const db = yield* opened(dir, false)
-      const settings = yield* Effect.promise(() => db.query<{ fsync: string }>("SELECT current_setting('fsync') AS fsync"))
+      const settings = yield* Effect.promise(() =>
+        db.query<{ fsync: string }>("SELECT current_setting('fsync') AS fsync")
+      )
       assert.strictEqual(settings.rows[0].fsync, "off")
     }))
 })
@@ -113,61 +117,76 @@ describe.skipIf(!onTmpfs)("a full DATA_DIR", () => {
       assert.match(lines[1], /^Not enough free space in DATA_DIR \(.+\/data\): \d+ MiB free, 64 MiB needed/)
     }))
 
-  it.live("refuses writes with 503 while reads and health answer, says why, and recovers once space is freed", () =>
-    Effect.gen(function*() {
-      const { dir } = yield* tmpfs(112)
-      const dataDir = join(dir, "data")
-      const server = yield* spawnServer({
-        env: {
-          DATA_DIR: dataDir,
-          DATABASE_URL: undefined,
-          DATA_DIR_RESERVE_MB: "24",
-          ADMIN_SECRET: adminSecret,
-          STATUS_PROBE_INTERVAL_MS: "200"
-        }
-      })
-      const owner = yield* Effect.promise(() => provisionAt(server))
-      const provisionReply = () =>
-        send(server.url, "POST", "/api/admin/provision", {
-          headers: { "x-admin-secret": adminSecret },
-          body: { email: uniqueEmail("full") }
+  it.live(
+    "refuses writes with 503 while reads and health answer, says why, and recovers once space is freed",
+    () =>
+      Effect.gen(function*() {
+        const { dir } = yield* tmpfs(112)
+        const dataDir = join(dir, "data")
+        const server = yield* spawnServer({
+          env: {
+            DATA_DIR: dataDir,
+            DATABASE_URL: undefined,
+            DATA_DIR_RESERVE_MB: "24",
+            ADMIN_SECRET: adminSecret,
+            STATUS_PROBE_INTERVAL_MS: "200"
+          }
         })
-      const ready = () => send(server.url, "GET", "/api/health/ready", { headers: { "x-admin-secret": adminSecret } })
+        const owner = yield* Effect.promise(() => provisionAt(server))
+        const provisionReply = () =>
+          send(server.url, "POST", "/api/admin/provision", {
+            headers: { "x-admin-secret": adminSecret },
+            body: { email: uniqueEmail("full") }
+          })
+        const ready = () => send(server.url, "GET", "/api/health/ready", { headers: { "x-admin-secret": adminSecret } })
 
-      // The disk fills (another program's file) to 12 MiB free: below the reserve, and too little for the
-      // next 16 MiB write-ahead-log segment, where PGlite used to spin forever.
-      const filler = join(dir, "filler")
-      mkdirSync(dir, { recursive: true })
-      writeFileSync(filler, Buffer.alloc(Math.floor((freeMiB(dir) - 12) * 1024 * 1024)))
-      const refused = yield* eventually(Effect.promise(async () => {
-        const res = await provisionReply()
-        return res.status === 503 ? res : undefined
-      }), 60_000)
-      assertError(refused, 503, "E_UNAVAILABLE")
-      assert.match(server.output(), /no space left in DATA_DIR/)
+        // The disk fills (another program's file) to 12 MiB free: below the reserve, and too little for the
+        // next 16 MiB write-ahead-log segment, where PGlite used to spin forever.
+        const filler = join(dir, "filler")
+        mkdirSync(dir, { recursive: true })
+        writeFileSync(filler, Buffer.alloc(Math.floor((freeMiB(dir) - 12) * 1024 * 1024)))
+        const refused = yield* eventually(
+          Effect.promise(async () => {
+            const res = await provisionReply()
+            return res.status === 503 ? res : undefined
+          }),
+          60_000
+        )
+        assertError(refused, 503, "E_UNAVAILABLE")
+        assert.match(server.output(), /no space left in DATA_DIR/)
 
-      // Reads and liveness go on; readiness says the database is degraded, not down.
-      const read = yield* Effect.promise(() =>
-        send(server.url, "GET", `/api/customer/${owner.customerId}`, { headers: { authorization: `Bearer ${owner.apiKey}` } })
-      )
-      assert.strictEqual(read.status, 200, read.text)
-      assert.strictEqual((yield* Effect.promise(() => send(server.url, "GET", "/api/health"))).status, 200)
-      const degraded = yield* Effect.promise(ready)
-      assert.strictEqual(degraded.status, 200, degraded.text)
-      assert.strictEqual(degraded.json.status, "degraded")
-      const database = degraded.json.components.find((c: { name: string }) => c.name === "database")
-      assert.deepInclude(database, { status: "degraded", error: "no space left in DATA_DIR" })
-      // The status page says so too (from its prober's next look).
-      yield* eventually(Effect.promise(async () => {
-        const page = await send(server.url, "GET", "/api/public/status")
-        const component = page.json.components.find((c: { name: string }) => c.name === "database")
-        return page.json.status === "degraded" && component?.status === "degraded" ? true : undefined
-      }), 60_000)
+        // Reads and liveness go on; readiness says the database is degraded, not down.
+        const read = yield* Effect.promise(() =>
+          send(server.url, "GET", `/api/customer/${owner.customerId}`, {
+            headers: { authorization: `Bearer ${owner.apiKey}` }
+          })
+        )
+        assert.strictEqual(read.status, 200, read.text)
+        assert.strictEqual((yield* Effect.promise(() => send(server.url, "GET", "/api/health"))).status, 200)
+        const degraded = yield* Effect.promise(ready)
+        assert.strictEqual(degraded.status, 200, degraded.text)
+        assert.strictEqual(degraded.json.status, "degraded")
+        const database = degraded.json.components.find((c: { name: string }) => c.name === "database")
+        assert.deepInclude(database, { status: "degraded", error: "no space left in DATA_DIR" })
+        // The status page says so too (from its prober's next look).
+        yield* eventually(
+          Effect.promise(async () => {
+            const page = await send(server.url, "GET", "/api/public/status")
+            const component = page.json.components.find((c: { name: string }) => c.name === "database")
+            return page.json.status === "degraded" && component?.status === "degraded" ? true : undefined
+          }),
+          60_000
+        )
 
-      // Space freed: writes are accepted again without a restart.
-      rmSync(filler)
-      yield* eventually(Effect.promise(async () => ((await provisionReply()).status === 200 ? true : undefined)), 60_000)
-      const healed = yield* Effect.promise(ready)
-      assert.strictEqual(healed.json.status, "ok", healed.text)
-    }), 150_000)
+        // Space freed: writes are accepted again without a restart.
+        rmSync(filler)
+        yield* eventually(
+          Effect.promise(async () => ((await provisionReply()).status === 200 ? true : undefined)),
+          60_000
+        )
+        const healed = yield* Effect.promise(ready)
+        assert.strictEqual(healed.json.status, "ok", healed.text)
+      }),
+    150_000
+  )
 })

@@ -3,8 +3,8 @@
  * stall the service's thread, and a thread that ends is replaced by one that
  * serves the same files on the same port.
  */
-import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -15,7 +15,9 @@ import { eventually } from "./support/eventually.ts"
 import { externalDatabaseUrl } from "./support/harness.ts"
 
 const clientOn = (port: number) =>
-  Layer.build(PgClient.layer({ host: "127.0.0.1", port, username: "postgres", database: "postgres", maxConnections: 1 })).pipe(
+  Layer.build(
+    PgClient.layer({ host: "127.0.0.1", port, username: "postgres", database: "postgres", maxConnections: 1 })
+  ).pipe(
     Effect.map((context) => context.mapUnsafe.get(SqlClient.SqlClient.key) as SqlClient.SqlClient),
     Effect.orDie
   )

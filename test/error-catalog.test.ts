@@ -12,7 +12,11 @@ describe("error catalog", () => {
       assert.isTrue(a.length < b.length || (a.length === b.length && a < b), `${a} before ${b}`)
     }
     assert.include(tags, "NotFound")
-    assert.deepStrictEqual(errorClasses().find((c) => c.tag === "NotFound"), { tag: "NotFound", code: "E_NOT_FOUND", status: 404 })
+    assert.deepStrictEqual(errorClasses().find((c) => c.tag === "NotFound"), {
+      tag: "NotFound",
+      code: "E_NOT_FOUND",
+      status: 404
+    })
   })
 
   it("a code two classes share keeps the general class's status, whatever order the module's exports are listed in", () => {

@@ -17,7 +17,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
       const events = all.json.events as Array<{ type: string; timestamp: string; data: any }>
       assert.strictEqual(events.length, 5)
       assert.deepStrictEqual(events.map((e) => e.type), [
-        "team.invited", "team.invited", "team.invited", "team.invited", "customer.status_changed"
+        "team.invited",
+        "team.invited",
+        "team.invited",
+        "team.invited",
+        "customer.status_changed"
       ])
       assert.deepStrictEqual(events.slice(0, 4).map((e) => e.data.memberId), members.map((m) => m.memberId).reverse())
       for (const e of events) {
@@ -40,22 +44,44 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
       })
       assert.strictEqual(since.status, 200, since.text)
       assert.deepStrictEqual(since.json.events, events.filter((e) => e.timestamp > pivot.timestamp))
-      const newest = yield* call("GET", `/api/events/${a.customerId}?since=${encodeURIComponent(events[0].timestamp)}`, {
-        headers: bearer(a.apiKey)
-      })
+      const newest = yield* call(
+        "GET",
+        `/api/events/${a.customerId}?since=${encodeURIComponent(events[0].timestamp)}`,
+        {
+          headers: bearer(a.apiKey)
+        }
+      )
       assert.deepStrictEqual(newest.json.events, [])
-      const old = yield* call("GET", `/api/events/${a.customerId}?since=2000-01-01T00:00:00Z&limit=3`, { headers: bearer(a.apiKey) })
-      assert.deepStrictEqual(old.json.events, events.slice(0, 3))
-      const offset = yield* call("GET", `/api/events/${a.customerId}?since=${encodeURIComponent("2000-01-01T01:00:00+01:00")}`, {
+      const old = yield* call("GET", `/api/events/${a.customerId}?since=2000-01-01T00:00:00Z&limit=3`, {
         headers: bearer(a.apiKey)
       })
+      assert.deepStrictEqual(old.json.events, events.slice(0, 3))
+      const offset = yield* call(
+        "GET",
+        `/api/events/${a.customerId}?since=${encodeURIComponent("2000-01-01T01:00:00+01:00")}`,
+        {
+          headers: bearer(a.apiKey)
+        }
+      )
       assert.strictEqual(offset.json.events.length, 5)
     }))
 
   it.effect("bad limit or since is 400 E_VALIDATION with details", () =>
     Effect.gen(function*() {
       const a = yield* provision()
-      for (const query of ["limit=0", "limit=201", "limit=x", "limit=1.5", "limit=", "limit=-1", "since=yesterday", "since=2024-13-01T00:00:00Z", "since=2024-01-01"]) {
+      for (
+        const query of [
+          "limit=0",
+          "limit=201",
+          "limit=x",
+          "limit=1.5",
+          "limit=",
+          "limit=-1",
+          "since=yesterday",
+          "since=2024-13-01T00:00:00Z",
+          "since=2024-01-01"
+        ]
+      ) {
         const res = yield* call("GET", `/api/events/${a.customerId}?${query}`, { headers: bearer(a.apiKey) })
         assertError(res, 400, "E_VALIDATION")
         assert.isArray(res.json.details, `${query}: ${res.text}`)
@@ -88,7 +114,8 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
     Effect.gen(function*() {
       const a = yield* provision()
       for (let i = 0; i < 6; i++) yield* invite(a, "viewer")
-      const all = (yield* call("GET", `/api/events/${a.customerId}?limit=200`, { headers: bearer(a.apiKey) })).json.events as Array<any>
+      const all = (yield* call("GET", `/api/events/${a.customerId}?limit=200`, { headers: bearer(a.apiKey) })).json
+        .events as Array<any>
       assert.strictEqual(all.length, 7)
       assert.strictEqual(new Set(all.map((e) => e.id)).size, 7)
       for (const e of all) assert.match(e.id, /^ev_[0-9a-f]{32}$/)
@@ -116,17 +143,27 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
 
       // since and cursor together: the older bound stays exclusive.
       const pivot = all[4]
-      const first = yield* call("GET", `/api/events/${a.customerId}?limit=2&since=${encodeURIComponent(pivot.timestamp)}`, {
-        headers: bearer(a.apiKey)
-      })
+      const first = yield* call(
+        "GET",
+        `/api/events/${a.customerId}?limit=2&since=${encodeURIComponent(pivot.timestamp)}`,
+        {
+          headers: bearer(a.apiKey)
+        }
+      )
       const second = yield* call(
         "GET",
-        `/api/events/${a.customerId}?limit=2&since=${encodeURIComponent(pivot.timestamp)}&cursor=${encodeURIComponent(first.json.nextCursor)}`,
+        `/api/events/${a.customerId}?limit=2&since=${encodeURIComponent(pivot.timestamp)}&cursor=${
+          encodeURIComponent(first.json.nextCursor)
+        }`,
         { headers: bearer(a.apiKey) }
       )
-      const newer = yield* call("GET", `/api/events/${a.customerId}?limit=200&since=${encodeURIComponent(pivot.timestamp)}`, {
-        headers: bearer(a.apiKey)
-      })
+      const newer = yield* call(
+        "GET",
+        `/api/events/${a.customerId}?limit=200&since=${encodeURIComponent(pivot.timestamp)}`,
+        {
+          headers: bearer(a.apiKey)
+        }
+      )
       assert.deepStrictEqual([...first.json.events, ...second.json.events], newer.json.events.slice(0, 4))
       assert.isFalse(newer.json.events.some((e: any) => e.id === pivot.id))
 
@@ -134,11 +171,14 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
       const b = yield* provision()
       yield* invite(b, "viewer")
       yield* invite(b, "viewer")
-      const bCursor = (yield* call("GET", `/api/events/${b.customerId}?limit=1`, { headers: bearer(b.apiKey) })).json.nextCursor
+      const bCursor =
+        (yield* call("GET", `/api/events/${b.customerId}?limit=1`, { headers: bearer(b.apiKey) })).json.nextCursor
       assert.isString(bCursor)
       const [payload, signature] = (bCursor as string).split(".")
       for (const bad of [bCursor, `${payload}x.${signature}`, "nonsense", `${payload}.${signature}.x`]) {
-        const res = yield* call("GET", `/api/events/${a.customerId}?cursor=${encodeURIComponent(bad)}`, { headers: bearer(a.apiKey) })
+        const res = yield* call("GET", `/api/events/${a.customerId}?cursor=${encodeURIComponent(bad)}`, {
+          headers: bearer(a.apiKey)
+        })
         assertError(res, 400, "E_INVALID_CURSOR")
       }
     }))
@@ -152,9 +192,13 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("events log", (it) => 
         body: { email: `m-${crypto.randomUUID()}@example.com`, role: "viewer" }
       })
       assert.strictEqual(byMember.status, 200)
-      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, { headers: bearer(a.apiKey), body: {} })
+      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, {
+        headers: bearer(a.apiKey),
+        body: {}
+      })
       assert.strictEqual(rotated.status, 200)
-      const events = (yield* call("GET", `/api/events/${a.customerId}`, { headers: bearer(rotated.json.apiKey) })).json.events as Array<any>
+      const events = (yield* call("GET", `/api/events/${a.customerId}`, { headers: bearer(rotated.json.apiKey) })).json
+        .events as Array<any>
       assert.deepStrictEqual(events.map((e) => [e.type, e.actor]), [
         ["key.rotated", { type: "owner", id: a.customerId }],
         ["team.invited", { type: "member", id: admin.memberId }],

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { connect } from "node:net"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 
 interface RawReply {
   readonly status: number
@@ -41,7 +41,9 @@ const rawRequest = (port: number, head: string, body: Buffer) =>
       // An event stream (an MCP SSE session opened with a valid key) never ends by itself: its head is the answer.
       const head = Buffer.concat(chunks)
       const split = head.indexOf("\r\n\r\n")
-      if (split !== -1 && /\r\ncontent-type: text\/event-stream/i.test(head.subarray(0, split).toString("latin1"))) socket.destroy()
+      if (
+        split !== -1 && /\r\ncontent-type: text\/event-stream/i.test(head.subarray(0, split).toString("latin1"))
+      ) socket.destroy()
     })
     socket.on("error", () => undefined)
     socket.on("close", () => {
@@ -79,7 +81,21 @@ const prefixes = [
 ]
 
 const segment = fc.oneof(
-  fc.constantFrom("..", ".", "%2e%2e", "%2F", "%00", "%", "%zz", "%E2%82%AC", "%ff", "~", "members", "rotate-key", "00000000-0000-0000-0000-000000000000"),
+  fc.constantFrom(
+    "..",
+    ".",
+    "%2e%2e",
+    "%2F",
+    "%00",
+    "%",
+    "%zz",
+    "%E2%82%AC",
+    "%ff",
+    "~",
+    "members",
+    "rotate-key",
+    "00000000-0000-0000-0000-000000000000"
+  ),
   fc.string({ unit: "grapheme", maxLength: 12 }).map((s) => s.replace(/[\s#?]/g, "")),
   fc.stringMatching(/^[A-Za-z0-9._~!$&'()*+,;=:@-]{0,16}$/)
 )
@@ -95,7 +111,20 @@ const path = fc.tuple(
   return query === undefined ? p : `${p}?${query}`
 })
 
-const method = fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "TRACE", "PROPFIND", "PURGE", "get", "FOO")
+const method = fc.constantFrom(
+  "GET",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "HEAD",
+  "OPTIONS",
+  "TRACE",
+  "PROPFIND",
+  "PURGE",
+  "get",
+  "FOO"
+)
 
 const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,60}$/).map((s) => s.trim())
 
@@ -105,15 +134,30 @@ const body = fc.oneof(
   fc.uint8Array({ maxLength: 512 }).map((a) => Buffer.from(a)),
   fc.integer({ min: 1, max: 50_000 }).map((n) => Buffer.from("[".repeat(n) + "]".repeat(n))),
   fc.integer({ min: 1, max: 20_000 }).map((n) => Buffer.from("{\"a\":".repeat(n) + "1" + "}".repeat(n))),
-  fc.constantFrom("{}", "null", "{\"email\":\"a@b.co\"}", "{\"__proto__\":{\"x\":1}}", "\"str\"", "1e999").map((s) => Buffer.from(s))
+  fc.constantFrom("{}", "null", "{\"email\":\"a@b.co\"}", "{\"__proto__\":{\"x\":1}}", "\"str\"", "1e999").map((s) =>
+    Buffer.from(s)
+  )
 )
 
 const requestArb = fc.record({
   method,
   path,
-  authorization: fc.option(fc.oneof(headerValue, headerValue.map((s) => `Bearer ${s}`), fc.constant("KEY")), { nil: undefined }),
+  authorization: fc.option(fc.oneof(headerValue, headerValue.map((s) => `Bearer ${s}`), fc.constant("KEY")), {
+    nil: undefined
+  }),
   contentType: fc.option(
-    fc.oneof(fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "*/*", ""), headerValue),
+    fc.oneof(
+      fc.constantFrom(
+        "application/json",
+        "application/json; charset=utf-8",
+        "text/plain",
+        "multipart/form-data; boundary=x",
+        "application/x-www-form-urlencoded",
+        "*/*",
+        ""
+      ),
+      headerValue
+    ),
     { nil: undefined }
   ),
   requestId: fc.option(headerValue, { nil: undefined }),
@@ -139,14 +183,18 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("fuzz", (it) =>
           fc.asyncProperty(requestArb, async (r) => {
             ran++
             const lines = [`${r.method} ${r.path} HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Connection: close"]
-            if (r.authorization !== undefined) lines.push(`Authorization: ${r.authorization === "KEY" ? `Bearer ${key}` : r.authorization}`)
+            if (r.authorization !== undefined) {
+              lines.push(`Authorization: ${r.authorization === "KEY" ? `Bearer ${key}` : r.authorization}`)
+            }
             if (r.contentType !== undefined) lines.push(`Content-Type: ${r.contentType}`)
             if (r.requestId !== undefined) lines.push(`X-Request-ID: ${r.requestId}`)
             if (r.adminSecret !== undefined) lines.push(`X-Admin-Secret: ${r.adminSecret}`)
             if (r.body.length > 0 || r.method === "POST") lines.push(`Content-Length: ${r.body.length}`)
             const head = lines.join("\r\n") + "\r\n\r\n"
             const res = await rawRequest(port, head, r.body)
-            const context = `${head}${r.body.subarray(0, 200).toString("latin1")}\n=> ${res.status} ${res.body.slice(0, 300)}`
+            const context = `${head}${r.body.subarray(0, 200).toString("latin1")}\n=> ${res.status} ${
+              res.body.slice(0, 300)
+            }`
             const requestId = res.headers["x-request-id"]
             assert.isString(requestId, `no X-Request-ID\n${context}`)
             assert.isBelow(res.status, 500, context)

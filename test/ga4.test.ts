@@ -2,8 +2,8 @@ import { afterAll, assert, layer } from "@effect/vitest"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { Effect, Option, Redacted } from "effect"
-import { TestServer, testApp } from "./support/harness.ts"
 import { startGa4Stub } from "./support/ga4-server.ts"
+import { testApp, TestServer } from "./support/harness.ts"
 import { tenant, uniqueEmail } from "./support/processes.ts"
 
 const stub = await startGa4Stub()
@@ -19,21 +19,25 @@ const client = (url: string, key: string) =>
     (c) => Effect.promise(() => c.close())
   )
 
-
 const textOf = (result: any): string => result.content.map((c: any) => c.text).join("\n")
 
-layer(testApp({
-  ga4PropertyId: Option.some(stub.propertyId),
-  ga4Credentials: Option.some(Redacted.make(stub.credentials)),
-  ga4ApiBase: stub.url
-}), { timeout: 60_000 })("query_ga4 against a local GA4 Data API and token endpoint", (it) => {
+layer(
+  testApp({
+    ga4PropertyId: Option.some(stub.propertyId),
+    ga4Credentials: Option.some(Redacted.make(stub.credentials)),
+    ga4ApiBase: stub.url
+  }),
+  { timeout: 60_000 }
+)("query_ga4 against a local GA4 Data API and token endpoint", (it) => {
   it.effect("signs a JWT, gets a token once, runs the report and answers its figures", () =>
     Effect.gen(function*() {
       const { url } = yield* TestServer
       const t = yield* tenant({ email: uniqueEmail("ga4") })
       const c = yield* client(url, t.key)
       const before = stub.tokensIssued()
-      const result: any = yield* Effect.promise(() => c.callTool({ name: "query_ga4", arguments: { customerId: t.id } }))
+      const result: any = yield* Effect.promise(() =>
+        c.callTool({ name: "query_ga4", arguments: { customerId: t.id } })
+      )
       assert.notStrictEqual(result.isError, true, textOf(result))
       const data = result.structuredContent
       assert.strictEqual(data.source, "ga4")
@@ -44,7 +48,10 @@ layer(testApp({
       assert.include(textOf(result), "sessions 300")
 
       const split: any = yield* Effect.promise(() =>
-        c.callTool({ name: "query_ga4", arguments: { customerId: t.id, period: "last_30_days", metrics: ["sessions"], dimensions: ["sessionSource"] } })
+        c.callTool({
+          name: "query_ga4",
+          arguments: { customerId: t.id, period: "last_30_days", metrics: ["sessions"], dimensions: ["sessionSource"] }
+        })
       )
       assert.sameDeepMembers(split.structuredContent.rows, [
         { dimensions: { sessionSource: "google" }, metrics: { sessions: 220 } },
@@ -60,7 +67,9 @@ layer(testApp({
       const { url } = yield* TestServer
       const t = yield* tenant({ email: uniqueEmail("ga4") })
       const c = yield* client(url, t.key)
-      const result: any = yield* Effect.promise(() => c.callTool({ name: "query_ga4", arguments: { customerId: t.id, metrics: ["bogusMetric"] } }))
+      const result: any = yield* Effect.promise(() =>
+        c.callTool({ name: "query_ga4", arguments: { customerId: t.id, metrics: ["bogusMetric"] } })
+      )
       assert.isTrue(result.isError)
       assert.include(textOf(result), "E_GA4")
       assert.include(textOf(result), "INVALID_ARGUMENT")
@@ -75,7 +84,9 @@ layer(testApp({
       yield* Effect.promise(() => c.callTool({ name: "query_ga4", arguments: { customerId: t.id } }))
       const before = stub.tokensIssued()
       stub.revokeTokens()
-      const result: any = yield* Effect.promise(() => c.callTool({ name: "query_ga4", arguments: { customerId: t.id } }))
+      const result: any = yield* Effect.promise(() =>
+        c.callTool({ name: "query_ga4", arguments: { customerId: t.id } })
+      )
       assert.notStrictEqual(result.isError, true, textOf(result))
       assert.strictEqual(result.structuredContent.totals.sessions, 300)
       assert.strictEqual(stub.tokensIssued(), before + 1)

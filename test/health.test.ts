@@ -39,4 +39,3 @@ layer(testApp(), { timeout: 60_000 })("health and status", (it) => {
       assert.deepInclude(res.json.components, { name: "database", status: "ok" })
     }))
 })
-

@@ -4,7 +4,14 @@ import { existsSync, readFileSync } from "node:fs"
 import { externalDatabaseUrl, type Reply, send } from "./support/harness.ts"
 import { serveHostileCorpus } from "./support/hostile-sites.ts"
 import { httpClient } from "./support/mcp-clients.ts"
-import { adminSecret, bearer, provisionAt, type ServerProcess, sharedDatabase, spawnServer } from "./support/processes.ts"
+import {
+  adminSecret,
+  bearer,
+  provisionAt,
+  type ServerProcess,
+  sharedDatabase,
+  spawnServer
+} from "./support/processes.ts"
 import { serveSite, sites } from "./support/scan-sites.ts"
 
 /** Resident memory of a process, in bytes (Linux). */
@@ -48,7 +55,9 @@ const watch = (server: ServerProcess) => {
 const assertScanEnded = (name: string, res: Reply) => {
   assert.strictEqual(res.status, 200, `${name}: ${res.text}`)
   assert.include(["done", "failed"], res.json.status, name)
-  if (res.json.status === "failed") assert.isAbove(String(res.json.error ?? "").length, 0, `${name}: a failed scan says why`)
+  if (res.json.status === "failed") {
+    assert.isAbove(String(res.json.error ?? "").length, 0, `${name}: a failed scan says why`)
+  }
 }
 
 it.live.skipIf(!existsSync("/usr/bin/chromium"))(
@@ -56,7 +65,8 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
   () =>
     Effect.gen(function*() {
       const corpus = yield* Effect.acquireRelease(Effect.promise(serveHostileCorpus), (c) => Effect.promise(c.close))
-      const good = yield* Effect.acquireRelease(Effect.promise(() => serveSite(sites.wellMarkedUp)), (s) => Effect.promise(s.close))
+      const good = yield* Effect.acquireRelease(Effect.promise(() => serveSite(sites.wellMarkedUp)), (s) =>
+        Effect.promise(s.close))
       const database = externalDatabaseUrl() === undefined ? "pglite://memory" : yield* sharedDatabase
       const server = yield* spawnServer({
         readyTimeoutMs: 60_000,
@@ -75,8 +85,11 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
         }
       })
       const api = (owner: { customerId: string; apiKey: string }, path: string, body: unknown) =>
-        Effect.promise(() => send(server.url, "POST", path.replace("{c}", owner.customerId), { headers: bearer(owner.apiKey), body }))
-      const customer = () => Effect.promise(() => provisionAt(server))
+        Effect.promise(() =>
+          send(server.url, "POST", path.replace("{c}", owner.customerId), { headers: bearer(owner.apiKey), body })
+        )
+      const customer = () =>
+        Effect.promise(() => provisionAt(server))
 
       // Warm: workers, Chromium and playwright loaded, so the baseline is the service at work, not at rest.
       const warm = yield* customer()
@@ -86,33 +99,51 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
       const watcher = watch(server)
 
       const scans = Effect.forEach(Object.entries(corpus.pages), ([name, url]) =>
-        Effect.flatMap(customer(), (owner) => api(owner, "/api/scan/{c}", { url })).pipe(Effect.map((res) => ({ name, res }))), { concurrency: "unbounded" })
+        Effect.flatMap(customer(), (owner) =>
+          api(owner, "/api/scan/{c}", { url })).pipe(Effect.map((res) => ({ name, res }))), {
+        concurrency: "unbounded"
+      })
       const extracts = Effect.forEach(["redos", "huge", "drip", "redirect", "images", "download"], (name) =>
-        Effect.flatMap(customer(), (owner) => api(owner, "/api/onboard/{c}/auto-extract", { url: corpus.pages[name] })).pipe(
-          Effect.map((res) => ({ name, res }))
-        ), { concurrency: "unbounded" })
+        Effect.flatMap(customer(), (owner) =>
+          api(owner, "/api/onboard/{c}/auto-extract", { url: corpus.pages[name] })).pipe(
+            Effect.map((res) => ({ name, res }))
+          ), { concurrency: "unbounded" })
       const tools = Effect.scoped(Effect.gen(function*() {
         const owner = yield* customer()
         const client = yield* httpClient(server.url, owner.apiKey)
-        return yield* Effect.forEach([
-          ["ai_seo_audit", "popup"],
-          ["cro_audit", "images"],
-          ["check_ai_visibility", "redos"]
-        ] as const, ([tool, name]) =>
-          Effect.promise(() =>
-            client.callTool({ name: tool, arguments: { customerId: owner.customerId, url: corpus.pages[name] } }, undefined, { timeout: 120_000 })
-          ).pipe(Effect.map((result: any) => ({ tool, result }))), { concurrency: "unbounded" })
+        return yield* Effect.forEach(
+          [
+            ["ai_seo_audit", "popup"],
+            ["cro_audit", "images"],
+            ["check_ai_visibility", "redos"]
+          ] as const,
+          ([tool, name]) =>
+            Effect.promise(() =>
+              client.callTool(
+                { name: tool, arguments: { customerId: owner.customerId, url: corpus.pages[name] } },
+                undefined,
+                { timeout: 120_000 }
+              )
+            ).pipe(Effect.map((result: any) => ({ tool, result }))),
+          { concurrency: "unbounded" }
+        )
       }))
       // A workflow whose scan step meets a hostile page: the run ends (or waits for people) with its reason.
       const workflow = Effect.gen(function*() {
         const owner = yield* customer()
-        const started = yield* api(owner, "/api/workflows/{c}/monthly-seo-audit/run", { input: { url: corpus.pages["popup"] } })
+        const started = yield* api(owner, "/api/workflows/{c}/monthly-seo-audit/run", {
+          input: { url: corpus.pages["popup"] }
+        })
         assert.strictEqual(started.status, 200, started.text)
         for (let i = 0; i < 600; i++) {
           const run = yield* Effect.promise(() =>
-            send(server.url, "GET", `/api/runs/${owner.customerId}/${started.json.runId}`, { headers: bearer(owner.apiKey) })
+            send(server.url, "GET", `/api/runs/${owner.customerId}/${started.json.runId}`, {
+              headers: bearer(owner.apiKey)
+            })
           )
-          if (["succeeded", "failed", "suspended"].includes(run.json.status)) return run.json
+          if (["succeeded", "failed", "suspended"].includes(run.json.status)) {
+            return run.json
+          }
           yield* Effect.sleep("200 millis")
         }
         return yield* Effect.die(new Error("the workflow run never ended"))
@@ -120,7 +151,7 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
       // A chat message built to make a careless JSON scan take minutes, beside the pages.
       const chat = Effect.gen(function*() {
         const owner = yield* customer()
-        const message = `query_ga4 ${'{"a":'.repeat(600)}${"}".repeat(1000)}`
+        const message = `query_ga4 ${"{\"a\":".repeat(600)}${"}".repeat(1000)}`
         return yield* Effect.promise(async () => {
           const res = await fetch(`${server.url}/api/chat/${owner.customerId}`, {
             method: "POST",
@@ -133,13 +164,22 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
       const normal = Effect.flatMap(customer(), (owner) =>
         Effect.andThen(Effect.sleep("2 seconds"), api(owner, "/api/scan/{c}", { url: `${good.origin}/` })))
 
-      const [scanned, extracted, called, beside, run, chatted] = yield* Effect.all([scans, extracts, tools, normal, workflow, chat], {
+      const [scanned, extracted, called, beside, run, chatted] = yield* Effect.all([
+        scans,
+        extracts,
+        tools,
+        normal,
+        workflow,
+        chat
+      ], {
         concurrency: "unbounded"
       })
       const { health, peakRss } = yield* Effect.promise(watcher.stop)
 
       assert.isTrue(alive(server), `the service exited:\n${server.output().slice(-4000)}`)
-      for (const { name, res } of scanned) assertScanEnded(`scan of ${name}`, res)
+      for (const { name, res } of scanned) {
+        assertScanEnded(`scan of ${name}`, res)
+      }
       for (const { name, res } of extracted) {
         assert.include([200, 422], res.status, `auto-extract of ${name}: ${res.text}`)
         if (res.status === 422) {
@@ -149,15 +189,26 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
       }
       // Pages too large, dripping past the time limit or redirecting forever cannot be extracted from.
       for (const name of ["huge", "drip", "redirect"]) {
-        assert.strictEqual(extracted.find((e) => e.name === name)!.res.status, 422, name)
+        assert.strictEqual(
+          extracted.find((e) =>
+            e.name === name
+          )!.res.status,
+          422,
+          name
+        )
       }
       for (const { tool, result } of called) {
-        const text = result.content.map((c: any) => c.text).join("\n")
+        const text = result.content.map((c: any) =>
+          c.text
+        ).join("\n")
         assert.isAbove(text.length, 0, tool)
-        if (result.isError === true) assert.match(result.structuredContent.code, /^E_[A-Z_]+$/, `${tool}: ${text}`)
-        else assert.include(["done", "failed"], result.structuredContent.status, `${tool}: ${text}`)
+        if (result.isError === true) {
+          assert.match(result.structuredContent.code, /^E_[A-Z_]+$/, `${tool}: ${text}`)
+        } else assert.include(["done", "failed"], result.structuredContent.status, `${tool}: ${text}`)
       }
-      if (run.status === "failed") assert.isAbove(String(run.error ?? "").length, 0, "a failed run says why")
+      if (run.status === "failed") {
+        assert.isAbove(String(run.error ?? "").length, 0, "a failed run says why")
+      }
       assert.strictEqual(chatted.status, 200, chatted.text)
       assert.include(chatted.text, "event: done", chatted.text.slice(0, 2000))
       assertScanEnded("the normal scan", beside)
@@ -170,7 +221,10 @@ it.live.skipIf(!existsSync("/usr/bin/chromium"))(
       assert.strictEqual(corpus.udpPackets(), 0, "no WebRTC packet left the browser")
 
       // The scans of pages that cannot be read as HTML fail with their reason.
-      const failedWith = (name: string) => scanned.find((s) => s.name === name)!.res.json.error as string
+      const failedWith = (name: string) =>
+        scanned.find((s) =>
+          s.name === name
+        )!.res.json.error as string
       assert.match(failedWith("huge"), /larger than 5 MiB/)
       assert.match(failedWith("redirect"), /Too many redirects/)
       assert.match(failedWith("drip"), /longer than 5 s|did not answer within/)

@@ -2,11 +2,19 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Schema, Stream } from "effect"
 import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 import fc from "fast-check"
-import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
 import { platformBodyLimits } from "../src/domain/Content.ts"
+import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
-import { competitorsIn, followUpOf, houseTurn, intentOf, makeHouseModel, scheduledTime, shorten } from "../src/features/agent/HouseModel.ts"
+import {
+  competitorsIn,
+  followUpOf,
+  houseTurn,
+  intentOf,
+  makeHouseModel,
+  scheduledTime,
+  shorten
+} from "../src/features/agent/HouseModel.ts"
 
 const platforms = Object.keys(platformBodyLimits)
 const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
@@ -34,25 +42,43 @@ describe("house writer", () => {
   })
 
   it("fits every platform's length limit, with a non-empty title and body", () => {
-    fc.assert(fc.property(brief, (b) => {
-      const draft = writeDraft(b)
-      // A report is read in Herald, never posted: no platform limit applies to it.
-      const limit = b.platform == null || b.kind === "report" ? undefined : platformBodyLimits[b.platform]
-      if (limit !== undefined) assert.isAtMost(charLength(draft.body), limit)
-      assert.isAtMost(charLength(draft.title), 300)
-      assert.isAbove(draft.body.trim().length, 0)
-      assert.isAbove(draft.title.trim().length, 0)
-    }), { numRuns: 300 })
+    fc.assert(
+      fc.property(brief, (b) => {
+        const draft = writeDraft(b)
+        // A report is read in Herald, never posted: no platform limit applies to it.
+        const limit = b.platform == null || b.kind === "report" ? undefined : platformBodyLimits[b.platform]
+        if (limit !== undefined) assert.isAtMost(charLength(draft.body), limit)
+        assert.isAtMost(charLength(draft.title), 300)
+        assert.isAbove(draft.body.trim().length, 0)
+        assert.isAbove(draft.title.trim().length, 0)
+      }),
+      { numRuns: 300 }
+    )
   })
 
   it("writes the brand, topic, CTA and hashtags into a social post", () => {
-    const draft = writeDraft({ kind: "social", platform: "linkedin", brandName: "Acme Bakery", topic: "Sourdough starters", url: "https://acme.example" })
+    const draft = writeDraft({
+      kind: "social",
+      platform: "linkedin",
+      brandName: "Acme Bakery",
+      topic: "Sourdough starters",
+      url: "https://acme.example"
+    })
     assert.include(draft.body, draft.hook)
     assert.include(draft.body.toLowerCase(), "sourdough starters")
     assert.include(draft.body, draft.cta)
     assert.deepStrictEqual(draft.hashtags.slice(0, 1), ["#SourdoughStarters"])
     for (const tag of draft.hashtags) assert.include(draft.body, tag)
-    assert.notDeepEqual(writeDraft({ kind: "social", platform: "linkedin", brandName: "Acme Bakery", topic: "Sourdough starters", angle: 1 }).body, draft.body)
+    assert.notDeepEqual(
+      writeDraft({
+        kind: "social",
+        platform: "linkedin",
+        brandName: "Acme Bakery",
+        topic: "Sourdough starters",
+        angle: 1
+      }).body,
+      draft.body
+    )
   })
 
   it.effect("as a LanguageModel: streams deltas that add up to generateText's answer, and the Writer keeps limits", () =>
@@ -65,9 +91,16 @@ describe("house writer", () => {
       const generated = yield* model.generateText({ prompt })
       assert.strictEqual(deltas.join(""), generated.text)
       assert.isAtMost(charLength(generated.text.split("\n\n").slice(1).join("\n\n")), 280)
-      const writer = yield* Writer.pipe(Effect.provide(Writer.layer), Effect.provideService(LanguageModel.LanguageModel, model))
+      const writer = yield* Writer.pipe(
+        Effect.provide(Writer.layer),
+        Effect.provideService(LanguageModel.LanguageModel, model)
+      )
       for (const platform of platforms) {
-        const written = yield* writer.write("c", { brandName: "Acme", audience: "bakers" }, { kind: "social", platform, topic: "flour" })
+        const written = yield* writer.write("c", { brandName: "Acme", audience: "bakers" }, {
+          kind: "social",
+          platform,
+          topic: "flour"
+        })
         assert.isAtMost(charLength(written.body), platformBodyLimits[platform]!)
         assert.include(written.body.toLowerCase(), "flour")
       }
@@ -85,16 +118,31 @@ describe("house writer", () => {
     const after = Prompt.make([
       { role: "user", content: "scan_site" },
       { role: "assistant", content: [{ type: "tool-call", id: "1", name: "scan_site", params: {} }] },
-      { role: "tool", content: [{ type: "tool-result", id: "1", name: "scan_site", isFailure: false, result: { score: 91 } }] }
+      {
+        role: "tool",
+        content: [{ type: "tool-result", id: "1", name: "scan_site", isFailure: false, result: { score: 91 } }]
+      }
     ])
     const turn = houseTurn({ prompt: after, tools: [tool], toolChoice: "auto" })
     assert.deepStrictEqual(turn, { _tag: "text", text: "scan_site returned: {\"score\":91}" })
     const summarised = Prompt.make([
       { role: "user", content: "scan_site" },
       { role: "assistant", content: [{ type: "tool-call", id: "1", name: "scan_site", params: {} }] },
-      { role: "tool", content: [{ type: "tool-result", id: "1", name: "scan_site", isFailure: false, result: { summary: "SEO 91.", data: {} } }] }
+      {
+        role: "tool",
+        content: [{
+          type: "tool-result",
+          id: "1",
+          name: "scan_site",
+          isFailure: false,
+          result: { summary: "SEO 91.", data: {} }
+        }]
+      }
     ])
-    assert.deepStrictEqual(houseTurn({ prompt: summarised, tools: [tool], toolChoice: "auto" }), { _tag: "text", text: "SEO 91." })
+    assert.deepStrictEqual(houseTurn({ prompt: summarised, tools: [tool], toolChoice: "auto" }), {
+      _tag: "text",
+      text: "SEO 91."
+    })
   })
 
   it.effect("an agent turn loops tool rounds until the model answers, within the bound", () =>
@@ -113,7 +161,11 @@ describe("house writer", () => {
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       assert.strictEqual(turn.rounds, 2)
-      assert.deepStrictEqual(turn.toolCalls, [{ name: "lookup_brand", params: { name: "Acme" }, result: { name: "Acme", voice: "warm" } }])
+      assert.deepStrictEqual(turn.toolCalls, [{
+        name: "lookup_brand",
+        params: { name: "Acme" },
+        result: { name: "Acme", voice: "warm" }
+      }])
       assert.strictEqual(turn.text, "lookup_brand returned: {\"name\":\"Acme\",\"voice\":\"warm\"}")
       const bounded = yield* agentTurn({ customerId: "c", prompt, toolkit, maxRounds: 1 }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
@@ -139,14 +191,23 @@ describe("house writer", () => {
   })
 
   it("never pastes an unknown question into a template: it says what it can do", () => {
-    fc.assert(fc.property(fc.string({ minLength: 12, maxLength: 80 }).filter((q) => intentOf(q) === "unknown" && /\p{L}{4}/u.test(q)), (question) => {
-      const turn = houseTurn({ prompt: Prompt.make([{ role: "user", content: question }]), tools: [], toolChoice: "auto" })
-      assert.strictEqual(turn._tag, "text")
-      if (turn._tag === "text") {
-        assert.notInclude(turn.text, question.trim())
-        assert.include(turn.text, "language model")
-      }
-    }))
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 12, maxLength: 80 }).filter((q) => intentOf(q) === "unknown" && /\p{L}{4}/u.test(q)),
+        (question) => {
+          const turn = houseTurn({
+            prompt: Prompt.make([{ role: "user", content: question }]),
+            tools: [],
+            toolChoice: "auto"
+          })
+          assert.strictEqual(turn._tag, "text")
+          if (turn._tag === "text") {
+            assert.notInclude(turn.text, question.trim())
+            assert.include(turn.text, "language model")
+          }
+        }
+      )
+    )
   })
 
   it("reads a follow-up against the request it follows, and leaves a request that stands alone", () => {
@@ -154,9 +215,18 @@ describe("house writer", () => {
     assert.deepStrictEqual(followUpOf("make the second one shorter", previous), { _tag: "shorter", item: 1 })
     assert.deepStrictEqual(followUpOf("Make it shorter please", previous), { _tag: "shorter", item: undefined })
     assert.deepStrictEqual(followUpOf("shorten the last one", previous), { _tag: "shorter", item: -1 })
-    assert.deepStrictEqual(followUpOf("another one for X", previous), { _tag: "ask", ask: { ...previous, count: 1, offset: 3, platform: "x" } })
-    assert.deepStrictEqual(followUpOf("What about Instagram?", previous), { _tag: "ask", ask: { ...previous, platform: "instagram" } })
-    assert.deepStrictEqual(followUpOf("what about cold brew?", previous), { _tag: "ask", ask: { ...previous, topic: "cold brew" } })
+    assert.deepStrictEqual(followUpOf("another one for X", previous), {
+      _tag: "ask",
+      ask: { ...previous, count: 1, offset: 3, platform: "x" }
+    })
+    assert.deepStrictEqual(followUpOf("What about Instagram?", previous), {
+      _tag: "ask",
+      ask: { ...previous, platform: "instagram" }
+    })
+    assert.deepStrictEqual(followUpOf("what about cold brew?", previous), {
+      _tag: "ask",
+      ask: { ...previous, topic: "cold brew" }
+    })
     assert.deepStrictEqual(followUpOf("yes, schedule it", previous), { _tag: "schedule", now: false })
     assert.deepStrictEqual(followUpOf("publish it now", previous), { _tag: "schedule", now: true })
     assert.deepStrictEqual(followUpOf("draft idea 3", previous), { _tag: "draft", item: 2 })
@@ -167,28 +237,58 @@ describe("house writer", () => {
   })
 
   it("a shorter text keeps its opening, its close and its hashtags, by whole paragraphs or sentences", () => {
-    fc.assert(fc.property(fc.array(fc.lorem({ maxCount: 30 }), { minLength: 1, maxLength: 6 }), fc.boolean(), (paragraphs, tagged) => {
-      const body = [...paragraphs, ...(tagged ? ["#Coffee #ColdBrew"] : [])].join("\n\n")
-      const shorter = shorten(body)
-      assert.isAtMost(shorter.length, body.length)
-      if (tagged) assert.isTrue(shorter.endsWith("\n\n#Coffee #ColdBrew"))
-      assert.notInclude(shorter, "…")
-      if (paragraphs.length > 2) assert.deepStrictEqual(shorter.split("\n\n").slice(0, 2), [paragraphs[0], paragraphs.at(-1)])
-    }))
+    fc.assert(
+      fc.property(
+        fc.array(fc.lorem({ maxCount: 30 }), { minLength: 1, maxLength: 6 }),
+        fc.boolean(),
+        (paragraphs, tagged) => {
+          const body = [...paragraphs, ...(tagged ? ["#Coffee #ColdBrew"] : [])].join("\n\n")
+          const shorter = shorten(body)
+          assert.isAtMost(shorter.length, body.length)
+          if (tagged) assert.isTrue(shorter.endsWith("\n\n#Coffee #ColdBrew"))
+          assert.notInclude(shorter, "…")
+          if (paragraphs.length > 2) {
+            assert.deepStrictEqual(shorter.split("\n\n").slice(0, 2), [paragraphs[0], paragraphs.at(-1)])
+          }
+        }
+      )
+    )
     const body = "Fresh beans weekly. We roast on Mondays. Brewline ships on Tuesdays. Try a bag today!\n\n#Coffee"
-    assert.strictEqual(shorten(body, "Brewline"), "Fresh beans weekly. Brewline ships on Tuesdays. Try a bag today!\n\n#Coffee")
+    assert.strictEqual(
+      shorten(body, "Brewline"),
+      "Fresh beans weekly. Brewline ships on Tuesdays. Try a bag today!\n\n#Coffee"
+    )
     assert.strictEqual(shorten("One line only.", "Brewline"), "One line only.")
   })
 
   it("reads the competitors a request names, never a phrase of the request", () => {
     assert.deepStrictEqual(competitorsIn("Compare us with Asana and Trello"), ["Asana", "Trello"])
-    assert.deepStrictEqual(competitorsIn("Research our competitors: https://a.example, Rival Co"), ["https://a.example", "Rival Co"])
+    assert.deepStrictEqual(competitorsIn("Research our competitors: https://a.example, Rival Co"), [
+      "https://a.example",
+      "Rival Co"
+    ])
     assert.deepStrictEqual(competitorsIn("What are our competitors doing with their pricing?"), [])
     assert.deepStrictEqual(competitorsIn("I'd like a competitor brief"), [])
-    const research = Tool.make("run_research", { parameters: Schema.Struct({ topic: Schema.String }), success: Schema.Unknown })
-    const system = `Brand profile (JSON): ${JSON.stringify({ brandName: "Brewline", products: ["coffee subscriptions"] })}`
-    const turn = houseTurn({ prompt: Prompt.make([{ role: "system", content: system }, { role: "user", content: "Compare us with Asana and Trello" }]), tools: [research], toolChoice: "auto" })
-    assert.deepStrictEqual(turn, { _tag: "tool", name: "run_research", params: { topic: "coffee subscriptions", competitors: ["Asana", "Trello"] } })
+    const research = Tool.make("run_research", {
+      parameters: Schema.Struct({ topic: Schema.String }),
+      success: Schema.Unknown
+    })
+    const system = `Brand profile (JSON): ${
+      JSON.stringify({ brandName: "Brewline", products: ["coffee subscriptions"] })
+    }`
+    const turn = houseTurn({
+      prompt: Prompt.make([{ role: "system", content: system }, {
+        role: "user",
+        content: "Compare us with Asana and Trello"
+      }]),
+      tools: [research],
+      toolChoice: "auto"
+    })
+    assert.deepStrictEqual(turn, {
+      _tag: "tool",
+      name: "run_research",
+      params: { topic: "coffee subscriptions", competitors: ["Asana", "Trello"] }
+    })
   })
 
   it("'schedule it' at the day and time it names, in UTC, never in the past; tomorrow at 09:00 when it names none", () => {

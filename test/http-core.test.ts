@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
-import { call, type Reply, TestServer, testApp } from "./support/harness.ts"
+import { call, type Reply, testApp, TestServer } from "./support/harness.ts"
 import { assertError, provision } from "./support/processes.ts"
 
 let client = 0
@@ -42,7 +42,9 @@ const raw = (options: {
           res.on("error", reject)
         })
         // The server may answer and close before the whole body is written.
-        req.on("error", (error) => setTimeout(() => reject(error), 1_000))
+        req.on("error", (error) =>
+          setTimeout(() =>
+            reject(error), 1_000))
         const write = async () => {
           for (const chunk of options.chunks ?? []) {
             if (req.destroyed) return
@@ -52,8 +54,7 @@ const raw = (options: {
         }
         write().catch(() => undefined)
       })
-    )
-  )
+    ))
 
 const json = (reply: RawReply): any => JSON.parse(reply.text)
 
@@ -69,7 +70,6 @@ const assertExactError = (res: Reply, status: number, code: string) => {
 const assertNoStack = (text: string) => {
   assert.notMatch(text, /\n[ \t]+at |node_modules|\.ts:\d+|stack/i, "a stack trace leaked into a body")
 }
-
 
 layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })("HTTP core", (it) => {
   it.effect("every response carries a request id, the error ones in the body too", () =>
@@ -87,8 +87,22 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         ["404", yield* call("GET", "/api/nothing-here")],
         ["405", yield* call("DELETE", "/api/health")],
         ["401", yield* call("GET", `/api/customer/${customerId}`)],
-        ["415", yield* call("POST", `/api/customer/${customerId}/rotate-key`, { headers: { ...auth, "content-type": "text/plain" }, body: "{}", raw: true })],
-        ["400", yield* call("POST", `/api/customer/${customerId}/rotate-key`, { headers: { ...auth, "content-type": "application/json" }, body: "{", raw: true })]
+        [
+          "415",
+          yield* call("POST", `/api/customer/${customerId}/rotate-key`, {
+            headers: { ...auth, "content-type": "text/plain" },
+            body: "{}",
+            raw: true
+          })
+        ],
+        [
+          "400",
+          yield* call("POST", `/api/customer/${customerId}/rotate-key`, {
+            headers: { ...auth, "content-type": "application/json" },
+            body: "{",
+            raw: true
+          })
+        ]
       ]
       const ids = new Set<string>()
       for (const [name, res] of replies) {
@@ -120,7 +134,9 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         assert.strictEqual(missing.headers.get("x-request-id"), id)
         assert.strictEqual(missing.json.requestId, id)
       }
-      for (const id of ["short", "abc def ghi", "x".repeat(129), "semi;colon-1234", "quote\"1234567", "slash/12345678", ""]) {
+      for (
+        const id of ["short", "abc def ghi", "x".repeat(129), "semi;colon-1234", "quote\"1234567", "slash/12345678", ""]
+      ) {
         const res = yield* call("GET", "/api/missing", { headers: { "x-request-id": id } })
         const got = res.headers.get("x-request-id")
         assert.notStrictEqual(got, id)
@@ -228,7 +244,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       }
       assert.include(invalid.json.error, "body.")
 
-      const extra = yield* call("POST", "/api/admin/provision", { headers: admin(), body: { email: "a@b.co", admin: true } })
+      const extra = yield* call("POST", "/api/admin/provision", {
+        headers: admin(),
+        body: { email: "a@b.co", admin: true }
+      })
       assertExactError(extra, 400, "E_VALIDATION")
       assert.strictEqual(extra.json.details[0].path, "body.admin")
 
@@ -265,10 +284,15 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assert.strictEqual((yield* call("GET", "/api/health/ready/")).status, 200)
       assert.strictEqual((yield* call("GET", "/openapi.json/")).status, 200)
       const { customerId, apiKey } = yield* provision({ email: "slash@example.com", status: "active" })
-      const customer = yield* call("GET", `/api/customer/${customerId}/`, { headers: { authorization: `Bearer ${apiKey}` } })
+      const customer = yield* call("GET", `/api/customer/${customerId}/`, {
+        headers: { authorization: `Bearer ${apiKey}` }
+      })
       assert.strictEqual(customer.status, 200, customer.text)
       assert.strictEqual(customer.json.id, customerId)
-      const provisioned = yield* call("POST", "/api/admin/provision/", { headers: admin(), body: { email: "s2@example.com" } })
+      const provisioned = yield* call("POST", "/api/admin/provision/", {
+        headers: admin(),
+        body: { email: "s2@example.com" }
+      })
       assert.strictEqual(provisioned.status, 200, provisioned.text)
       assertExactError(yield* call("DELETE", "/api/health/"), 405, "E_METHOD_NOT_ALLOWED")
     }))

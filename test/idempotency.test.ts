@@ -25,19 +25,25 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
     Effect.gen(function*() {
       const a = yield* provision()
       const headers = bearer(a.apiKey, { "idempotency-key": "invite-1" })
-      const first = yield* call("POST", `/api/team/${a.customerId}/members`, { headers, body: { email: "once@example.com", role: "viewer" } })
+      const first = yield* call("POST", `/api/team/${a.customerId}/members`, {
+        headers,
+        body: { email: "once@example.com", role: "viewer" }
+      })
       assert.strictEqual(first.status, 200, first.text)
       assert.isNull(first.headers.get("idempotent-replayed"))
       // The same JSON, keys in another order and spaced differently, is the same request.
       const again = yield* call("POST", `/api/team/${a.customerId}/members`, {
         headers: { ...headers, "content-type": "application/json" },
-        body: '{ "role": "viewer",  "email": "once@example.com" }',
+        body: "{ \"role\": \"viewer\",  \"email\": \"once@example.com\" }",
         raw: true
       })
       assert.strictEqual(again.status, 200, again.text)
       assert.strictEqual(again.headers.get("idempotent-replayed"), "true")
       assert.deepStrictEqual(again.json, first.json)
-      const other = yield* call("POST", `/api/team/${a.customerId}/members`, { headers, body: { email: "once@example.com", role: "editor" } })
+      const other = yield* call("POST", `/api/team/${a.customerId}/members`, {
+        headers,
+        body: { email: "once@example.com", role: "editor" }
+      })
       assertError(other, 409, "E_CONFLICT")
       const list = yield* call("GET", `/api/team/${a.customerId}/members`, { headers: bearer(a.apiKey) })
       assert.strictEqual(list.json.members.length, 1, "the retried invite created nothing")
@@ -45,7 +51,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
       // Rotation: Idempotency-Keys are scoped to the key that sent them, so the new key reusing
       // the rotation's Idempotency-Key is a request of its own, never the replay of the answer to the old key.
       const rotateHeaders = bearer(a.apiKey, { "idempotency-key": "rotate-1" })
-      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, { headers: rotateHeaders, body: {} })
+      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, {
+        headers: rotateHeaders,
+        body: {}
+      })
       assert.strictEqual(rotated.status, 200)
       const byNewKey = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, {
         headers: bearer(rotated.json.apiKey, { "idempotency-key": "rotate-1" })
@@ -74,7 +83,9 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
       yield* Layer.build(Idempotency.sweeper.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))))
       let left: ReadonlyArray<string> = []
       for (let i = 0; i < 50; i++) {
-        left = (yield* Effect.orDie(sql<{ keyHash: string }>`SELECT key_hash FROM idempotency_keys WHERE scope = 'sweep-test'`))
+        left = (yield* Effect.orDie(
+          sql<{ keyHash: string }>`SELECT key_hash FROM idempotency_keys WHERE scope = 'sweep-test'`
+        ))
           .map((row) => row.keyHash)
         if (left.length === 1) break
         yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
@@ -92,7 +103,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
       assert.strictEqual(again.headers.get("idempotent-replayed"), "true")
       assert.strictEqual(again.json.customerId, first.json.customerId)
       assert.strictEqual(again.json.apiKey, first.json.apiKey)
-      const other = yield* call("POST", "/api/admin/provision", { headers: admin, body: { email: "idem2@example.com" } })
+      const other = yield* call("POST", "/api/admin/provision", {
+        headers: admin,
+        body: { email: "idem2@example.com" }
+      })
       assertError(other, 409, "E_CONFLICT")
     }))
 
@@ -101,8 +115,14 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
       const a = yield* provision()
       const b = yield* provision()
       const body = { email: "same@example.com", role: "viewer" }
-      const ra = yield* call("POST", `/api/team/${a.customerId}/members`, { headers: bearer(a.apiKey, { "idempotency-key": "shared" }), body })
-      const rb = yield* call("POST", `/api/team/${b.customerId}/members`, { headers: bearer(b.apiKey, { "idempotency-key": "shared" }), body })
+      const ra = yield* call("POST", `/api/team/${a.customerId}/members`, {
+        headers: bearer(a.apiKey, { "idempotency-key": "shared" }),
+        body
+      })
+      const rb = yield* call("POST", `/api/team/${b.customerId}/members`, {
+        headers: bearer(b.apiKey, { "idempotency-key": "shared" }),
+        body
+      })
       assert.strictEqual(ra.status, 200)
       assert.strictEqual(rb.status, 200, rb.text)
       const bad = yield* call("POST", `/api/team/${a.customerId}/members`, {
@@ -134,64 +154,82 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("Idempotency-Key on th
  * probe route wrapped by the same Idempotency service the Bearer middleware
  * uses (the identity routes' POSTs all reveal a key, so none replays).
  */
-class Probe extends Context.Service<Probe, { readonly url: string; readonly customerId: string; readonly calls: () => number }>()(
-  "test/IdempotencyProbe"
-) {}
+class Probe
+  extends Context.Service<Probe, { readonly url: string; readonly customerId: string; readonly calls: () => number }>()(
+    "test/IdempotencyProbe"
+  )
+{}
 
-const ProbeLive = Layer.effect(Probe, Effect.gen(function*() {
-  const databaseUrl = yield* testDatabaseUrl
-  const base = yield* Effect.orDie(appConfig)
-  const config = { ...base, databaseUrl: Option.some(Redacted.make(databaseUrl)), logLevel: "none" as const, pgMaxConnections: 2 }
-  let calls = 0
-  const route = HttpRouter.use((router) =>
-    Effect.gen(function*() {
-      const idempotency = yield* Idempotency
-      yield* router.add("POST", "/probe/:customerId", (request) =>
-        Effect.gen(function*() {
-          const { params } = yield* HttpRouter.RouteContext
-          return yield* idempotency.wrap(
-            params.customerId!,
-            Effect.gen(function*() {
-              const body = (yield* Effect.orDie(request.json)) as { fail?: boolean; secret?: boolean }
-              calls++
-              if (body.fail === true) return HttpServerResponse.jsonUnsafe({ error: "refused" }, { status: 422 })
-              return HttpServerResponse.jsonUnsafe(
-                { call: calls, body, ...(body.secret === true ? { secret: "whsec_x" } : {}) },
-                { status: 200 }
-              )
-            })
-          )
-        }).pipe(
-          Effect.catch((error: { code: string; error: string }) =>
-            Effect.succeed(HttpServerResponse.jsonUnsafe({ code: error.code, error: error.error }, {
-              status: error.code === "E_CONFLICT" ? 409 : 400
-            })))
-        ))
-    })
-  )
-  const scope = yield* Effect.scope
-  const context = yield* Layer.buildWithScope(
-    HttpRouter.serve(route, { disableLogger: true, disableListenLog: true }).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
-      Layer.provideMerge(Customers.layer),
-      Layer.provideMerge(Layer.mergeAll(Idempotency.layer, Events.layer, Keys.layer.pipe(Layer.provide(AccessTokens.layer)))),
-      Layer.provideMerge(DatabaseLive),
-      Layer.provideMerge(Layer.succeed(AppConfig, config))
-    ),
-    scope
-  )
-  const address = Context.get(context, HttpServer.HttpServer).address
-  if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
-  const { customer } = yield* Context.get(context, Customers).provision({ email: "probe@example.com" })
-  return { url: `http://127.0.0.1:${address.port}`, customerId: customer.id, calls: () => calls }
-}))
+const ProbeLive = Layer.effect(
+  Probe,
+  Effect.gen(function*() {
+    const databaseUrl = yield* testDatabaseUrl
+    const base = yield* Effect.orDie(appConfig)
+    const config = {
+      ...base,
+      databaseUrl: Option.some(Redacted.make(databaseUrl)),
+      logLevel: "none" as const,
+      pgMaxConnections: 2
+    }
+    let calls = 0
+    const route = HttpRouter.use((router) =>
+      Effect.gen(function*() {
+        const idempotency = yield* Idempotency
+        yield* router.add("POST", "/probe/:customerId", (request) =>
+          Effect.gen(function*() {
+            const { params } = yield* HttpRouter.RouteContext
+            return yield* idempotency.wrap(
+              params.customerId!,
+              Effect.gen(function*() {
+                const body = (yield* Effect.orDie(request.json)) as { fail?: boolean; secret?: boolean }
+                calls++
+                if (body.fail === true) return HttpServerResponse.jsonUnsafe({ error: "refused" }, { status: 422 })
+                return HttpServerResponse.jsonUnsafe(
+                  { call: calls, body, ...(body.secret === true ? { secret: "whsec_x" } : {}) },
+                  { status: 200 }
+                )
+              })
+            )
+          }).pipe(
+            Effect.catch((error: { code: string; error: string }) =>
+              Effect.succeed(HttpServerResponse.jsonUnsafe({ code: error.code, error: error.error }, {
+                status: error.code === "E_CONFLICT" ? 409 : 400
+              }))
+            )
+          ))
+      })
+    )
+    const scope = yield* Effect.scope
+    const context = yield* Layer.buildWithScope(
+      HttpRouter.serve(route, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" })),
+        Layer.provideMerge(Customers.layer),
+        Layer.provideMerge(
+          Layer.mergeAll(Idempotency.layer, Events.layer, Keys.layer.pipe(Layer.provide(AccessTokens.layer)))
+        ),
+        Layer.provideMerge(DatabaseLive),
+        Layer.provideMerge(Layer.succeed(AppConfig, config))
+      ),
+      scope
+    )
+    const address = Context.get(context, HttpServer.HttpServer).address
+    if (address._tag === "UnixPathAddress") return yield* Effect.die("expected a TCP address")
+    const { customer } = yield* Context.get(context, Customers).provision({ email: "probe@example.com" })
+    return { url: `http://127.0.0.1:${address.port}`, customerId: customer.id, calls: () => calls }
+  })
+)
 
 layer(ProbeLive, { timeout: 60_000 })("Idempotency-Key replay", (it) => {
   it.effect("same key and body replays the first response; other body is 409; errors are not kept", () =>
     Effect.gen(function*() {
       const { url, customerId, calls } = yield* Probe
       const post = (key: string | undefined, body: unknown) =>
-        Effect.promise(() => send(url, "POST", `/probe/${customerId}`, { headers: key === undefined ? {} : { "idempotency-key": key }, body }))
+        Effect.promise(() =>
+          send(url, "POST", `/probe/${customerId}`, {
+            headers: key === undefined ? {} : { "idempotency-key": key },
+            body
+          })
+        )
       const first = yield* post("k1", { a: 1 })
       assert.strictEqual(first.status, 200)
       assert.isNull(first.headers.get("idempotent-replayed"))
@@ -230,10 +268,15 @@ layer(ProbeLive, { timeout: 60_000 })("Idempotency-Key replay", (it) => {
       const before = calls()
       const replies = yield* Effect.promise(() =>
         Promise.all(Array.from({ length: 6 }, () =>
-          send(url, "POST", `/probe/${customerId}`, { headers: { "idempotency-key": "burst" }, body: { b: 1 } }))))
+          send(url, "POST", `/probe/${customerId}`, { headers: { "idempotency-key": "burst" }, body: { b: 1 } })))
+      )
       assert.strictEqual(calls() - before, 1)
-      for (const r of replies) assert.include([200, 409], r.status)
-      const ok = replies.filter((r) => r.status === 200)
+      for (const r of replies) {
+        assert.include([200, 409], r.status)
+      }
+      const ok = replies.filter((r) =>
+        r.status === 200
+      )
       assert.isAtLeast(ok.length, 1)
       for (const r of ok) assert.strictEqual(r.json.call, before + 1)
     }))

@@ -72,7 +72,9 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
         assert.strictEqual(rateLimitHeader(res, "pre-auth", 20).remaining, expectedRemaining)
       }
       // The real key from the same address still works, and shows its own REST policy only.
-      const ok = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(a.apiKey, { "x-forwarded-for": ip }) })
+      const ok = yield* call("GET", `/api/customer/${a.customerId}`, {
+        headers: bearer(a.apiKey, { "x-forwarded-for": ip })
+      })
       assert.strictEqual(ok.status, 200)
       assert.strictEqual(rateLimitHeader(ok, "rest", 60).remaining, 59)
       assert.isNull(ok.headers.get("www-authenticate"))
@@ -85,7 +87,9 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       for (const status of ["suspended", "cancelled"] as const) {
         const c = yield* provision({ status })
         for (let i = 0; i < 12; i++) {
-          const res = yield* call("GET", `/api/customer/${c.customerId}`, { headers: bearer(c.apiKey, { "x-forwarded-for": ip }) })
+          const res = yield* call("GET", `/api/customer/${c.customerId}`, {
+            headers: bearer(c.apiKey, { "x-forwarded-for": ip })
+          })
           assertError(res, 401, "E_ACCOUNT_INACTIVE", "Customer account is not active")
           assert.strictEqual(res.headers.get("www-authenticate"), challengeFor(url))
           // A 401 on a REST route shows the pre-auth policy; inactive accounts do not spend it.
@@ -94,7 +98,9 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       }
       for (const status of ["onboarding", "active"] as const) {
         const c = yield* provision({ status })
-        const res = yield* call("GET", `/api/customer/${c.customerId}`, { headers: bearer(c.apiKey, { "x-forwarded-for": ip }) })
+        const res = yield* call("GET", `/api/customer/${c.customerId}`, {
+          headers: bearer(c.apiKey, { "x-forwarded-for": ip })
+        })
         assert.strictEqual(res.status, 200)
         assert.strictEqual(res.json.status, status)
       }
@@ -107,7 +113,14 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       const res = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(a.apiKey) })
       assert.strictEqual(res.status, 200)
       assert.deepStrictEqual(Object.keys(res.json).sort(), [
-        "brandName", "createdAt", "email", "id", "mcpEndpoint", "plan", "status", "trialEndsAt"
+        "brandName",
+        "createdAt",
+        "email",
+        "id",
+        "mcpEndpoint",
+        "plan",
+        "status",
+        "trialEndsAt"
       ])
       assert.strictEqual(res.json.id, a.customerId)
       assert.strictEqual(res.json.email, a.email)
@@ -127,7 +140,9 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
     Effect.gen(function*() {
       const a = yield* provision()
       const b = yield* provision()
-      const res = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(b.apiKey, { "x-request-id": "trace-123456" }) })
+      const res = yield* call("GET", `/api/customer/${a.customerId}`, {
+        headers: bearer(b.apiKey, { "x-request-id": "trace-123456" })
+      })
       assertError(res, 403, "E_FORBIDDEN")
       assert.strictEqual(res.json.requestId, "trace-123456")
       assert.notInclude(res.text, a.email)
@@ -135,7 +150,9 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       const unknown = yield* call("GET", `/api/customer/${a.customerId}/nothing-here`, { headers: bearer(a.apiKey) })
       assertError(unknown, 404, "E_NOT_FOUND")
       // A well-formed id that names nobody: still the caller's tenant check first.
-      const nobody = yield* call("GET", "/api/customer/00000000-0000-4000-8000-000000000000", { headers: bearer(a.apiKey) })
+      const nobody = yield* call("GET", "/api/customer/00000000-0000-4000-8000-000000000000", {
+        headers: bearer(a.apiKey)
+      })
       assertError(nobody, 403, "E_FORBIDDEN")
     }))
 
@@ -163,7 +180,10 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
         body: { reason: "x" }
       })
       assertError(withBody, 400, "E_VALIDATION")
-      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, { headers: bearer(a.apiKey), body: {} })
+      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, {
+        headers: bearer(a.apiKey),
+        body: {}
+      })
       assert.strictEqual(rotated.status, 200, rotated.text)
       const newKey: string = rotated.json.apiKey
       assert.match(newKey, /^svc_live_[0-9a-f]{64}$/)
@@ -204,7 +224,9 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       assert.strictEqual(rows.length, 1)
       let working = 0
       for (const key of [a.apiKey, ...keys]) {
-        const res = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(key, { "x-forwarded-for": randomIp() }) })
+        const res = yield* call("GET", `/api/customer/${a.customerId}`, {
+          headers: bearer(key, { "x-forwarded-for": randomIp() })
+        })
         if (res.status === 200) working++
         else assertError(res, 401, "E_INVALID_API_KEY")
       }
@@ -244,14 +266,20 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       assert.strictEqual(invited.data.memberId, member.memberId)
       assert.notInclude(events.text, member.apiKey)
 
-      const removed = yield* call("DELETE", `/api/team/${a.customerId}/members/${member.memberId}`, { headers: bearer(a.apiKey) })
+      const removed = yield* call("DELETE", `/api/team/${a.customerId}/members/${member.memberId}`, {
+        headers: bearer(a.apiKey)
+      })
       assert.strictEqual(removed.status, 200)
       assert.deepStrictEqual(removed.json, { deleted: true })
       const revoked = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(member.apiKey) })
       assertError(revoked, 401, "E_INVALID_API_KEY", "Invalid API key")
-      const again = yield* call("DELETE", `/api/team/${a.customerId}/members/${member.memberId}`, { headers: bearer(a.apiKey) })
+      const again = yield* call("DELETE", `/api/team/${a.customerId}/members/${member.memberId}`, {
+        headers: bearer(a.apiKey)
+      })
       assertError(again, 404, "E_NOT_FOUND")
-      const unknown = yield* call("DELETE", `/api/team/${a.customerId}/members/mem_nothing`, { headers: bearer(a.apiKey) })
+      const unknown = yield* call("DELETE", `/api/team/${a.customerId}/members/mem_nothing`, {
+        headers: bearer(a.apiKey)
+      })
       assertError(unknown, 404, "E_NOT_FOUND")
       const after = yield* call("GET", `/api/team/${a.customerId}/members`, { headers: bearer(a.apiKey) })
       assert.deepStrictEqual(after.json, { members: [] })
@@ -259,7 +287,9 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       // Another customer's member id is 404 under one's own tenant, never a deletion.
       const b = yield* provision()
       const bMember = yield* invite(b, "viewer")
-      const cross = yield* call("DELETE", `/api/team/${a.customerId}/members/${bMember.memberId}`, { headers: bearer(a.apiKey) })
+      const cross = yield* call("DELETE", `/api/team/${a.customerId}/members/${bMember.memberId}`, {
+        headers: bearer(a.apiKey)
+      })
       assertError(cross, 404, "E_NOT_FOUND")
       const still = yield* call("GET", `/api/customer/${b.customerId}`, { headers: bearer(bMember.apiKey) })
       assert.strictEqual(still.status, 200)
@@ -268,12 +298,14 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
   it.effect("team invite validates its body", () =>
     Effect.gen(function*() {
       const a = yield* provision()
-      for (const body of [
-        { email: "not-an-email", role: "viewer" },
-        { email: "x@example.com", role: "owner" },
-        { email: "x@example.com" },
-        { email: "x@example.com", role: "viewer", extra: true }
-      ]) {
+      for (
+        const body of [
+          { email: "not-an-email", role: "viewer" },
+          { email: "x@example.com", role: "owner" },
+          { email: "x@example.com" },
+          { email: "x@example.com", role: "viewer", extra: true }
+        ]
+      ) {
         const res = yield* call("POST", `/api/team/${a.customerId}/members`, { headers: bearer(a.apiKey), body })
         assertError(res, 400, "E_VALIDATION")
         assert.isArray(res.json.details, res.text)
@@ -285,7 +317,10 @@ layer(testAppWithDatabase({ trustProxy: true, baseUrl }), { timeout: 60_000 })("
       const db = yield* DatabaseUrl
       const a = yield* provision()
       const member = yield* invite(a, "admin")
-      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, { headers: bearer(a.apiKey), body: {} })
+      const rotated = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, {
+        headers: bearer(a.apiKey),
+        body: {}
+      })
       // The idempotency store must not keep secrets either.
       const keyed = yield* call("POST", `/api/team/${a.customerId}/members`, {
         headers: bearer(rotated.json.apiKey, { "idempotency-key": "secret-check-1" }),

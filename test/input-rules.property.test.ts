@@ -7,14 +7,22 @@ const anyString = fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), fc.stri
 
 describe("stored idempotency replies", () => {
   it("open what was sealed, with the same key and scope only", () =>
-    fc.assert(fc.property(anyString, fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.string(), (text, key, other, scope) => {
-      const sealed = sealReplay(text.toWellFormed(), key, "server-secret", scope)
-      assert.strictEqual(openReplay(sealed, key, "server-secret", scope), text.toWellFormed())
-      if (other !== key) assert.isUndefined(openReplay(sealed, other, "server-secret", scope))
-      assert.isUndefined(openReplay(sealed, key, "server-secret", `${scope}x`))
-      assert.isUndefined(openReplay(sealed, key, "another-secret", scope))
-      assert.notInclude(sealed, key.length > 3 ? key : "\u0000never")
-    })))
+    fc.assert(
+      fc.property(
+        anyString,
+        fc.string({ minLength: 1 }),
+        fc.string({ minLength: 1 }),
+        fc.string(),
+        (text, key, other, scope) => {
+          const sealed = sealReplay(text.toWellFormed(), key, "server-secret", scope)
+          assert.strictEqual(openReplay(sealed, key, "server-secret", scope), text.toWellFormed())
+          if (other !== key) assert.isUndefined(openReplay(sealed, other, "server-secret", scope))
+          assert.isUndefined(openReplay(sealed, key, "server-secret", `${scope}x`))
+          assert.isUndefined(openReplay(sealed, key, "another-secret", scope))
+          assert.notInclude(sealed, key.length > 3 ? key : "\u0000never")
+        }
+      )
+    ))
 
   it("never throw on a damaged seal", () =>
     fc.assert(fc.property(anyString, (junk) => {
@@ -26,7 +34,10 @@ describe("stored idempotency replies", () => {
     fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (object) => {
       const reversed = Object.fromEntries(Object.entries(object).reverse())
       assert.strictEqual(canonicalBody(JSON.stringify(reversed, null, 2)), canonicalBody(JSON.stringify(object)))
-      assert.notStrictEqual(canonicalBody(JSON.stringify({ ...object, "\u0001extra": 1 })), canonicalBody(JSON.stringify(object)))
+      assert.notStrictEqual(
+        canonicalBody(JSON.stringify({ ...object, "\u0001extra": 1 })),
+        canonicalBody(JSON.stringify(object))
+      )
     })))
 
   it("compare text that is not JSON as sent, without throwing on deep nesting", () => {

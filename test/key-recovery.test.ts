@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 import { adminSecret, assertError, bearer, invite, provision, randomIp, uniqueEmail } from "./support/processes.ts"
 
 const admin = () => ({ "x-admin-secret": adminSecret, "x-forwarded-for": randomIp() })
@@ -28,7 +28,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("key rotation and reco
       assert.strictEqual((yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(newKey) })).status, 200)
 
       // Everything else with the old key stays refused.
-      assertError(yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(a.apiKey) }), 401, "E_INVALID_API_KEY")
+      assertError(
+        yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(a.apiKey) }),
+        401,
+        "E_INVALID_API_KEY"
+      )
       assertError(yield* rotate(a.customerId, a.apiKey), 401, "E_INVALID_API_KEY")
       assertError(yield* rotate(a.customerId, a.apiKey, `other-${crypto.randomUUID()}`), 401, "E_INVALID_API_KEY")
       const invited = yield* call("POST", `/api/team/${a.customerId}/members`, {
@@ -78,11 +82,15 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("key rotation and reco
       const email = uniqueEmail("Recover").replace("recover", "ReCover")
       const a = yield* provision({ email })
       const member = yield* invite(a, "viewer")
-      const found = yield* call("GET", `/api/admin/customers?email=${encodeURIComponent(email.toUpperCase())}`, { headers: admin() })
+      const found = yield* call("GET", `/api/admin/customers?email=${encodeURIComponent(email.toUpperCase())}`, {
+        headers: admin()
+      })
       assert.strictEqual(found.status, 200, found.text)
       assert.deepStrictEqual(found.json.customers.map((c: any) => [c.id, c.email]), [[a.customerId, email]])
       assert.isUndefined(found.json.customers[0].apiKey)
-      const none = yield* call("GET", `/api/admin/customers?email=nobody-${crypto.randomUUID()}@example.com`, { headers: admin() })
+      const none = yield* call("GET", `/api/admin/customers?email=nobody-${crypto.randomUUID()}@example.com`, {
+        headers: admin()
+      })
       assert.deepStrictEqual(none.json, { customers: [] })
       assertError(yield* call("GET", "/api/admin/customers", { headers: admin() }), 400, "E_VALIDATION")
       assertError(yield* call("GET", `/api/admin/customers?email=${encodeURIComponent(email)}`), 401, "E_ADMIN_AUTH")
@@ -92,17 +100,34 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("key rotation and reco
       const recovered = yield* call("POST", path, { headers: admin(), body: {} })
       assert.strictEqual(recovered.status, 200, recovered.text)
       assert.match(recovered.json.apiKey, /^svc_live_[0-9a-f]{64}$/)
-      assert.strictEqual(recovered.json.mcpEndpoint, `${(yield* TestServer).url}/mcp/sse?token=${recovered.json.apiKey}`)
-      assertError(yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(a.apiKey) }), 401, "E_INVALID_API_KEY")
-      assert.strictEqual((yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(recovered.json.apiKey) })).status, 200)
+      assert.strictEqual(
+        recovered.json.mcpEndpoint,
+        `${(yield* TestServer).url}/mcp/sse?token=${recovered.json.apiKey}`
+      )
+      assertError(
+        yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(a.apiKey) }),
+        401,
+        "E_INVALID_API_KEY"
+      )
+      assert.strictEqual(
+        (yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(recovered.json.apiKey) })).status,
+        200
+      )
       // Member keys are untouched.
-      assert.strictEqual((yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(member.apiKey) })).status, 200)
+      assert.strictEqual(
+        (yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(member.apiKey) })).status,
+        200
+      )
       const events = yield* call("GET", `/api/events/${a.customerId}`, { headers: bearer(recovered.json.apiKey) })
       assert.deepStrictEqual(events.json.events[0].type, "key.rotated")
       assert.deepStrictEqual(events.json.events[0].actor, { type: "admin", id: null })
 
       for (const id of ["00000000-0000-4000-8000-000000000000", "not-a-uuid", "x".repeat(300)]) {
-        assertError(yield* call("POST", `/api/admin/customers/${id}/rotate-key`, { headers: admin(), body: {} }), 404, "E_NOT_FOUND")
+        assertError(
+          yield* call("POST", `/api/admin/customers/${id}/rotate-key`, { headers: admin(), body: {} }),
+          404,
+          "E_NOT_FOUND"
+        )
       }
       assertError(yield* call("POST", path, { headers: admin(), body: { x: 1 } }), 400, "E_VALIDATION")
     }))
@@ -112,13 +137,19 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("key rotation and reco
       const email = uniqueEmail("dup")
       const first = yield* call("POST", "/api/admin/provision", { headers: admin(), body: { email } })
       assert.strictEqual(first.status, 200)
-      const again = yield* call("POST", "/api/admin/provision", { headers: admin(), body: { email: email.toUpperCase() } })
+      const again = yield* call("POST", "/api/admin/provision", {
+        headers: admin(),
+        body: { email: email.toUpperCase() }
+      })
       assertError(again, 409, "E_CONFLICT")
       assert.notInclude(again.text, first.json.customerId)
 
       // A cancelled customer's address may be provisioned again.
       const cancelledEmail = uniqueEmail("gone")
-      const cancelled = yield* call("POST", "/api/admin/provision", { headers: admin(), body: { email: cancelledEmail, status: "cancelled" } })
+      const cancelled = yield* call("POST", "/api/admin/provision", {
+        headers: admin(),
+        body: { email: cancelledEmail, status: "cancelled" }
+      })
       assert.strictEqual(cancelled.status, 200)
       const reuse = yield* call("POST", "/api/admin/provision", { headers: admin(), body: { email: cancelledEmail } })
       assert.strictEqual(reuse.status, 200, reuse.text)
@@ -128,8 +159,14 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("key rotation and reco
       // Concurrent provisions of one new address: exactly one succeeds.
       const raced = uniqueEmail("race")
       const replies = yield* Effect.all(
-        Array.from({ length: 6 }, (_, i) =>
-          call("POST", "/api/admin/provision", { headers: admin(), body: { email: i % 2 === 0 ? raced : raced.toUpperCase() } })),
+        Array.from(
+          { length: 6 },
+          (_, i) =>
+            call("POST", "/api/admin/provision", {
+              headers: admin(),
+              body: { email: i % 2 === 0 ? raced : raced.toUpperCase() }
+            })
+        ),
         { concurrency: "unbounded" }
       )
       assert.deepStrictEqual(replies.map((r) => r.status).sort(), [200, 409, 409, 409, 409, 409])

@@ -74,16 +74,19 @@ describe("API keys (properties)", () => {
   })
 
   it("parseBearer never throws and reads exactly `Bearer <token>`", () => {
-    fc.assert(fc.property(fc.option(anyString, { nil: undefined }), (header) => {
-      const parsed = parseBearer(header)
-      assert.include(["Missing", "Malformed", "Key"], parsed._tag)
-      if (header === undefined || header === "") assert.strictEqual(parsed._tag, "Missing")
-      if (parsed._tag === "Key") {
-        assert.match(header!, /^bearer /i)
-        assert.notMatch(parsed.key, /\s/)
-        assert.isAbove(parsed.key.length, 0)
-      }
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(fc.option(anyString, { nil: undefined }), (header) => {
+        const parsed = parseBearer(header)
+        assert.include(["Missing", "Malformed", "Key"], parsed._tag)
+        if (header === undefined || header === "") assert.strictEqual(parsed._tag, "Missing")
+        if (parsed._tag === "Key") {
+          assert.match(header!, /^bearer /i)
+          assert.notMatch(parsed.key, /\s/)
+          assert.isAbove(parsed.key.length, 0)
+        }
+      }),
+      { numRuns: 2000 }
+    )
     fc.assert(fc.property(prefixes, fc.constantFrom("Bearer ", "bearer ", "BEARER  "), (prefix, scheme) => {
       const key = generateApiKey(prefix)
       assert.deepStrictEqual(parseBearer(scheme + key), { _tag: "Key", key })
@@ -98,7 +101,12 @@ describe("API keys (properties)", () => {
 
   it("parseBearer stays linear on adversarial input", () => {
     const start = performance.now()
-    for (const header of ["Bearer " + " ".repeat(100_000) + "x y", "Bearer " + "a".repeat(200_000) + " ".repeat(100_000) + "!"]) {
+    for (
+      const header of [
+        "Bearer " + " ".repeat(100_000) + "x y",
+        "Bearer " + "a".repeat(200_000) + " ".repeat(100_000) + "!"
+      ]
+    ) {
       parseBearer(header)
     }
     assert.isBelow(performance.now() - start, 500)

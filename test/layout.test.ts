@@ -13,12 +13,19 @@ const analyticsReads = (file: string, tables: ReadonlyArray<string>): ReadonlyAr
     file,
     table,
     reads: true,
-    reason: "analytics is a read model: one query per report joins the figures where they are written; it writes none of them"
+    reason:
+      "analytics is a read model: one query per report joins the figures where they are written; it writes none of them"
   }))
 
 /** Uses of another owner's table kept on purpose. Anything not here goes through the owner's service. */
 const sharedUses: ReadonlyArray<SharedUse> = [
-  ...analyticsReads("features/analytics/Analytics.ts", ["content", "link_clicks", "tracked_links", "post_metrics", "revenue"]),
+  ...analyticsReads("features/analytics/Analytics.ts", [
+    "content",
+    "link_clicks",
+    "tracked_links",
+    "post_metrics",
+    "revenue"
+  ]),
   ...analyticsReads("features/analytics/OwnFiguresRepo.ts", ["content", "events"]),
   {
     file: "platform/Keys.ts",
@@ -30,13 +37,15 @@ const sharedUses: ReadonlyArray<SharedUse> = [
     file: "platform/Outbox.ts",
     table,
     reads: table === "webhooks",
-    reason: "the outbox records an event and its deliveries in the transaction of the change that caused it, so neither exists without the other"
+    reason:
+      "the outbox records an event and its deliveries in the transaction of the change that caused it, so neither exists without the other"
   })),
   ...(["features/social/Publisher.ts", "features/social/pages.ts"] as const).map((file): SharedUse => ({
     file,
     table: "content",
     reads: true,
-    reason: "a post is sent and shown with its piece's text: the publisher's claim and the sandbox page read it with the job in one statement"
+    reason:
+      "a post is sent and shown with its piece's text: the publisher's claim and the sandbox page read it with the job in one statement"
   }))
 ]
 
@@ -83,7 +92,11 @@ describe("layout", () => {
 
   it("the cycle rule finds a circle of features and passes a chain", () => {
     const edge = (a: string, b: string): Edge => ({ from: `features/${a}/${a}.ts`, to: `features/${b}/${b}.ts` })
-    assert.deepStrictEqual(featureCycle([edge("agent", "workflows"), edge("workflows", "agent")]), ["feature:agent", "feature:workflows", "feature:agent"])
+    assert.deepStrictEqual(featureCycle([edge("agent", "workflows"), edge("workflows", "agent")]), [
+      "feature:agent",
+      "feature:workflows",
+      "feature:agent"
+    ])
     assert.deepStrictEqual(featureCycle([edge("a", "b"), edge("b", "c"), edge("c", "a")])?.length, 4)
     assert.isUndefined(featureCycle([edge("a", "b"), edge("b", "c"), edge("a", "c")]))
   })
@@ -96,14 +109,40 @@ describe("layout", () => {
   })
 
   it("the table rule finds unowned tables, undeclared uses and writes declared as reads", () => {
-    const reads: ReadonlyArray<SharedUse> = [{ file: "features/analytics/A.ts", table: "content", reads: true, reason: "" }]
-    assert.deepStrictEqual(ownershipViolations([{ file: "features/content/Repo.ts", table: "content", readOnly: false }], []), [])
-    assert.lengthOf(ownershipViolations([{ file: "features/social/Publisher.ts", table: "content", readOnly: true }], []), 1)
-    assert.lengthOf(ownershipViolations([{ file: "features/x/Repo.ts", table: "nobody_owns_me", readOnly: true }], []), 1)
-    assert.deepStrictEqual(ownershipViolations([{ file: "features/analytics/A.ts", table: "content", readOnly: true }], reads), [])
-    assert.lengthOf(ownershipViolations([{ file: "features/analytics/A.ts", table: "content", readOnly: false }], reads), 1)
-    assert.lengthOf(ownershipViolations([{ file: "features/workflows/Run.ts", table: "cluster_messages", readOnly: false }], []), 1)
-    assert.deepStrictEqual(ownershipViolations([{ file: "features/workflows/Engine.ts", table: "cluster_messages", readOnly: false }], []), [])
+    const reads: ReadonlyArray<SharedUse> = [{
+      file: "features/analytics/A.ts",
+      table: "content",
+      reads: true,
+      reason: ""
+    }]
+    assert.deepStrictEqual(
+      ownershipViolations([{ file: "features/content/Repo.ts", table: "content", readOnly: false }], []),
+      []
+    )
+    assert.lengthOf(
+      ownershipViolations([{ file: "features/social/Publisher.ts", table: "content", readOnly: true }], []),
+      1
+    )
+    assert.lengthOf(
+      ownershipViolations([{ file: "features/x/Repo.ts", table: "nobody_owns_me", readOnly: true }], []),
+      1
+    )
+    assert.deepStrictEqual(
+      ownershipViolations([{ file: "features/analytics/A.ts", table: "content", readOnly: true }], reads),
+      []
+    )
+    assert.lengthOf(
+      ownershipViolations([{ file: "features/analytics/A.ts", table: "content", readOnly: false }], reads),
+      1
+    )
+    assert.lengthOf(
+      ownershipViolations([{ file: "features/workflows/Run.ts", table: "cluster_messages", readOnly: false }], []),
+      1
+    )
+    assert.deepStrictEqual(
+      ownershipViolations([{ file: "features/workflows/Engine.ts", table: "cluster_messages", readOnly: false }], []),
+      []
+    )
     assert.deepStrictEqual(staleSharedUses([], reads), ["features/analytics/A.ts content"])
   })
 
@@ -115,7 +154,10 @@ describe("layout", () => {
   })
 
   it("the key scheme names the folder and the declared name", () => {
-    assert.strictEqual(expectedKey({ file: "features/content/Repo.ts", name: "ContentRepo" }), "herald/features/content/ContentRepo")
+    assert.strictEqual(
+      expectedKey({ file: "features/content/Repo.ts", name: "ContentRepo" }),
+      "herald/features/content/ContentRepo"
+    )
     assert.strictEqual(expectedKey({ file: "Config.ts", name: "AppConfig" }), "herald/AppConfig")
     assert.notStrictEqual(expectedKey({ file: "platform/Cursor.ts", name: "Cursors" }), "herald/server/Cursors")
   })

@@ -2,9 +2,9 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { firstJsonObject } from "../src/features/agent/firstJsonObject.ts"
 import { extractProfile } from "../src/features/onboarding/extract.ts"
-import type { SiteSnapshot } from "../src/features/scan/Fetch.ts"
 import { parseLinkHeader } from "../src/features/scan/checks/LinkHeader.ts"
 import { toPage } from "../src/features/scan/checks/Page.ts"
+import type { SiteSnapshot } from "../src/features/scan/Fetch.ts"
 
 /**
  * Hand parsers and patterns that read outside text answer hostile input at
@@ -19,7 +19,9 @@ const referenceFirstJsonObject = (text: string): Record<string, unknown> => {
     for (let end = text.lastIndexOf("}"); end > start; end = text.lastIndexOf("}", end - 1)) {
       try {
         const value: unknown = JSON.parse(text.slice(start, end + 1))
-        if (typeof value === "object" && value !== null && !Array.isArray(value)) return value as Record<string, unknown>
+        if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+          return value as Record<string, unknown>
+        }
       } catch {
         // another pair of braces
       }
@@ -46,7 +48,8 @@ const snapshot = (html: string, headers: Record<string, string> = {}): SiteSnaps
   }
 }
 
-const page = (h1: string) => toPage(snapshot(`<!doctype html><html><head><title>Brand</title></head><body><h1>${h1}</h1></body></html>`))
+const page = (h1: string) =>
+  toPage(snapshot(`<!doctype html><html><head><title>Brand</title></head><body><h1>${h1}</h1></body></html>`))
 
 describe("firstJsonObject", () => {
   it("answers a message of nested openings at once", () => {
@@ -58,14 +61,45 @@ describe("firstJsonObject", () => {
   }, hostile)
 
   it("finds the same object as trying every pair of braces", () => {
-    const fragment = fc.constantFrom("{", "}", "{", "}", "[", "]", "\"", "\"k\"", ":", ",", "\\", "\\\"", "\\u00e9", "1", "-", ".", "e", "0", "true", "null", " ", "\n", "\u0001", "x", "{\"a\":1}")
+    const fragment = fc.constantFrom(
+      "{",
+      "}",
+      "{",
+      "}",
+      "[",
+      "]",
+      "\"",
+      "\"k\"",
+      ":",
+      ",",
+      "\\",
+      "\\\"",
+      "\\u00e9",
+      "1",
+      "-",
+      ".",
+      "e",
+      "0",
+      "true",
+      "null",
+      " ",
+      "\n",
+      "\u0001",
+      "x",
+      "{\"a\":1}"
+    )
     const texts = fc.oneof(
       fc.array(fragment, { maxLength: 24 }).map((parts) => parts.join("")),
-      fc.tuple(fc.string({ maxLength: 8 }), fc.json({ maxDepth: 3 }), fc.array(fragment, { maxLength: 8 })).map(([before, json, after]) => `${before}${json}${after.join("")}`)
+      fc.tuple(fc.string({ maxLength: 8 }), fc.json({ maxDepth: 3 }), fc.array(fragment, { maxLength: 8 })).map((
+        [before, json, after]
+      ) => `${before}${json}${after.join("")}`)
     )
-    fc.assert(fc.property(texts, (text) => {
-      assert.deepStrictEqual(firstJsonObject(text), referenceFirstJsonObject(text))
-    }), { numRuns: 2_000 })
+    fc.assert(
+      fc.property(texts, (text) => {
+        assert.deepStrictEqual(firstJsonObject(text), referenceFirstJsonObject(text))
+      }),
+      { numRuns: 2_000 }
+    )
   })
 })
 
@@ -77,11 +111,19 @@ describe("brand extraction", () => {
   }, hostile)
 
   it("takes the audience up to a phrase end, at most five words", () => {
-    assert.deepStrictEqual(extractProfile(page("Coffee for home baristas who care about taste")).audience, ["home baristas"])
-    assert.deepStrictEqual(extractProfile(page("Coffee for home baristas with taste")).audience, ["home baristas with taste"])
-    assert.deepStrictEqual(extractProfile(page("Tools for small teams with big goals.")).audience, ["small teams with big goals"])
+    assert.deepStrictEqual(extractProfile(page("Coffee for home baristas who care about taste")).audience, [
+      "home baristas"
+    ])
+    assert.deepStrictEqual(extractProfile(page("Coffee for home baristas with taste")).audience, [
+      "home baristas with taste"
+    ])
+    assert.deepStrictEqual(extractProfile(page("Tools for small teams with big goals.")).audience, [
+      "small teams with big goals"
+    ])
     assert.deepStrictEqual(extractProfile(page("Built for one two three four five six")).audience, [])
-    assert.deepStrictEqual(extractProfile(page("Built for one two three four five")).audience, ["one two three four five"])
+    assert.deepStrictEqual(extractProfile(page("Built for one two three four five")).audience, [
+      "one two three four five"
+    ])
   })
 })
 
@@ -111,17 +153,45 @@ describe("Link header", () => {
       { uri: "https://a.example/", a: "x" },
       { uri: "/b", rel: "next" }
     ])
-    const links = (link: string) => toPage(snapshot("<html></html>", { link })).links.filter((l) => l.source === "headers")
+    const links = (link: string) =>
+      toPage(snapshot("<html></html>", { link })).links.filter((l) => l.source === "headers")
     assert.deepStrictEqual(links("<https://brand.example/fr/>" + "; hreflang=\"fr\"".repeat(40) + " !"), [])
-    assert.deepStrictEqual(links("<https://brand.example/fr/>" + "; hreflang=\"fr\"".repeat(40) + "; rel=alternate").map((l) => [l.rel, l.href, l.hreflang]), [
-      ["alternate", "https://brand.example/fr/", "fr"]
-    ])
+    assert.deepStrictEqual(
+      links("<https://brand.example/fr/>" + "; hreflang=\"fr\"".repeat(40) + "; rel=alternate").map((
+        l
+      ) => [l.rel, l.href, l.hreflang]),
+      [
+        ["alternate", "https://brand.example/fr/", "fr"]
+      ]
+    )
   }, hostile)
 
   it("reads entries as the former pattern did", () => {
-    const fragment = fc.constantFrom("<", ">", "<a>", "</x>", ";", "; rel=next", "; rel=\"a b\"", "=", "\"", "\\", "\\\"", ",", " ", "a", "title", "; t=\"x, y\"", "\n", "\u2028")
-    fc.assert(fc.property(fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join("")), (header) => {
-      assert.deepStrictEqual(parseLinkHeader(header), referenceLinkHeader(header))
-    }), { numRuns: 3_000 })
+    const fragment = fc.constantFrom(
+      "<",
+      ">",
+      "<a>",
+      "</x>",
+      ";",
+      "; rel=next",
+      "; rel=\"a b\"",
+      "=",
+      "\"",
+      "\\",
+      "\\\"",
+      ",",
+      " ",
+      "a",
+      "title",
+      "; t=\"x, y\"",
+      "\n",
+      "\u2028"
+    )
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 12 }).map((parts) => parts.join("")), (header) => {
+        assert.deepStrictEqual(parseLinkHeader(header), referenceLinkHeader(header))
+      }),
+      { numRuns: 3_000 }
+    )
   })
 })

@@ -8,7 +8,9 @@ describe("the MCP conformance suite against a started Herald", () => {
     assert.deepStrictEqual(failed, [])
     const passed = new Set(outcomes.filter((o) => o.outcome === "passed").map((o) => `${o.revision} ${o.scenario}`))
     for (const scenario of ["server-initialize", "tools-list", "ping"]) {
-      for (const revision of ["2025-06-18", "2025-11-25"]) assert.isTrue(passed.has(`${revision} ${scenario}`), `${revision} ${scenario}`)
+      for (const revision of ["2025-06-18", "2025-11-25"]) {
+        assert.isTrue(passed.has(`${revision} ${scenario}`), `${revision} ${scenario}`)
+      }
     }
     assert.isTrue(passed.has("2025-11-25 dns-rebinding-protection"))
     // Every skip is one the list explains; a scenario the suite adds shows up as passed or failed, never silently skipped.

@@ -1,9 +1,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { Effect } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
-import { assertError, bearer, tenant } from "./support/processes.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 import { httpClient } from "./support/mcp-clients.ts"
+import { assertError, bearer, tenant } from "./support/processes.ts"
 
 const modern = "2026-07-28"
 
@@ -12,7 +12,11 @@ const v2Client = (url: string, key: string, mode: "auto" | { pin: string }) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const client = new Client({ name: "test-v2", version: "1.0.0" }, { versionNegotiation: { mode } })
-      await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${key}` } }
+        })
+      )
       return client
     }),
     (client) => Effect.promise(() => client.close())
@@ -52,21 +56,35 @@ layer(testApp(), { timeout: 60_000 })("MCP 2026-07-28, stateless", (it) => {
       assert.strictEqual(client.getNegotiatedProtocolVersion(), modern)
       const listed = yield* Effect.promise(() => client.listTools())
       assert.strictEqual(listed.tools.length, 12)
-      assert.includeMembers(listed.tools.find((tool) => tool.name === "run_content_creation")!.inputSchema.required as Array<string>, ["customerId", "topic"])
+      assert.includeMembers(
+        listed.tools.find((tool) => tool.name === "run_content_creation")!.inputSchema.required as Array<string>,
+        ["customerId", "topic"]
+      )
       const created: any = yield* Effect.promise(() =>
-        client.callTool({ name: "run_content_creation", arguments: { customerId: t.id, type: "blog", topic: "Stateless servers" } })
+        client.callTool({
+          name: "run_content_creation",
+          arguments: { customerId: t.id, type: "blog", topic: "Stateless servers" }
+        })
       )
       assert.notStrictEqual(created.isError, true, textOf(created))
-      const piece = yield* call("GET", `/api/content/${t.id}/${created.structuredContent.id}`, { headers: bearer(t.key) })
+      const piece = yield* call("GET", `/api/content/${t.id}/${created.structuredContent.id}`, {
+        headers: bearer(t.key)
+      })
       assert.strictEqual(piece.json.title, "Stateless servers")
       // Refusals: invalid arguments are a tool error in REST's wording; an unknown tool is -32602.
-      const invalid: any = yield* Effect.promise(() => client.callTool({ name: "analyze_brand_url", arguments: { customerId: t.id } }))
+      const invalid: any = yield* Effect.promise(() =>
+        client.callTool({ name: "analyze_brand_url", arguments: { customerId: t.id } })
+      )
       assert.isTrue(invalid.isError)
       assert.strictEqual(invalid.structuredContent.error, "Invalid arguments.url: is required")
-      const foreign: any = yield* Effect.promise(() => client.callTool({ name: "query_ga4", arguments: { customerId: "00000000-0000-4000-8000-000000000000" } }))
+      const foreign: any = yield* Effect.promise(() =>
+        client.callTool({ name: "query_ga4", arguments: { customerId: "00000000-0000-4000-8000-000000000000" } })
+      )
       assert.isTrue(foreign.isError)
       assert.strictEqual(foreign.structuredContent.code, "E_FORBIDDEN")
-      const unknown = yield* Effect.flip(Effect.tryPromise(() => client.callTool({ name: "run_everything", arguments: { customerId: t.id } })))
+      const unknown = yield* Effect.flip(
+        Effect.tryPromise(() => client.callTool({ name: "run_everything", arguments: { customerId: t.id } }))
+      )
       assert.strictEqual((unknown.cause as any).code, -32602)
       assert.include((unknown.cause as any).message, "Unknown tool: run_everything")
     }))
@@ -103,13 +121,26 @@ layer(testApp(), { timeout: 60_000 })("MCP 2026-07-28, stateless", (it) => {
       assert.strictEqual(ping.json.error.code, -32601, ping.text)
       // A revision Herald does not speak is refused with the versions it does.
       const future = yield* call("POST", "/mcp", {
-        headers: bearer(t.key, { accept: "application/json, text/event-stream", "mcp-protocol-version": "2099-01-01", "mcp-method": "tools/list" }),
-        body: { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: { ...envelope()._meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } } }
+        headers: bearer(t.key, {
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2099-01-01",
+          "mcp-method": "tools/list"
+        }),
+        body: {
+          jsonrpc: "2.0",
+          id: 1,
+          method: "tools/list",
+          params: { _meta: { ...envelope()._meta, "io.modelcontextprotocol/protocolVersion": "2099-01-01" } }
+        }
       })
       assert.strictEqual(future.status, 400, future.text)
       assert.include(JSON.stringify(future.json.error), modern)
       // Authentication, the limit and the Origin rule apply as on every MCP request.
-      assertError(yield* call("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "server/discover", params: envelope() } }), 401, "E_MCP_TOKEN_REQUIRED")
+      assertError(
+        yield* call("POST", "/mcp", { body: { jsonrpc: "2.0", id: 1, method: "server/discover", params: envelope() } }),
+        401,
+        "E_MCP_TOKEN_REQUIRED"
+      )
       assertError(yield* rpc(t.key, "server/discover", {}, { origin: "http://evil.example" }), 403, "E_FORBIDDEN")
       assert.match(discover.headers.get("ratelimit") ?? "", /^"mcp";r=\d+/)
     }))

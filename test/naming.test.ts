@@ -17,12 +17,19 @@ describe("naming", () => {
   it("every exported layer is named for its role", () => {
     const layers = layerExports(src)
     assert.isAbove(layers.length, 60, "the layers were read")
-    assert.deepStrictEqual(layers.filter((layer) => !layerName.test(layer.name)).map((layer) => `${layer.file} ${layer.name}`), [])
+    assert.deepStrictEqual(
+      layers.filter((layer) => !layerName.test(layer.name)).map((layer) => `${layer.file} ${layer.name}`),
+      []
+    )
   })
 
   it("the name rule refuses names that do not say the role", () => {
-    for (const name of ["CustomersLive", "SocialServices", "DocsRoutes", "TeamHandlers", "CoreMiddleware"]) assert.match(name, layerName)
-    for (const name of ["SocialPages", "ProcessPolicy", "HeraldRunLayer", "AppWithoutConfig", "LiveSocial"]) assert.notMatch(name, layerName)
+    for (const name of ["CustomersLive", "SocialServices", "DocsRoutes", "TeamHandlers", "CoreMiddleware"]) {
+      assert.match(name, layerName)
+    }
+    for (const name of ["SocialPages", "ProcessPolicy", "HeraldRunLayer", "AppWithoutConfig", "LiveSocial"]) {
+      assert.notMatch(name, layerName)
+    }
   })
 
   it("each feature's Live.ts exports only its own layers, and App.ts merges every feature's Live in a sorted list", () => {
@@ -33,7 +40,10 @@ describe("naming", () => {
     assert.deepStrictEqual(misnamed.map((layer) => `${layer.file} ${layer.name}`), [])
     const features = appFeatures()
     assert.deepStrictEqual(features, [...features].sort(), "sorted")
-    assert.sameMembers([...features], inLiveFiles.filter((layer) => layer.name.endsWith("Live")).map((layer) => layer.name))
+    assert.sameMembers(
+      [...features],
+      inLiveFiles.filter((layer) => layer.name.endsWith("Live")).map((layer) => layer.name)
+    )
   })
 
   it("the feature rule names the folder", () => {

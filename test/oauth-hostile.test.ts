@@ -1,9 +1,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { call, TestServer, testApp } from "./support/harness.ts"
-import { bearer, provision, randomIp } from "./support/processes.ts"
-import { documentServer, pkce } from "./support/oauth.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 import { sseClient } from "./support/mcp-clients.ts"
+import { documentServer, pkce } from "./support/oauth.ts"
+import { bearer, provision, randomIp } from "./support/processes.ts"
 
 const redirect = "http://127.0.0.1:53682/callback"
 
@@ -17,7 +17,12 @@ const register = (body: unknown = { client_name: "Hostile test", redirect_uris: 
   call("POST", "/oauth/register", { headers: { "x-forwarded-for": randomIp() }, body })
 
 /** The authorization request's parameters: a good one, with `overrides` (undefined drops a parameter). */
-const authorization = (url: string, clientId: string, challenge: string, overrides: Record<string, string | undefined> = {}) => {
+const authorization = (
+  url: string,
+  clientId: string,
+  challenge: string,
+  overrides: Record<string, string | undefined> = {}
+) => {
   const params: Record<string, string | undefined> = {
     response_type: "code",
     client_id: clientId,
@@ -33,7 +38,11 @@ const authorization = (url: string, clientId: string, challenge: string, overrid
 
 /** Posts the consent form as the page would (same-origin), signed in with `apiKey`; answers the reply. */
 const approve = (params: Record<string, string>, apiKey: string, role = "editor") =>
-  call("POST", "/oauth/authorize", form({ ...params, apiKey, role, decision: "approve" }, { "sec-fetch-site": "same-origin" }))
+  call(
+    "POST",
+    "/oauth/authorize",
+    form({ ...params, apiKey, role, decision: "approve" }, { "sec-fetch-site": "same-origin" })
+  )
 
 /** A code for a fresh registered client, approved with the key. */
 const codeFor = (apiKey: string, role = "editor") =>
@@ -48,12 +57,28 @@ const codeFor = (apiKey: string, role = "editor") =>
   })
 
 const exchange = (client: string, code: string, verifier: string, extra: Record<string, string> = {}) =>
-  call("POST", "/oauth/token", form({ grant_type: "authorization_code", client_id: client, code, code_verifier: verifier, redirect_uri: redirect, ...extra }))
+  call(
+    "POST",
+    "/oauth/token",
+    form({
+      grant_type: "authorization_code",
+      client_id: client,
+      code,
+      code_verifier: verifier,
+      redirect_uri: redirect,
+      ...extra
+    })
+  )
 
 const initialize = (token: string) =>
   call("POST", "/mcp", {
     headers: bearer(token, { accept: "application/json, text/event-stream" }),
-    body: { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }
+    body: {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } }
+    }
   })
 
 layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: true })("OAuth: hostile input", (it) => {
@@ -71,7 +96,10 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
         [{ response_type: "token" }, "unsupported_response_type"]
       ]
       for (const [overrides, error] of cases) {
-        const res = yield* call("GET", `/oauth/authorize?${new URLSearchParams(authorization(url, client, challenge, overrides))}`)
+        const res = yield* call(
+          "GET",
+          `/oauth/authorize?${new URLSearchParams(authorization(url, client, challenge, overrides))}`
+        )
         assert.strictEqual(res.status, 303, JSON.stringify(overrides))
         const back = new URL(res.headers.get("location")!)
         assert.strictEqual(back.origin + back.pathname, redirect)
@@ -87,8 +115,15 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       const { url } = yield* TestServer
       const client = (yield* register()).json.client_id as string
       const { challenge } = pkce()
-      for (const overrides of [{ redirect_uri: "https://attacker.example/cb" }, { redirect_uri: `${redirect}/../evil` }, { client_id: "hcl_unknown" }, { client_id: undefined }]) {
-        const res = yield* call("GET", `/oauth/authorize?${new URLSearchParams(authorization(url, client, challenge, overrides))}`)
+      for (
+        const overrides of [{ redirect_uri: "https://attacker.example/cb" }, { redirect_uri: `${redirect}/../evil` }, {
+          client_id: "hcl_unknown"
+        }, { client_id: undefined }]
+      ) {
+        const res = yield* call(
+          "GET",
+          `/oauth/authorize?${new URLSearchParams(authorization(url, client, challenge, overrides))}`
+        )
         assert.strictEqual(res.status, 400, JSON.stringify(overrides))
         assert.isNull(res.headers.get("location"))
         assert.match(res.headers.get("content-type") ?? "", /text\/html/)
@@ -153,7 +188,8 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       const owner = yield* provision({ status: "active" })
       const { client, code, verifier } = yield* codeFor(owner.apiKey)
       const first = (yield* exchange(client, code, verifier)).json
-      const refresh = (token: string) => call("POST", "/oauth/token", form({ grant_type: "refresh_token", refresh_token: token, client_id: client }))
+      const refresh = (token: string) =>
+        call("POST", "/oauth/token", form({ grant_type: "refresh_token", refresh_token: token, client_id: client }))
       const second = yield* refresh(first.refresh_token)
       assert.strictEqual(second.status, 200, second.text)
       assert.strictEqual((yield* initialize(second.json.access_token)).status, 200)
@@ -167,7 +203,10 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
     Effect.gen(function*() {
       const { url } = yield* TestServer
       const owner = yield* provision({ status: "active" })
-      const invited = yield* call("POST", `/api/team/${owner.customerId}/members`, { headers: bearer(owner.apiKey), body: { email: "viewer@example.com", role: "viewer" } })
+      const invited = yield* call("POST", `/api/team/${owner.customerId}/members`, {
+        headers: bearer(owner.apiKey),
+        body: { email: "viewer@example.com", role: "viewer" }
+      })
       assert.strictEqual(invited.status, 200, invited.text)
       const client = (yield* register()).json.client_id as string
       const { challenge, verifier } = pkce()
@@ -189,7 +228,13 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       assert.strictEqual(dashboard.status, 401)
       assert.isNull(dashboard.headers.get("set-cookie"))
       // A form from another site is refused, whatever it carries.
-      const crossSite = yield* call("POST", "/oauth/authorize", form({ ...params, apiKey: owner.apiKey, role: "viewer", decision: "approve" }, { "sec-fetch-site": "cross-site" }))
+      const crossSite = yield* call(
+        "POST",
+        "/oauth/authorize",
+        form({ ...params, apiKey: owner.apiKey, role: "viewer", decision: "approve" }, {
+          "sec-fetch-site": "cross-site"
+        })
+      )
       assert.strictEqual(crossSite.status, 403)
       const ok = yield* approve(params, invited.json.apiKey, "viewer")
       assert.strictEqual(ok.status, 303)
@@ -197,10 +242,15 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       const tokens = yield* exchange(client, code, verifier)
       assert.strictEqual(tokens.json.scope.split(" ").includes("write:content"), false)
       // The member's token is a viewer's on REST too.
-      const write = yield* call("POST", `/api/content/${owner.customerId}`, { headers: bearer(tokens.json.access_token), body: { type: "blog", title: "x", body: "y" } })
+      const write = yield* call("POST", `/api/content/${owner.customerId}`, {
+        headers: bearer(tokens.json.access_token),
+        body: { type: "blog", title: "x", body: "y" }
+      })
       assert.strictEqual(write.status, 403, write.text)
       // Removing the member ends the grant with their key.
-      const removed = yield* call("DELETE", `/api/team/${owner.customerId}/members/${invited.json.memberId}`, { headers: bearer(owner.apiKey) })
+      const removed = yield* call("DELETE", `/api/team/${owner.customerId}/members/${invited.json.memberId}`, {
+        headers: bearer(owner.apiKey)
+      })
       assert.strictEqual(removed.status, 200, removed.text)
       assert.strictEqual((yield* initialize(tokens.json.access_token)).status, 401)
     }))
@@ -209,11 +259,16 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
     Effect.gen(function*() {
       const owner = yield* provision({ status: "active" })
       const other = yield* provision({ status: "active" })
-      const member = yield* call("POST", `/api/team/${owner.customerId}/members`, { headers: bearer(owner.apiKey), body: { email: "editor@example.com", role: "editor" } })
+      const member = yield* call("POST", `/api/team/${owner.customerId}/members`, {
+        headers: bearer(owner.apiKey),
+        body: { email: "editor@example.com", role: "editor" }
+      })
       const ownersApp = yield* codeFor(owner.apiKey, "admin")
-      const ownersToken = (yield* exchange(ownersApp.client, ownersApp.code, ownersApp.verifier)).json.access_token as string
+      const ownersToken = (yield* exchange(ownersApp.client, ownersApp.code, ownersApp.verifier)).json
+        .access_token as string
       const membersApp = yield* codeFor(member.json.apiKey, "viewer")
-      const membersToken = (yield* exchange(membersApp.client, membersApp.code, membersApp.verifier)).json.access_token as string
+      const membersToken = (yield* exchange(membersApp.client, membersApp.code, membersApp.verifier)).json
+        .access_token as string
       const list = yield* call("GET", `/api/apps/${owner.customerId}`, { headers: bearer(member.json.apiKey) })
       assert.strictEqual(list.status, 200, list.text)
       assert.lengthOf(list.json.apps, 2)
@@ -222,17 +277,33 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       assert.isNull(byClient.get(ownersApp.client).memberId)
       assert.strictEqual(byClient.get(membersApp.client).memberId, member.json.memberId)
       // Another customer sees nothing of them.
-      assert.strictEqual((yield* call("GET", `/api/apps/${owner.customerId}`, { headers: bearer(other.apiKey) })).status, 403)
+      assert.strictEqual(
+        (yield* call("GET", `/api/apps/${owner.customerId}`, { headers: bearer(other.apiKey) })).status,
+        403
+      )
       const ownersGrant = byClient.get(ownersApp.client).grantId as string
       const membersGrant = byClient.get(membersApp.client).grantId as string
-      assert.strictEqual((yield* call("DELETE", `/api/apps/${owner.customerId}/${ownersGrant}`, { headers: bearer(member.json.apiKey) })).status, 404)
+      assert.strictEqual(
+        (yield* call("DELETE", `/api/apps/${owner.customerId}/${ownersGrant}`, { headers: bearer(member.json.apiKey) }))
+          .status,
+        404
+      )
       assert.strictEqual((yield* initialize(ownersToken)).status, 200)
-      const mine = yield* call("DELETE", `/api/apps/${owner.customerId}/${membersGrant}`, { headers: bearer(member.json.apiKey) })
+      const mine = yield* call("DELETE", `/api/apps/${owner.customerId}/${membersGrant}`, {
+        headers: bearer(member.json.apiKey)
+      })
       assert.strictEqual(mine.status, 200, mine.text)
       assert.strictEqual((yield* initialize(membersToken)).status, 401)
-      assert.strictEqual((yield* call("DELETE", `/api/apps/${owner.customerId}/${ownersGrant}`, { headers: bearer(owner.apiKey) })).status, 200)
+      assert.strictEqual(
+        (yield* call("DELETE", `/api/apps/${owner.customerId}/${ownersGrant}`, { headers: bearer(owner.apiKey) }))
+          .status,
+        200
+      )
       assert.strictEqual((yield* initialize(ownersToken)).status, 401)
-      assert.lengthOf((yield* call("GET", `/api/apps/${owner.customerId}`, { headers: bearer(owner.apiKey) })).json.apps, 0)
+      assert.lengthOf(
+        (yield* call("GET", `/api/apps/${owner.customerId}`, { headers: bearer(owner.apiKey) })).json.apps,
+        0
+      )
     }))
 
   it.effect("the audience is checked at /mcp: a token whose grant names another resource is refused there", () =>
@@ -272,7 +343,11 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       }
       const big = yield* register({ redirect_uris: [redirect], client_name: "x", padding: "y".repeat(20_000) })
       assert.strictEqual(big.status, 413)
-      const notJson = yield* call("POST", "/oauth/register", { headers: { "content-type": "application/json", "x-forwarded-for": randomIp() }, body: "{", raw: true })
+      const notJson = yield* call("POST", "/oauth/register", {
+        headers: { "content-type": "application/json", "x-forwarded-for": randomIp() },
+        body: "{",
+        raw: true
+      })
       assert.strictEqual(notJson.status, 400)
       const ok = yield* register({ redirect_uris: [redirect, "com.example.app:/callback"], client_name: "Native" })
       assert.strictEqual(ok.status, 201)
@@ -284,7 +359,10 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       const ip = randomIp()
       let limited: number | undefined
       for (let i = 0; i < 200 && limited === undefined; i++) {
-        const res = yield* call("POST", "/oauth/register", { headers: { "x-forwarded-for": ip }, body: { redirect_uris: [redirect] } })
+        const res = yield* call("POST", "/oauth/register", {
+          headers: { "x-forwarded-for": ip },
+          body: { redirect_uris: [redirect] }
+        })
         if (res.status === 429) limited = i
       }
       assert.isDefined(limited, "the address was limited")
@@ -295,46 +373,97 @@ layer(testApp({ trustProxy: true }), { timeout: 120_000, excludeTestServices: tr
       const { url } = yield* TestServer
       const docs = yield* documentServer((origin) => ({
         "/garbage.json": { body: "<html>not json</html>" },
-        "/big.json": { body: JSON.stringify({ client_id: `${origin}/big.json`, redirect_uris: [redirect], pad: "z".repeat(100_000) }) },
-        "/other.json": { body: JSON.stringify({ client_id: `${origin}/someone-else.json`, redirect_uris: [redirect] }) },
+        "/big.json": {
+          body: JSON.stringify({ client_id: `${origin}/big.json`, redirect_uris: [redirect], pad: "z".repeat(100_000) })
+        },
+        "/other.json": {
+          body: JSON.stringify({ client_id: `${origin}/someone-else.json`, redirect_uris: [redirect] })
+        },
         "/array.json": { body: "[1,2,3]" },
-        "/secret.json": { body: JSON.stringify({ client_id: `${origin}/secret.json`, redirect_uris: [redirect], token_endpoint_auth_method: "private_key_jwt" }) },
-        "/script.json": { body: JSON.stringify({ client_id: `${origin}/script.json`, redirect_uris: ["javascript:alert(1)"] }) },
+        "/secret.json": {
+          body: JSON.stringify({
+            client_id: `${origin}/secret.json`,
+            redirect_uris: [redirect],
+            token_endpoint_auth_method: "private_key_jwt"
+          })
+        },
+        "/script.json": {
+          body: JSON.stringify({ client_id: `${origin}/script.json`, redirect_uris: ["javascript:alert(1)"] })
+        },
         "/down.json": { status: 500, body: "{}" },
-        "/good.json": { body: JSON.stringify({ client_id: `${origin}/good.json`, client_name: "Good", redirect_uris: ["https://app.example/cb"] }) }
+        "/good.json": {
+          body: JSON.stringify({
+            client_id: `${origin}/good.json`,
+            client_name: "Good",
+            redirect_uris: ["https://app.example/cb"]
+          })
+        }
       }))
       const { challenge } = pkce()
-      for (const path of ["/garbage.json", "/big.json", "/other.json", "/array.json", "/secret.json", "/script.json", "/down.json", "/missing.json"]) {
-        const res = yield* call("GET", `/oauth/authorize?${new URLSearchParams(authorization(url, `${docs.origin}${path}`, challenge))}`)
+      for (
+        const path of [
+          "/garbage.json",
+          "/big.json",
+          "/other.json",
+          "/array.json",
+          "/secret.json",
+          "/script.json",
+          "/down.json",
+          "/missing.json"
+        ]
+      ) {
+        const res = yield* call(
+          "GET",
+          `/oauth/authorize?${new URLSearchParams(authorization(url, `${docs.origin}${path}`, challenge))}`
+        )
         assert.strictEqual(res.status, 400, path)
         assert.isNull(res.headers.get("location"), path)
         assert.match(res.text, /client metadata document/, path)
       }
       // A good document, but the request's redirect URI is not in it.
-      const good = yield* call("GET", `/oauth/authorize?${new URLSearchParams(authorization(url, `${docs.origin}/good.json`, challenge))}`)
+      const good = yield* call(
+        "GET",
+        `/oauth/authorize?${new URLSearchParams(authorization(url, `${docs.origin}/good.json`, challenge))}`
+      )
       assert.strictEqual(good.status, 400)
       assert.match(good.text, /redirect_uri/)
       // An http client_id is no document; neither is the bare origin.
       for (const clientId of [`http://127.0.0.1:1/client.json`, `${docs.origin}/`]) {
-        const res = yield* call("GET", `/oauth/authorize?${new URLSearchParams(authorization(url, clientId, challenge))}`)
+        const res = yield* call(
+          "GET",
+          `/oauth/authorize?${new URLSearchParams(authorization(url, clientId, challenge))}`
+        )
         assert.strictEqual(res.status, 400, clientId)
       }
     })))
 })
 
-layer(testApp({ trustProxy: true, allowPrivateTargets: false }), { timeout: 60_000, excludeTestServices: true })("OAuth: the outbound guard", (it) => {
-  it.effect("a client_id on a private address is never fetched", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const { url } = yield* TestServer
-      const docs = yield* documentServer((origin) => ({
-        "/client.json": { body: JSON.stringify({ client_id: `${origin}/client.json`, redirect_uris: [redirect] }) }
-      }))
-      const { challenge } = pkce()
-      for (const clientId of [`${docs.origin}/client.json`, "https://169.254.169.254/latest/meta-data.json", "https://[::1]/client.json", "https://10.0.0.1/c.json"]) {
-        const res = yield* call("GET", `/oauth/authorize?${new URLSearchParams(authorization(url, clientId, challenge))}`)
-        assert.strictEqual(res.status, 400, clientId)
-        assert.match(res.text, /could not be fetched \(address\)/, clientId)
-      }
-      assert.strictEqual(docs.fetches.get("/client.json") ?? 0, 0)
-    })))
-})
+layer(testApp({ trustProxy: true, allowPrivateTargets: false }), { timeout: 60_000, excludeTestServices: true })(
+  "OAuth: the outbound guard",
+  (it) => {
+    it.effect("a client_id on a private address is never fetched", () =>
+      Effect.scoped(Effect.gen(function*() {
+        const { url } = yield* TestServer
+        const docs = yield* documentServer((origin) => ({
+          "/client.json": { body: JSON.stringify({ client_id: `${origin}/client.json`, redirect_uris: [redirect] }) }
+        }))
+        const { challenge } = pkce()
+        for (
+          const clientId of [
+            `${docs.origin}/client.json`,
+            "https://169.254.169.254/latest/meta-data.json",
+            "https://[::1]/client.json",
+            "https://10.0.0.1/c.json"
+          ]
+        ) {
+          const res = yield* call(
+            "GET",
+            `/oauth/authorize?${new URLSearchParams(authorization(url, clientId, challenge))}`
+          )
+          assert.strictEqual(res.status, 400, clientId)
+          assert.match(res.text, /could not be fetched \(address\)/, clientId)
+        }
+        assert.strictEqual(docs.fetches.get("/client.json") ?? 0, 0)
+      })))
+  }
+)

@@ -1,10 +1,9 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { freePort, TestServer, testApp } from "./support/harness.ts"
+import { freePort, testApp, TestServer } from "./support/harness.ts"
+import { customerApi } from "./support/processes.ts"
 import { sites } from "./support/scan-sites.ts"
 import { servedSites } from "./support/served-sites.ts"
-import { customerApi } from "./support/processes.ts"
-
 
 const site = servedSites()
 
@@ -20,7 +19,14 @@ describe("onboarding", () => {
           assert.strictEqual(res.status, 200)
           assert.strictEqual(res.json.status, "onboarding_started")
           // The social connect links of every platform, each a consent page of this server (sandbox provider).
-          assert.deepStrictEqual(Object.keys(res.json.connectLinks).sort(), ["facebook", "instagram", "linkedin", "pinterest", "tiktok", "x"])
+          assert.deepStrictEqual(Object.keys(res.json.connectLinks).sort(), [
+            "facebook",
+            "instagram",
+            "linkedin",
+            "pinterest",
+            "tiktok",
+            "x"
+          ])
           for (const link of Object.values<string>(res.json.connectLinks)) {
             const consent = yield* Effect.promise(() => fetch(link))
             assert.strictEqual(consent.status, 200, link)
@@ -68,8 +74,16 @@ describe("onboarding", () => {
         const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url: `${origin}/` })
         assert.strictEqual(res.status, 200)
         assert.deepStrictEqual(res.json, {
-          brandName: null, description: null, logoUrl: null, ogImage: null, colors: [], voice: [], audience: [], products: [],
-          socials: {}, sourceUrl: `${origin}/`
+          brandName: null,
+          description: null,
+          logoUrl: null,
+          ogImage: null,
+          colors: [],
+          voice: [],
+          audience: [],
+          products: [],
+          socials: {},
+          sourceUrl: `${origin}/`
         })
       }))
 
@@ -85,7 +99,14 @@ describe("onboarding", () => {
         const notFound = yield* site(sites.notFound)
         const json = yield* site(sites.nonHtml)
         const loop = yield* site(sites.redirectLoop)
-        for (const url of [`http://127.0.0.1:${closed}/`, `${notFound.origin}/missing`, `${json.origin}/`, `${loop.origin}/a`]) {
+        for (
+          const url of [
+            `http://127.0.0.1:${closed}/`,
+            `${notFound.origin}/missing`,
+            `${json.origin}/`,
+            `${loop.origin}/a`
+          ]
+        ) {
           const res = yield* api("POST", "/api/onboard/{c}/auto-extract", { url })
           assert.strictEqual(res.status, 422, url)
           assert.strictEqual(res.json.code, "E_FETCH_FAILED")
@@ -99,9 +120,15 @@ describe("onboarding", () => {
         const before = yield* api("GET", "/api/customer/{c}")
         assert.strictEqual(before.json.status, "onboarding")
         const profile = {
-          brandName: "Northwind Coffee", description: "Small-batch roasts.", logoUrl: "https://northwind.example/logo.png",
-          colors: ["#7a3e1d", "#FFFFFF"], voice: ["warm"], audience: ["home baristas"], products: ["Espresso beans"],
-          socials: { instagram: "https://instagram.com/northwind" }, sourceUrl: "https://northwind.example/"
+          brandName: "Northwind Coffee",
+          description: "Small-batch roasts.",
+          logoUrl: "https://northwind.example/logo.png",
+          colors: ["#7a3e1d", "#FFFFFF"],
+          voice: ["warm"],
+          audience: ["home baristas"],
+          products: ["Espresso beans"],
+          socials: { instagram: "https://instagram.com/northwind" },
+          sourceUrl: "https://northwind.example/"
         }
         const res = yield* api("POST", "/api/onboard/{c}/confirm-profile", profile)
         assert.strictEqual(res.status, 200)
@@ -111,7 +138,9 @@ describe("onboarding", () => {
         assert.strictEqual(after.brandName, "Northwind Coffee")
         const { sql } = yield* TestServer
         const storedProfile = Effect.gen(function*() {
-          const rows = yield* sql<{ profile: unknown }>`SELECT profile FROM brand_profiles WHERE customer_id = ${customerId}`
+          const rows = yield* sql<
+            { profile: unknown }
+          >`SELECT profile FROM brand_profiles WHERE customer_id = ${customerId}`
           return typeof rows[0].profile === "string" ? JSON.parse(rows[0].profile) : rows[0].profile
         })
         assert.deepStrictEqual(yield* storedProfile, profile)
@@ -141,21 +170,30 @@ describe("onboarding", () => {
           assert.include(bad.json.error, field, JSON.stringify(body))
         }
         for (const body of [[1, 2], "text"]) {
-          assert.strictEqual((yield* api("POST", "/api/onboard/{c}/confirm-profile", body)).status, 400, JSON.stringify(body))
+          assert.strictEqual(
+            (yield* api("POST", "/api/onboard/{c}/confirm-profile", body)).status,
+            400,
+            JSON.stringify(body)
+          )
         }
         assert.deepStrictEqual(yield* storedProfile, profile, "a refused body leaves the stored profile as it was")
 
         // A new confirmation replaces the profile; left-out fields are gone, the brand name is the new one.
-        const again = yield* api("POST", "/api/onboard/{c}/confirm-profile", { brandName: "Northwind Roasters", voice: ["bold"] })
+        const again = yield* api("POST", "/api/onboard/{c}/confirm-profile", {
+          brandName: "Northwind Roasters",
+          voice: ["bold"]
+        })
         assert.deepStrictEqual(again.json, {
-          customerId, status: "active", brandName: "Northwind Roasters", profile: { brandName: "Northwind Roasters", voice: ["bold"] }
+          customerId,
+          status: "active",
+          brandName: "Northwind Roasters",
+          profile: { brandName: "Northwind Roasters", voice: ["bold"] }
         })
         const events = (yield* api("GET", "/api/events/{c}")).json.events
         const changes = events.filter((e: any) => e.type === "customer.status_changed" && e.data.to === "active")
         assert.strictEqual(changes.length, 1)
         assert.deepInclude(changes[0].data, { from: "onboarding", to: "active" })
         assert.strictEqual(events.filter((e: any) => e.type === "onboarding.completed").length, 1)
-
       }))
   })
 

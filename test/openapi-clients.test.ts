@@ -17,7 +17,8 @@ const require = createRequire(import.meta.url)
 /** The operations of the document, with their method and path. */
 const operations = () =>
   Object.entries<any>(doc.paths).flatMap(([path, item]) =>
-    methods.filter((m) => item[m] !== undefined).map((m) => ({ id: `${m.toUpperCase()} ${path}`, operation: item[m] })))
+    methods.filter((m) => item[m] !== undefined).map((m) => ({ id: `${m.toUpperCase()} ${path}`, operation: item[m] }))
+  )
 
 /** A small client as a user writes it: openapi-fetch typed by openapi-typescript's output. */
 const client = `
@@ -88,23 +89,33 @@ const sources = (dir: string): Array<string> =>
   })
 
 describe("generated clients", () => {
-  it("openapi-typescript types the document so that an openapi-fetch client using metadata and event data type-checks", async () => {
-    const types = astToString(await openapiTS(doc as any))
-    // Only the truly empty object (a body with no properties) and the unused `$defs` have no keys.
-    const noKeys = types.split("\n").filter((line) => line.includes("Record<string, never>"))
-      .filter((line) => !/^\s*EmptyObject: |^export type \$defs = /.test(line))
-    assert.deepStrictEqual(noKeys, [], "no free-form object is typed as having no keys")
-    const diagnostics = typeCheck({ "api.ts": types, "client.ts": client, "package.json": `{"type":"module"}` })
-    assert.deepStrictEqual(diagnostics, [])
-  }, 60_000)
+  it(
+    "openapi-typescript types the document so that an openapi-fetch client using metadata and event data type-checks",
+    async () => {
+      const types = astToString(await openapiTS(doc as any))
+      // Only the truly empty object (a body with no properties) and the unused `$defs` have no keys.
+      const noKeys = types.split("\n").filter((line) => line.includes("Record<string, never>"))
+        .filter((line) => !/^\s*EmptyObject: |^export type \$defs = /.test(line))
+      assert.deepStrictEqual(noKeys, [], "no free-form object is typed as having no keys")
+      const diagnostics = typeCheck({ "api.ts": types, "client.ts": client, "package.json": `{"type":"module"}` })
+      assert.deepStrictEqual(diagnostics, [])
+    },
+    60_000
+  )
 
-  it("the same client fails to type-check against free-form objects without additionalProperties (the check can fail)", async () => {
-    const stripped = JSON.parse(JSON.stringify(doc, (key, value) => key === "additionalProperties" && value === true ? undefined : value))
-    const types = astToString(await openapiTS(stripped))
-    const diagnostics = typeCheck({ "api.ts": types, "client.ts": client, "package.json": `{"type":"module"}` })
-    assert.isAbove(diagnostics.length, 0)
-    assert.isTrue(diagnostics.every((d) => !d.includes("openapi-fetch")), diagnostics.join("\n"))
-  }, 60_000)
+  it(
+    "the same client fails to type-check against free-form objects without additionalProperties (the check can fail)",
+    async () => {
+      const stripped = JSON.parse(
+        JSON.stringify(doc, (key, value) => key === "additionalProperties" && value === true ? undefined : value)
+      )
+      const types = astToString(await openapiTS(stripped))
+      const diagnostics = typeCheck({ "api.ts": types, "client.ts": client, "package.json": `{"type":"module"}` })
+      assert.isAbove(diagnostics.length, 0)
+      assert.isTrue(diagnostics.every((d) => !d.includes("openapi-fetch")), diagnostics.join("\n"))
+    },
+    60_000
+  )
 })
 
 describe("OpenAPI document for people and generators", () => {
@@ -112,7 +123,9 @@ describe("OpenAPI document for people and generators", () => {
     const missing: Array<string> = []
     for (const { id, operation } of operations()) {
       if (typeof operation.summary !== "string" || operation.summary.length === 0) missing.push(`${id} summary`)
-      if (typeof operation.description !== "string" || operation.description.length === 0) missing.push(`${id} description`)
+      if (typeof operation.description !== "string" || operation.description.length === 0) {
+        missing.push(`${id} description`)
+      }
       for (const [status, response] of Object.entries<any>(operation.responses)) {
         if (response.description === "Success" || /^[A-Z][A-Za-z0-9]*$/.test(response.description)) {
           missing.push(`${id} ${status}: ${response.description}`)
@@ -129,7 +142,17 @@ describe("OpenAPI document for people and generators", () => {
       const code = new (value as new(fields: object) => { readonly code: string })({}).code
       assert.include(codes, code, value.name)
     }
-    for (const code of ["E_METHOD_NOT_ALLOWED", "E_PAYLOAD_TOO_LARGE", "E_UNSUPPORTED_MEDIA_TYPE", "E_INTERNAL", "E_BAD_REQUEST", "E_HEADERS_TOO_LARGE", "E_TIMEOUT"]) {
+    for (
+      const code of [
+        "E_METHOD_NOT_ALLOWED",
+        "E_PAYLOAD_TOO_LARGE",
+        "E_UNSUPPORTED_MEDIA_TYPE",
+        "E_INTERNAL",
+        "E_BAD_REQUEST",
+        "E_HEADERS_TOO_LARGE",
+        "E_TIMEOUT"
+      ]
+    ) {
       assert.include(codes, code)
     }
   })
@@ -169,12 +192,19 @@ describe("OpenAPI document for people and generators", () => {
       const body = doc.components.schemas[ref.split("/").pop()!]
       assert.deepStrictEqual(body.required, ["id", "type", "createdAt", "customerId", "data"])
       assert.deepStrictEqual(body.properties.type.enum, [type])
-      assert.includeMembers(post.parameters.map((p: any) => p.name), ["webhook-id", "webhook-timestamp", "webhook-signature"])
+      assert.includeMembers(post.parameters.map((p: any) => p.name), [
+        "webhook-id",
+        "webhook-timestamp",
+        "webhook-signature"
+      ])
     }
     const created = doc.components.schemas.WebhookEvent_content_created
     assert.strictEqual(created.properties.data.$ref, "#/components/schemas/ContentPiece")
     const test = doc.components.schemas.WebhookEvent_webhook_test
-    assert.deepStrictEqual(doc.components.schemas[test.properties.data.$ref.split("/").pop()].required, ["webhookId", "message"])
+    assert.deepStrictEqual(doc.components.schemas[test.properties.data.$ref.split("/").pop()].required, [
+      "webhookId",
+      "message"
+    ])
   })
 
   it("the description links to the readable reference at /docs", () => {

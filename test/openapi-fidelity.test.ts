@@ -10,7 +10,8 @@ const openApi = Effect.map(call("GET", "/openapi.json"), (res) => res.json)
 
 const operations = (doc: any) =>
   Object.entries<any>(doc.paths).flatMap(([path, item]) =>
-    methods.filter((method) => item[method] !== undefined).map((method) => ({ path, method, operation: item[method] })))
+    methods.filter((method) => item[method] !== undefined).map((method) => ({ path, method, operation: item[method] }))
+  )
 
 const parameter = (operation: any, location: string, name: string) =>
   operation.parameters?.find((p: any) => p.in === location && p.name === name)
@@ -39,7 +40,9 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
             assert.isDefined(header(response, "RateLimit-Policy"), where)
             assert.isDefined(header(response, "RateLimit"), where)
           }
-          if (status === "401") assert.strictEqual(header(response, "WWW-Authenticate") !== undefined, bearerRoute, where)
+          if (status === "401") {
+            assert.strictEqual(header(response, "WWW-Authenticate") !== undefined, bearerRoute, where)
+          }
         }
       }
 
@@ -49,7 +52,9 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
       for (const name of Object.keys(doc.paths["/api/customer/{customerId}"].get.responses["200"].headers)) {
         assert.isNotNull(res.headers.get(name), name)
       }
-      const denied = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer("svc_live_" + "0".repeat(64)) })
+      const denied = yield* call("GET", `/api/customer/${a.customerId}`, {
+        headers: bearer("svc_live_" + "0".repeat(64))
+      })
       for (const name of Object.keys(doc.paths["/api/customer/{customerId}"].get.responses["401"].headers)) {
         assert.isNotNull(denied.headers.get(name), name)
       }
@@ -101,7 +106,11 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
       assert.notInclude(text, "\"NaN\"")
       const schemas = doc.components.schemas
       assert.deepStrictEqual(schemas.PublicStatus.properties.uptime24h, { type: "number", minimum: 0, maximum: 1 })
-      assert.deepStrictEqual(nonNull(schemas.PublicStatus.properties.uptime7d), { type: "number", minimum: 0, maximum: 1 })
+      assert.deepStrictEqual(nonNull(schemas.PublicStatus.properties.uptime7d), {
+        type: "number",
+        minimum: 0,
+        maximum: 1
+      })
       const component = nonNull(schemas.HealthReady.properties.components).items
       assert.strictEqual(nonNull(component.properties.latencyMs).type, "number")
       const attempt = schemas.DeliveryAttempt.properties
@@ -131,7 +140,13 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
       assert.deepStrictEqual(body.allOf[0], { $ref: "#/components/schemas/Error" })
       const extra = body.allOf[1]
       assert.deepStrictEqual([...extra.required].sort(), ["service", "status", "timestamp"])
-      assert.deepStrictEqual(Object.keys(extra.properties).sort(), ["code", "components", "service", "status", "timestamp"])
+      assert.deepStrictEqual(Object.keys(extra.properties).sort(), [
+        "code",
+        "components",
+        "service",
+        "status",
+        "timestamp"
+      ])
       assert.deepStrictEqual(extra.properties.code.enum, ["E_UNAVAILABLE"])
       assert.strictEqual(extra.properties.timestamp.format, "date-time")
     }))
@@ -141,7 +156,8 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
       const doc = yield* openApi
       // OAuth registration answers its failures in RFC 7591's error shape (its own test covers them).
       const withBody = operations(doc).filter(({ operation }) =>
-        operation.requestBody?.content?.["application/json"] && !(operation.tags ?? []).includes("oauth"))
+        operation.requestBody?.content?.["application/json"] && !(operation.tags ?? []).includes("oauth")
+      )
       assert.isAtLeast(withBody.length, 10)
       assert.isDefined(withBody.find(({ path }) => path === "/api/admin/provision"))
       for (const { path, method, operation } of withBody) {
@@ -167,7 +183,9 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
         const where = `${method} ${path}`
         const key = parameter(operation, "header", "Idempotency-Key")
         // The routes outside the Api (orchestrator, MCP, OAuth) replay nothing.
-        const outside = (operation.tags ?? []).some((tag: string) => tag === "mcp" || tag === "orchestrator" || tag === "oauth")
+        const outside = (operation.tags ?? []).some((tag: string) =>
+          tag === "mcp" || tag === "orchestrator" || tag === "oauth"
+        )
         if (method === "post" && outside) assert.isUndefined(key, where)
         else if (method === "post") {
           assert.isDefined(key, where)
@@ -178,7 +196,9 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("OpenAPI fidelity", (i
         } else {
           assert.isUndefined(key, where)
           // The one GET that declares its own conflict: a sign-up refused at completion (one trial per address).
-          if (where !== "get /api/session/{sessionId}") assert.notInclude(operation.responses["409"]?.description ?? "", "E_CONFLICT", where)
+          if (where !== "get /api/session/{sessionId}") {
+            assert.notInclude(operation.responses["409"]?.description ?? "", "E_CONFLICT", where)
+          }
         }
       }
       // Listed where the endpoint itself can conflict, or where it can only come from a replayed key.

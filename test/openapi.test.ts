@@ -12,7 +12,14 @@ const redoclyCli = createRequire(import.meta.url).resolve("@redocly/cli/bin/cli.
 
 interface LintReport {
   readonly totals: { readonly errors: number; readonly warnings: number }
-  readonly problems: ReadonlyArray<{ readonly ruleId: string; readonly severity: string; readonly message: string; readonly location: ReadonlyArray<{ readonly pointer: string }> }>
+  readonly problems: ReadonlyArray<
+    {
+      readonly ruleId: string
+      readonly severity: string
+      readonly message: string
+      readonly location: ReadonlyArray<{ readonly pointer: string }>
+    }
+  >
 }
 
 /** `redocly lint` (recommended rules, which include the OpenAPI 3.1 structural schema) on a document. */
@@ -83,7 +90,8 @@ layer(testApp({ baseUrl }), { timeout: 60_000, excludeTestServices: true })("Ope
       }
       assert.deepStrictEqual(missing, [])
       const operationIds = Object.values<any>(doc.paths).flatMap((item) =>
-        methods.filter((m) => item[m] !== undefined).map((m) => item[m].operationId))
+        methods.filter((m) => item[m] !== undefined).map((m) => item[m].operationId)
+      )
       assert.strictEqual(new Set(operationIds).size, operationIds.length, "operationIds are unique")
     }))
 
@@ -96,9 +104,15 @@ layer(testApp({ baseUrl }), { timeout: 60_000, excludeTestServices: true })("Ope
         assert.strictEqual(signature?.in, "header", method)
         assert.isTrue(signature.required)
         assert.include(operation.responses["401"].description, "E_SIGNATURE_INVALID")
-        assert.isUndefined(operation.responses["401"].headers["WWW-Authenticate"], "no Bearer challenge: the signature authenticates")
+        assert.isUndefined(
+          operation.responses["401"].headers["WWW-Authenticate"],
+          "no Bearer challenge: the signature authenticates"
+        )
       }
-      assert.deepStrictEqual(doc.paths["/api/orchestrator"].post.requestBody.content["application/json"].schema.required, ["workflow", "customerId"])
+      assert.deepStrictEqual(
+        doc.paths["/api/orchestrator"].post.requestBody.content["application/json"].schema.required,
+        ["workflow", "customerId"]
+      )
       const mcp = doc.paths["/mcp"]
       assert.hasAllKeys(mcp, ["get", "post", "delete"])
       assert.hasAllKeys(mcp.post.responses["200"].content, ["application/json", "text/event-stream"])

@@ -24,23 +24,31 @@ describe("orchestrator signature", () => {
   })
 })
 
-layer(testApp({ orchestratorSigningKey: Option.some(Redacted.make(key)) }), { timeout: 60_000, excludeTestServices: true })("orchestrator over HTTP", (it) => {
+layer(testApp({ orchestratorSigningKey: Option.some(Redacted.make(key)) }), {
+  timeout: 60_000,
+  excludeTestServices: true
+})("orchestrator over HTTP", (it) => {
   const signed = (method: string, body?: unknown, signature?: string) => {
     const text = body === undefined ? "" : JSON.stringify(body)
     return call(method, "/api/orchestrator", {
-      headers: { "x-orchestrator-signature": signature ?? signOrchestratorRequest(key, text, now()), "content-type": "application/json" },
+      headers: {
+        "x-orchestrator-signature": signature ?? signOrchestratorRequest(key, text, now()),
+        "content-type": "application/json"
+      },
       ...(body === undefined ? {} : { body: text, raw: true })
     })
   }
 
   it.effect("401 E_SIGNATURE_INVALID without, with a bad or a stale signature", () =>
     Effect.gen(function*() {
-      for (const res of [
-        yield* call("GET", "/api/orchestrator"),
-        yield* signed("GET", undefined, "t=1,v1=" + "0".repeat(64)),
-        yield* signed("GET", undefined, signOrchestratorRequest(key, "", now() - 400)),
-        yield* signed("POST", { workflow: "lead-magnet" }, signOrchestratorRequest(key, "{}", now()))
-      ]) {
+      for (
+        const res of [
+          yield* call("GET", "/api/orchestrator"),
+          yield* signed("GET", undefined, "t=1,v1=" + "0".repeat(64)),
+          yield* signed("GET", undefined, signOrchestratorRequest(key, "", now() - 400)),
+          yield* signed("POST", { workflow: "lead-magnet" }, signOrchestratorRequest(key, "{}", now()))
+        ]
+      ) {
         assert.strictEqual(res.status, 401)
         assert.strictEqual(res.json.code, "E_SIGNATURE_INVALID")
         assert.isString(res.json.requestId)
@@ -62,13 +70,27 @@ layer(testApp({ orchestratorSigningKey: Option.some(Redacted.make(key)) }), { ti
       assert.strictEqual(bad.json.code, "E_VALIDATION")
       assert.strictEqual((yield* signed("POST", { workflow: "lead-magnet", customerId: "not-a-uuid" })).status, 400)
 
-      yield* call("POST", `/api/workflows/${customerId}/daily-social-posts/toggle`, { headers: h, body: { enabled: true } })
+      yield* call("POST", `/api/workflows/${customerId}/daily-social-posts/toggle`, {
+        headers: h,
+        body: { enabled: true }
+      })
       const listed = yield* signed("GET")
       assert.strictEqual(listed.status, 200)
-      assert.deepStrictEqual(listed.json.workflows, ["weekly-content-plan", "daily-social-posts", "monthly-seo-audit", "competitor-research", "lead-magnet", "performance-report"])
+      assert.deepStrictEqual(listed.json.workflows, [
+        "weekly-content-plan",
+        "daily-social-posts",
+        "monthly-seo-audit",
+        "competitor-research",
+        "lead-magnet",
+        "performance-report"
+      ])
       assert.deepStrictEqual(listed.json.engineWorkflows, ["HeraldRun"])
       const mine = listed.json.schedules.filter((s: any) => s.customerId === customerId)
-      assert.deepStrictEqual(mine.map((s: any) => [s.workflow, s.schedule, s.timezone]), [["daily-social-posts", "0 10 * * *", "UTC"]])
+      assert.deepStrictEqual(mine.map((s: any) => [s.workflow, s.schedule, s.timezone]), [[
+        "daily-social-posts",
+        "0 10 * * *",
+        "UTC"
+      ]])
       assert.isAtLeast(listed.json.runners.length, 1)
       const resynced = yield* signed("PUT", {})
       assert.strictEqual(resynced.status, 200)

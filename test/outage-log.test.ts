@@ -2,11 +2,11 @@ import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
 import { vi } from "vitest"
 import { embeddedServer } from "../src/platform/Database.ts"
-import { call, externalDatabaseUrl, freshSchemaUrl, testApp } from "./support/harness.ts"
-import { type TcpProxy, tcpProxy } from "./support/tcp-proxy.ts"
-import { bearer, provision } from "./support/processes.ts"
-import { eventually } from "./support/eventually.ts"
 import { outageCheckMs, outageLogIntervalMs } from "../src/platform/http/OutageLog.ts"
+import { eventually } from "./support/eventually.ts"
+import { call, externalDatabaseUrl, freshSchemaUrl, testApp } from "./support/harness.ts"
+import { bearer, provision } from "./support/processes.ts"
+import { type TcpProxy, tcpProxy } from "./support/tcp-proxy.ts"
 
 class Proxy extends Context.Service<Proxy, TcpProxy>()("test/OutageProxy") {}
 
@@ -25,7 +25,12 @@ const AppBehindProxy = Layer.unwrap(Effect.gen(function*() {
   const proxy = yield* tcpProxy("127.0.0.1", port)
   return Layer.merge(
     // A served PGlite looks like PostgreSQL to the app; the engine must keep its runners in memory on it.
-    testApp({ database: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`, ...settings, pgMaxConnections: 1, workflowRunnerStorage: Option.some("memory") }),
+    testApp({
+      database: `postgres://postgres@127.0.0.1:${proxy.port}/postgres`,
+      ...settings,
+      pgMaxConnections: 1,
+      workflowRunnerStorage: Option.some("memory")
+    }),
     Layer.succeed(Proxy, proxy)
   )
 }))
@@ -41,7 +46,9 @@ const capturingLogs = <A, E, R>(body: (lines: Array<string>) => Effect.Effect<A,
   })
 
 const parsed = (lines: ReadonlyArray<string>, message: string) =>
-  lines.filter((line) => line.includes(message)).map((line) => JSON.parse(line) as { level: string; annotations: Record<string, any> })
+  lines.filter((line) => line.includes(message)).map((line) =>
+    JSON.parse(line) as { level: string; annotations: Record<string, any> }
+  )
 
 layer(AppBehindProxy, { timeout: 90_000, excludeTestServices: true })("database outage logging", (it) => {
   it.effect("an outage is one warning per cause per 10 s with the request count, never an error with a stack per request", () =>
@@ -69,7 +76,8 @@ layer(AppBehindProxy, { timeout: 90_000, excludeTestServices: true })("database 
             assert.notMatch(line, /(?<!\s)\s+at\s.+:\d+:\d+/, "no stack")
           }
           assert.isBelow(outage.length, requests)
-        }).pipe(Effect.ensuring(Effect.promise(() => proxy.restore()))))
+        }).pipe(Effect.ensuring(Effect.promise(() => proxy.restore())))
+      )
     }))
 
   it.effect("the lines add up: every 503 of an outage longer than the interval is counted, and one line closes it with the total and the duration", () =>
@@ -77,7 +85,12 @@ layer(AppBehindProxy, { timeout: 90_000, excludeTestServices: true })("database 
       const proxy = yield* Proxy
       const { customerId, apiKey } = yield* provision({ email: "counted-outage@example.com", status: "active" })
       // The previous test's outage has closed (its closing line came while nobody listened).
-      yield* eventually(Effect.map(call("GET", `/api/customer/${customerId}`, { headers: bearer(apiKey) }), (res) => res.status === 200 || undefined))
+      yield* eventually(
+        Effect.map(
+          call("GET", `/api/customer/${customerId}`, { headers: bearer(apiKey) }),
+          (res) => res.status === 200 || undefined
+        )
+      )
       yield* Effect.sleep(`${outageCheckMs * 3} millis`)
       let restored = false
       yield* capturingLogs((lines) =>
@@ -102,7 +115,10 @@ layer(AppBehindProxy, { timeout: 90_000, excludeTestServices: true })("database 
           restored = true
           yield* Effect.promise(() => proxy.restore())
           const restoredAt = Date.now()
-          yield* eventually(Effect.sync(() => parsed(lines, "database available again").length === 1 || undefined), 20_000)
+          yield* eventually(
+            Effect.sync(() => parsed(lines, "database available again").length === 1 || undefined),
+            20_000
+          )
           const back = yield* call("GET", `/api/customer/${customerId}`, { headers: bearer(apiKey) })
           assert.strictEqual(back.status, 200, back.text)
 
@@ -114,7 +130,10 @@ layer(AppBehindProxy, { timeout: 90_000, excludeTestServices: true })("database 
           assert.strictEqual(closing.annotations.requests, failed)
           const perCause = new Map<string, number>()
           for (const line of during) {
-            perCause.set(line.annotations.cause, (perCause.get(line.annotations.cause) ?? 0) + line.annotations.requests)
+            perCause.set(
+              line.annotations.cause,
+              (perCause.get(line.annotations.cause) ?? 0) + line.annotations.requests
+            )
           }
           assert.deepStrictEqual(Object.fromEntries(perCause), closing.annotations.causes)
           assert.strictEqual([...perCause.values()].reduce((a, b) => a + b, 0), failed)
@@ -130,6 +149,7 @@ layer(AppBehindProxy, { timeout: 90_000, excludeTestServices: true })("database 
           assert.isAtLeast(startedAt, firstAt)
           assert.isAtMost(startedAt, firstAnsweredAt!)
           assert.isAtLeast(closing.annotations.durationMs, restoredAt - startedAt)
-        }).pipe(Effect.ensuring(Effect.suspend(() => restored ? Effect.void : Effect.promise(() => proxy.restore())))))
+        }).pipe(Effect.ensuring(Effect.suspend(() => restored ? Effect.void : Effect.promise(() => proxy.restore()))))
+      )
     }))
 })

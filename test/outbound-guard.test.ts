@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import { lookup } from "node:dns/promises"
 import http from "node:http"
-import { hostname } from "node:os"
 import type { AddressInfo } from "node:net"
+import { hostname } from "node:os"
 import { blockedReason, checkTarget, safeFetch } from "../src/platform/OutboundGuard.ts"
 
 const v4 = (a: number, b: number, c: number, d: number) => `${a}.${b}.${c}.${d}`
@@ -12,27 +12,69 @@ const octet = fc.integer({ min: 0, max: 255 })
 
 describe("address classification", () => {
   it("refuses the named ranges", () => {
-    for (const address of [
-      "127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "0.0.0.0",
-      "100.64.0.1", "100.127.255.255", "224.0.0.1", "239.255.255.250", "255.255.255.255", "198.18.0.1",
-      "::", "::1", "fc00::1", "fd00:ec2::254", "fe80::1", "febf::1", "ff02::1", "::ffff:127.0.0.1",
-      "::ffff:7f00:1", "::ffff:169.254.169.254", "64:ff9b::10.0.0.1", "2002:c0a8:0101::1", "2001:db8::1", "::127.0.0.1",
-      "fe80::1%eth0"
-    ]) assert.isDefined(blockedReason(address), address)
+    for (
+      const address of [
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.16.0.1",
+        "172.31.255.255",
+        "192.168.1.1",
+        "169.254.169.254",
+        "0.0.0.0",
+        "100.64.0.1",
+        "100.127.255.255",
+        "224.0.0.1",
+        "239.255.255.250",
+        "255.255.255.255",
+        "198.18.0.1",
+        "::",
+        "::1",
+        "fc00::1",
+        "fd00:ec2::254",
+        "fe80::1",
+        "febf::1",
+        "ff02::1",
+        "::ffff:127.0.0.1",
+        "::ffff:7f00:1",
+        "::ffff:169.254.169.254",
+        "64:ff9b::10.0.0.1",
+        "2002:c0a8:0101::1",
+        "2001:db8::1",
+        "::127.0.0.1",
+        "fe80::1%eth0"
+      ]
+    ) assert.isDefined(blockedReason(address), address)
   })
 
   it("allows public unicast addresses", () => {
-    for (const address of [
-      "8.8.8.8", "1.1.1.1", "93.184.216.34", "172.32.0.1", "100.128.0.1", "169.253.255.255", "2606:4700:4700::1111",
-      "2a00:1450:4001:82a::200e", "::ffff:8.8.8.8", "64:ff9b::8.8.8.8"
-    ]) assert.isUndefined(blockedReason(address), address)
+    for (
+      const address of [
+        "8.8.8.8",
+        "1.1.1.1",
+        "93.184.216.34",
+        "172.32.0.1",
+        "100.128.0.1",
+        "169.253.255.255",
+        "2606:4700:4700::1111",
+        "2a00:1450:4001:82a::200e",
+        "::ffff:8.8.8.8",
+        "64:ff9b::8.8.8.8"
+      ]
+    ) assert.isUndefined(blockedReason(address), address)
   })
 
   it("refuses every address of 10/8, 127/8, 169.254/16, 172.16/12, 192.168/16, 100.64/10", () => {
-    fc.assert(fc.property(octet, octet, octet, (b, c, d) =>
-      [v4(10, b, c, d), v4(127, b, c, d), v4(169, 254, c, d), v4(172, 16 + (b % 16), c, d), v4(192, 168, c, d),
-        v4(100, 64 + (b % 64), c, d)].every((a) => blockedReason(a) !== undefined)
-    ))
+    fc.assert(
+      fc.property(octet, octet, octet, (b, c, d) =>
+        [
+          v4(10, b, c, d),
+          v4(127, b, c, d),
+          v4(169, 254, c, d),
+          v4(172, 16 + (b % 16), c, d),
+          v4(192, 168, c, d),
+          v4(100, 64 + (b % 64), c, d)
+        ].every((a) => blockedReason(a) !== undefined))
+    )
   })
 
   it("judges an IPv4-mapped IPv6 address exactly as the IPv4 address", () => {
@@ -46,9 +88,16 @@ describe("address classification", () => {
 
   it("refuses all of fc00::/7, fe80::/10 and ff00::/8", () => {
     const word = fc.integer({ min: 0, max: 0xffff })
-    fc.assert(fc.property(fc.integer({ min: 0xfc00, max: 0xfdff }), fc.integer({ min: 0xfe80, max: 0xfebf }),
-      fc.integer({ min: 0xff00, max: 0xffff }), word, (ula, link, multi, w) =>
-        [ula, link, multi].every((head) => blockedReason(`${head.toString(16)}:${w.toString(16)}::1`) !== undefined)))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0xfc00, max: 0xfdff }),
+        fc.integer({ min: 0xfe80, max: 0xfebf }),
+        fc.integer({ min: 0xff00, max: 0xffff }),
+        word,
+        (ula, link, multi, w) =>
+          [ula, link, multi].every((head) => blockedReason(`${head.toString(16)}:${w.toString(16)}::1`) !== undefined)
+      )
+    )
   })
 
   it("refuses what is not an address", () => {
@@ -59,10 +108,12 @@ describe("address classification", () => {
 
 const withServer = <A>(handler: http.RequestListener, use: (url: string) => Effect.Effect<A, unknown>) =>
   Effect.acquireUseRelease(
-    Effect.promise(() => new Promise<http.Server>((resolve) => {
-      const server = http.createServer(handler)
-      server.listen(0, "127.0.0.1", () => resolve(server))
-    })),
+    Effect.promise(() =>
+      new Promise<http.Server>((resolve) => {
+        const server = http.createServer(handler)
+        server.listen(0, "127.0.0.1", () => resolve(server))
+      })
+    ),
     (server) => use(`http://127.0.0.1:${(server.address() as AddressInfo).port}`),
     (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
   )
@@ -70,8 +121,18 @@ const withServer = <A>(handler: http.RequestListener, use: (url: string) => Effe
 describe("targets and fetches", () => {
   it.effect("refuses localhost names, private literals and other schemes", () =>
     Effect.gen(function*() {
-      for (const url of ["http://localhost/x", "http://app.localhost/", "http://127.0.0.1/", "http://[::1]:8080/",
-        "http://169.254.169.254/latest/meta-data", "http://2130706433/", "http://0x7f.1/", "https://10.0.0.8/"]) {
+      for (
+        const url of [
+          "http://localhost/x",
+          "http://app.localhost/",
+          "http://127.0.0.1/",
+          "http://[::1]:8080/",
+          "http://169.254.169.254/latest/meta-data",
+          "http://2130706433/",
+          "http://0x7f.1/",
+          "https://10.0.0.8/"
+        ]
+      ) {
         const error = yield* Effect.flip(checkTarget(url, false))
         assert.strictEqual(error.reason, "address", url)
       }
@@ -86,7 +147,9 @@ describe("targets and fetches", () => {
       Effect.gen(function*() {
         const refused = yield* Effect.flip(safeFetch(url, { allowPrivateTargets: false }))
         assert.strictEqual(refused.reason, "address")
-        const named = yield* Effect.flip(safeFetch(url.replace("127.0.0.1", "localhost"), { allowPrivateTargets: false }))
+        const named = yield* Effect.flip(
+          safeFetch(url.replace("127.0.0.1", "localhost"), { allowPrivateTargets: false })
+        )
         assert.strictEqual(named.reason, "address")
         const ok = yield* safeFetch(url, { allowPrivateTargets: true })
         assert.strictEqual(ok.status, 200)
@@ -124,12 +187,39 @@ describe("targets and fetches", () => {
 
 describe("IANA special-purpose blocks", () => {
   it("refuses IPv6 special-purpose blocks that are not globally reachable, and judges embedded IPv4 by its address", () => {
-    for (const address of [
-      "64:ff9b:1::1", "64:ff9b:1:ffff::8.8.8.8", "::ffff:0:8.8.8.8", "::ffff:0:0808:0808", "100::1", "100:0:0:1::1",
-      "2001::1", "2001:2::1", "2001:10::1", "2001:1ff:ffff::1", "3fff::1", "3fff:fff::1", "5f00::1", "fec0::1",
-      "64:ff9b::127.0.0.1", "64:ff9b::a9fe:a9fe", "2002:0a00:0001::1", "::ffff:10.0.0.1", "::"
-    ]) assert.isDefined(blockedReason(address), address)
-    for (const address of ["2001:4860:4860::8888", "2001:200::1", "64:ff9b::1.1.1.1", "2002:0808:0808::1", "4000::1", "3ffe:ffff::1"]) {
+    for (
+      const address of [
+        "64:ff9b:1::1",
+        "64:ff9b:1:ffff::8.8.8.8",
+        "::ffff:0:8.8.8.8",
+        "::ffff:0:0808:0808",
+        "100::1",
+        "100:0:0:1::1",
+        "2001::1",
+        "2001:2::1",
+        "2001:10::1",
+        "2001:1ff:ffff::1",
+        "3fff::1",
+        "3fff:fff::1",
+        "5f00::1",
+        "fec0::1",
+        "64:ff9b::127.0.0.1",
+        "64:ff9b::a9fe:a9fe",
+        "2002:0a00:0001::1",
+        "::ffff:10.0.0.1",
+        "::"
+      ]
+    ) assert.isDefined(blockedReason(address), address)
+    for (
+      const address of [
+        "2001:4860:4860::8888",
+        "2001:200::1",
+        "64:ff9b::1.1.1.1",
+        "2002:0808:0808::1",
+        "4000::1",
+        "3ffe:ffff::1"
+      ]
+    ) {
       assert.isUndefined(blockedReason(address), address)
     }
   })
@@ -177,12 +267,17 @@ describe("the guard where a fetch connects", () => {
 })
 
 /** An HTTP server on every interface (so any local address a name resolves to reaches it), on a random port. */
-const withServerOnAllInterfaces = <A>(handler: http.RequestListener, use: (port: number) => Effect.Effect<A, unknown>) =>
+const withServerOnAllInterfaces = <A>(
+  handler: http.RequestListener,
+  use: (port: number) => Effect.Effect<A, unknown>
+) =>
   Effect.acquireUseRelease(
-    Effect.promise(() => new Promise<http.Server>((resolve) => {
-      const server = http.createServer(handler)
-      server.listen(0, () => resolve(server))
-    })),
+    Effect.promise(() =>
+      new Promise<http.Server>((resolve) => {
+        const server = http.createServer(handler)
+        server.listen(0, () => resolve(server))
+      })
+    ),
     (server) => use((server.address() as AddressInfo).port),
     (server) => Effect.promise(() => new Promise<void>((resolve) => server.close(() => resolve())))
   )

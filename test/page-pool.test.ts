@@ -8,14 +8,18 @@ const job = (name: string, input: unknown = {}) => ({ module: jobs, name, input 
 const limits = { workers: 1, maxQueue: 4, memoryMb: 128, timeoutMs: 30_000 }
 
 describe("page pool jobs are isolated from each other", () => {
-  it.live("a job's late exception does not fail the job after it: that one is run again in a fresh worker", () =>
-    Effect.gen(function*() {
-      const pool = yield* makePool(limits)
-      const first = yield* pool.run<number>(job("leaveLateThrow", { delayMs: 300 }))
-      // Dispatched to the same worker, which dies 300 ms into it of the first job's leftover.
-      const second = yield* pool.run<number>(job("slow", { ms: 1_500 }))
-      assert.notStrictEqual(second, first, "the second job finished in another worker")
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "a job's late exception does not fail the job after it: that one is run again in a fresh worker",
+    () =>
+      Effect.gen(function*() {
+        const pool = yield* makePool(limits)
+        const first = yield* pool.run<number>(job("leaveLateThrow", { delayMs: 300 }))
+        // Dispatched to the same worker, which dies 300 ms into it of the first job's leftover.
+        const second = yield* pool.run<number>(job("slow", { ms: 1_500 }))
+        assert.notStrictEqual(second, first, "the second job finished in another worker")
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
   it.live("a late rejection nobody awaited is treated the same way", () =>
     Effect.gen(function*() {
@@ -25,16 +29,20 @@ describe("page pool jobs are isolated from each other", () => {
       assert.notStrictEqual(second, first)
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("a job that throws fails with its reason, and its worker is not given the next job", () =>
-    Effect.gen(function*() {
-      const pool = yield* makePool(limits)
-      const before = yield* pool.run<number>(job("pid"))
-      const failed = yield* Effect.flip(pool.run(job("throws")))
-      assert.instanceOf(failed, JobFailed)
-      assert.strictEqual(failed.reason, "processing the page failed (the page made the parser throw)")
-      const after = yield* pool.run<number>(job("pid"))
-      assert.notStrictEqual(after, before)
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "a job that throws fails with its reason, and its worker is not given the next job",
+    () =>
+      Effect.gen(function*() {
+        const pool = yield* makePool(limits)
+        const before = yield* pool.run<number>(job("pid"))
+        const failed = yield* Effect.flip(pool.run(job("throws")))
+        assert.instanceOf(failed, JobFailed)
+        assert.strictEqual(failed.reason, "processing the page failed (the page made the parser throw)")
+        const after = yield* pool.run<number>(job("pid"))
+        assert.notStrictEqual(after, before)
+      }).pipe(Effect.scoped),
+    60_000
+  )
 
   it.live("a job that succeeds leaves its worker for the next one", () =>
     Effect.gen(function*() {

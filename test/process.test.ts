@@ -8,7 +8,6 @@ import { tcpProxy } from "./support/tcp-proxy.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 
-
 interface Spawned {
   readonly child: ChildProcess
   readonly stdout: () => string
@@ -28,7 +27,8 @@ const spawnMain = (env: Record<string, string>): Spawned => {
   child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
   child.stderr!.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })))
+    child.on("exit", (code, signal) => resolve({ code, signal }))
+  )
   return { child, stdout: () => out, stderr: () => err, exited }
 }
 
@@ -84,7 +84,8 @@ describe("the server process", () => {
         send(baseUrl, "POST", "/api/admin/provision", {
           headers: { "x-admin-secret": adminSecret },
           body: { email: "logs@example.com", status: "active" }
-        }))
+        })
+      )
       assert.strictEqual(provisioned.status, 200, provisioned.text)
       const { customerId, apiKey } = provisioned.json as { customerId: string; apiKey: string }
       const bogus = "svc_live_" + "ab".repeat(32)
@@ -191,7 +192,10 @@ describe("the server process", () => {
         [{ DATABASE_URL: "mysql://user:hunter2@db.example.com/app" }, "DATABASE_URL"],
         [{ WEBHOOK_SIGNATURE_HEADER: "Bad Header" }, "WEBHOOK_SIGNATURE_HEADER"],
         [{ API_KEY_PREFIX: "key prefix" }, "API_KEY_PREFIX"],
-        [{ GA4_PROPERTY_ID: "123", GA4_CREDENTIALS: '{"client_email":"x","private_key":"hunter2"}' }, "GA4_CREDENTIALS"],
+        [
+          { GA4_PROPERTY_ID: "123", GA4_CREDENTIALS: "{\"client_email\":\"x\",\"private_key\":\"hunter2\"}" },
+          "GA4_CREDENTIALS"
+        ],
         [{ GA4_PROPERTY_ID: "123" }, "GA4_CREDENTIALS"],
         [{ GA4_PROPERTY_ID: "properties/123", GA4_CREDENTIALS: "" }, "GA4_PROPERTY_ID"],
         [{ MCP_SESSION_IDLE_MS: "5" }, "MCP_SESSION_IDLE_MS"],

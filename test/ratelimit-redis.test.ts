@@ -23,33 +23,37 @@ class Cluster extends Context.Service<Cluster, {
   readonly separate: readonly [ServerProcess, ServerProcess]
 }>()("test/Cluster") {}
 
-const ClusterLive = Layer.effect(Cluster, Effect.gen(function*() {
-  const database = yield* sharedDatabase
-  const env = (redis: boolean) => ({
-    DATABASE_URL: database,
-    REDIS_URL: redis ? redisUrl : undefined,
-    REDIS_KEY_PREFIX: keyPrefix,
-    ADMIN_SECRET: adminSecret,
-    TRUST_PROXY: "true",
-    PG_MAX_CONNECTIONS: "2",
-    STATUS_PROBE_INTERVAL_MS: "3600000",
-    LOG_LEVEL: "error"
+const ClusterLive = Layer.effect(
+  Cluster,
+  Effect.gen(function*() {
+    const database = yield* sharedDatabase
+    const env = (redis: boolean) => ({
+      DATABASE_URL: database,
+      REDIS_URL: redis ? redisUrl : undefined,
+      REDIS_KEY_PREFIX: keyPrefix,
+      ADMIN_SECRET: adminSecret,
+      TRUST_PROXY: "true",
+      PG_MAX_CONNECTIONS: "2",
+      STATUS_PROBE_INTERVAL_MS: "3600000",
+      LOG_LEVEL: "error"
+    })
+    // One at a time: the first applies the migrations.
+    const a = yield* spawnServer({ env: env(true) })
+    const b = yield* spawnServer({ env: env(true) })
+    const c = yield* spawnServer({ env: env(false) })
+    const d = yield* spawnServer({ env: env(false) })
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(async () => {
+        const client = createClient({ url: redisUrl })
+        await client.connect()
+        const keys = await client.keys(`${keyPrefix}*`)
+        if (keys.length > 0) await client.del(keys)
+        await client.close()
+      }).pipe(Effect.ignore)
+    )
+    return { shared: [a, b] as const, separate: [c, d] as const }
   })
-  // One at a time: the first applies the migrations.
-  const a = yield* spawnServer({ env: env(true) })
-  const b = yield* spawnServer({ env: env(true) })
-  const c = yield* spawnServer({ env: env(false) })
-  const d = yield* spawnServer({ env: env(false) })
-  yield* Effect.addFinalizer(() =>
-    Effect.promise(async () => {
-      const client = createClient({ url: redisUrl })
-      await client.connect()
-      const keys = await client.keys(`${keyPrefix}*`)
-      if (keys.length > 0) await client.del(keys)
-      await client.close()
-    }).pipe(Effect.ignore))
-  return { shared: [a, b] as const, separate: [c, d] as const }
-}))
+)
 
 const get = (server: ServerProcess, path: string, headers: Record<string, string>) =>
   Effect.promise(() => send(server.url, "GET", path, { headers }))

@@ -25,20 +25,26 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("rate limits (in memor
       const ip = randomIp()
       for (let n = 2; n <= 60; n++) {
         const key = n % 2 === 0 ? a.apiKey : viewer.apiKey
-        const res = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(key, { "x-forwarded-for": ip }) })
+        const res = yield* call("GET", `/api/customer/${a.customerId}`, {
+          headers: bearer(key, { "x-forwarded-for": ip })
+        })
         assert.strictEqual(res.status, 200, `request ${n}: ${res.text}`)
         assert.strictEqual(res.headers.get("ratelimit-policy"), `"rest";q=60;w=60`)
         assert.strictEqual(remaining(res), 60 - n)
       }
       for (const key of [a.apiKey, viewer.apiKey]) {
-        const res = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(key, { "x-forwarded-for": randomIp() }) })
+        const res = yield* call("GET", `/api/customer/${a.customerId}`, {
+          headers: bearer(key, { "x-forwarded-for": randomIp() })
+        })
         limited(res, "rest", 60)
       }
       // Over the limit, even a 403 or a bad path is 429 for this customer (limit before tenant and role checks).
       const cross = yield* call("GET", `/api/customer/${other.customerId}`, { headers: bearer(a.apiKey) })
       limited(cross, "rest", 60)
       // Another customer, from the same address, is untouched.
-      const fine = yield* call("GET", `/api/customer/${other.customerId}`, { headers: bearer(other.apiKey, { "x-forwarded-for": ip }) })
+      const fine = yield* call("GET", `/api/customer/${other.customerId}`, {
+        headers: bearer(other.apiKey, { "x-forwarded-for": ip })
+      })
       assert.strictEqual(fine.status, 200)
       assert.strictEqual(remaining(fine), 59)
     }))
@@ -60,20 +66,30 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("rate limits (in memor
         assert.strictEqual(res.headers.get("ratelimit-policy"), `"pre-auth";q=20;w=60`)
         assert.strictEqual(remaining(res), 20 - n)
       }
-      const ok = yield* call("GET", `/api/customer/${customerId}`, { headers: bearer(apiKey, { "x-forwarded-for": ip }) })
+      const ok = yield* call("GET", `/api/customer/${customerId}`, {
+        headers: bearer(apiKey, { "x-forwarded-for": ip })
+      })
       assert.strictEqual(ok.status, 200, ok.text)
       assert.strictEqual(ok.headers.get("ratelimit-policy"), `"rest";q=60;w=60`)
-      const again = yield* call("GET", `/api/customer/${customerId}`, { headers: bearer(apiKey, { "x-forwarded-for": ip }) })
+      const again = yield* call("GET", `/api/customer/${customerId}`, {
+        headers: bearer(apiKey, { "x-forwarded-for": ip })
+      })
       assert.strictEqual(again.status, 200, "successes do not count against pre-auth")
 
-      const the21st = yield* call("GET", `/api/customer/${customerId}`, { headers: bearer(unknown, { "x-forwarded-for": ip }) })
+      const the21st = yield* call("GET", `/api/customer/${customerId}`, {
+        headers: bearer(unknown, { "x-forwarded-for": ip })
+      })
       limited(the21st, "pre-auth", 20)
-      const valid = yield* call("GET", `/api/customer/${customerId}`, { headers: bearer(apiKey, { "x-forwarded-for": ip }) })
+      const valid = yield* call("GET", `/api/customer/${customerId}`, {
+        headers: bearer(apiKey, { "x-forwarded-for": ip })
+      })
       limited(valid, "pre-auth", 20)
       const missing = yield* call("GET", `/api/customer/${customerId}`, { headers: { "x-forwarded-for": ip } })
       limited(missing, "pre-auth", 20)
       // Another address is unaffected.
-      const elsewhere = yield* call("GET", `/api/customer/${customerId}`, { headers: bearer(apiKey, { "x-forwarded-for": randomIp() }) })
+      const elsewhere = yield* call("GET", `/api/customer/${customerId}`, {
+        headers: bearer(apiKey, { "x-forwarded-for": randomIp() })
+      })
       assert.strictEqual(elsewhere.status, 200)
     }))
 
@@ -83,7 +99,9 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("rate limits (in memor
       const { customerId } = yield* provision()
       const ip = randomIp()
       for (let n = 1; n <= 3; n++) {
-        const res = yield* call("GET", `/api/customer/${customerId}`, { headers: { "x-forwarded-for": `192.0.2.${n}, ${ip}` } })
+        const res = yield* call("GET", `/api/customer/${customerId}`, {
+          headers: { "x-forwarded-for": `192.0.2.${n}, ${ip}` }
+        })
         assert.strictEqual(remaining(res), 20 - n)
       }
     }))

@@ -42,7 +42,11 @@ describe("the README's configuration table", () => {
     assert.isAbove(read.length, 60, "the recording provider saw Config.ts's reads")
     assert.include(read, "PORT")
     assert.include(read, "STRIPE_SECRET_KEY")
-    assert.deepStrictEqual(compare(tableVariables(readme), read), { missingRows: [], unknownRows: [], repeatedRows: [] })
+    assert.deepStrictEqual(compare(tableVariables(readme), read), {
+      missingRows: [],
+      unknownRows: [],
+      repeatedRows: []
+    })
   })
 
   it("the comparison notices a missing, an unknown and a repeated row", async () => {

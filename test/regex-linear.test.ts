@@ -27,7 +27,13 @@ const analyzer = () =>
   })
 
 const findings = (results: ReadonlyArray<ESLint.LintResult>) =>
-  results.flatMap((r) => r.messages.map((m) => `${r.filePath.slice(root.length + 1)}:${m.line}:${m.column} ${m.ruleId ?? "parse error"}: ${m.message.slice(0, 200)}`))
+  results.flatMap((r) =>
+    r.messages.map((m) =>
+      `${r.filePath.slice(root.length + 1)}:${m.line}:${m.column} ${m.ruleId ?? "parse error"}: ${
+        m.message.slice(0, 200)
+      }`
+    )
+  )
 
 describe("linear regular expressions", () => {
   it("finds none super-linear in src/", async () => {

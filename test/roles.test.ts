@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { roleAllows, type Role } from "../src/domain/Identity.ts"
+import { type Role, roleAllows } from "../src/domain/Identity.ts"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { assertError, authenticatedEndpoints, bearer, invite, probe, provision } from "./support/processes.ts"
 
@@ -48,7 +48,14 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("roles", (it) => {
           const hasBody = endpoint.method !== "GET" && endpoint.method !== "DELETE" && endpoint.method !== "HEAD"
           // A malformed body stops an allowed change before it happens (400 after the role check).
           const res = yield* Effect.promise(() =>
-            probe(url, endpoint.method, endpoint.fill(current.customer.customerId), bearer(current.key), hasBody ? "{" : undefined))
+            probe(
+              url,
+              endpoint.method,
+              endpoint.fill(current.customer.customerId),
+              bearer(current.key),
+              hasBody ? "{" : undefined
+            )
+          )
           const label = `${role} on ${endpoint.id} (needs ${endpoint.role}): ${res.status} ${JSON.stringify(res.json)}`
           if (roleAllows(role, endpoint.role)) {
             assert.notInclude([401, 403, 429], res.status, label)
@@ -88,7 +95,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("roles", (it) => {
       }
       const listed = yield* expect(admin.apiKey, "GET", `/api/team/${id}/members`, 200)
       assert.strictEqual(listed.json.members.length, 3)
-      const invited = yield* expect(admin.apiKey, "POST", `/api/team/${id}/members`, 200, { email: "new@example.com", role: "editor" })
+      const invited = yield* expect(admin.apiKey, "POST", `/api/team/${id}/members`, 200, {
+        email: "new@example.com",
+        role: "editor"
+      })
       yield* expect(admin.apiKey, "DELETE", `/api/team/${id}/members/${invited.json.memberId}`, 200)
       for (const key of [viewer.apiKey, editor.apiKey, admin.apiKey]) {
         const res = yield* expect(key, "POST", `/api/customer/${id}/rotate-key`, 403, {})

@@ -15,7 +15,9 @@ const reference = (path: string) => {
   return allowed
 }
 
-const literals = [...new Set(routes.flatMap(([, route]) => route.split("/").filter((s: string) => s !== "" && !s.startsWith(":"))))]
+const literals = [
+  ...new Set(routes.flatMap(([, route]) => route.split("/").filter((s: string) => s !== "" && !s.startsWith(":"))))
+]
 const segment = fc.oneof(
   fc.constantFrom(...literals),
   fc.uuid(),
@@ -28,14 +30,19 @@ describe("allowed methods (properties)", () => {
     const paths = fc.oneof(
       // Real route shapes with random fillings, and random segment soup.
       fc.constantFrom(...routes.map(([, route]) => route)).chain((route) =>
-        fc.tuple(...route.split("/").map((s: string) => s.startsWith(":") ? segment : fc.constant(s))).map((parts) => parts.join("/"))
+        fc.tuple(...route.split("/").map((s: string) => s.startsWith(":") ? segment : fc.constant(s))).map((parts) =>
+          parts.join("/")
+        )
       ),
       fc.array(segment, { minLength: 1, maxLength: 6 }).map((parts) => `/${parts.join("/")}`)
     )
-    fc.assert(fc.property(paths, fc.boolean(), (path, slash) => {
-      const url = slash ? `${path}/` : path
-      assert.deepStrictEqual(allowedMethods(url), reference(url), url)
-      assert.deepStrictEqual(allowedMethods(`${url}?q=1`), reference(url), url)
-    }), { numRuns: 2000 })
+    fc.assert(
+      fc.property(paths, fc.boolean(), (path, slash) => {
+        const url = slash ? `${path}/` : path
+        assert.deepStrictEqual(allowedMethods(url), reference(url), url)
+        assert.deepStrictEqual(allowedMethods(`${url}?q=1`), reference(url), url)
+      }),
+      { numRuns: 2000 }
+    )
   })
 })

@@ -14,7 +14,16 @@ const robotsParser = robotsParserModule as unknown as (url: string, content: str
   isAllowed: (url: string, ua?: string) => boolean | undefined
 }
 
-const ids = ["is-crawlable", "document-title", "canonical", "geo.ai-crawlers", "geo.statistics", "seo.h1", "cro.contact", "cro.https"]
+const ids = [
+  "is-crawlable",
+  "document-title",
+  "canonical",
+  "geo.ai-crawlers",
+  "geo.statistics",
+  "seo.h1",
+  "cro.contact",
+  "cro.https"
+]
 
 const item: fc.Arbitrary<ChecklistItem> = fc.record({
   id: fc.constantFrom(...ids),
@@ -45,11 +54,13 @@ describe("scoring", () => {
     })))
 
   it("a not-applicable check changes nothing", () =>
-    fc.assert(fc.property(fc.array(item, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 5 }), (items, positions) => {
-      const withNa: Array<CheckOutcome> = [...items]
-      for (const p of positions) withNa.splice(p % (withNa.length + 1), 0, undefined)
-      assert.deepStrictEqual(scoreChecklist(withNa), scoreChecklist(items))
-    })))
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 30 }), fc.array(fc.nat(), { maxLength: 5 }), (items, positions) => {
+        const withNa: Array<CheckOutcome> = [...items]
+        for (const p of positions) withNa.splice(p % (withNa.length + 1), 0, undefined)
+        assert.deepStrictEqual(scoreChecklist(withNa), scoreChecklist(items))
+      })
+    ))
 
   it("scores are integers from 0 to 100; a blocked page's GEO score is at most 40", () =>
     fc.assert(fc.property(fc.array(item, { maxLength: 30 }), (items) => {
@@ -63,8 +74,20 @@ describe("scoring", () => {
     })))
 })
 
-const agents = ["*", "Googlebot", "googlebot", "bingbot", "DuckDuckBot", "archive.org_bot", "GPTBot", "OAI-SearchBot",
-  "ClaudeBot", "PerplexityBot", "Googlebot/2.1", "Google-Extended"]
+const agents = [
+  "*",
+  "Googlebot",
+  "googlebot",
+  "bingbot",
+  "DuckDuckBot",
+  "archive.org_bot",
+  "GPTBot",
+  "OAI-SearchBot",
+  "ClaudeBot",
+  "PerplexityBot",
+  "Googlebot/2.1",
+  "Google-Extended"
+]
 const pathChars = fc.constantFrom("/", "a", "b", "*", "$", "%2f", "%C3%A9", "é", "?", "=", ".", "-")
 const pattern = fc.array(pathChars, { maxLength: 6 }).map((cs) => cs.join(""))
 const urlPath = fc.array(fc.constantFrom("/", "a", "b", "é", "%2F", "?", "=", ".", "x"), { maxLength: 8 })
@@ -74,20 +97,41 @@ const line = fc.oneof(
   fc.constantFrom(...agents).map((a) => `User-agent: ${a}`),
   pattern.map((p) => `Disallow: ${p}`),
   pattern.map((p) => `Allow: ${p}`),
-  fc.constantFrom("", "# comment", "Crawl-delay: 5", "Sitemap: https://example.com/sitemap.xml", "Sitemap: /relative.xml",
-    "Noindex: /x", "Content-Signal: search=yes", "Foo: bar", "no colon here", "User-agent:", "allow /missing-colon",
-    "DISALLOW: /Upper", "Disallow: /a$b", "Disallow: no-slash", "Host: example.com")
+  fc.constantFrom(
+    "",
+    "# comment",
+    "Crawl-delay: 5",
+    "Sitemap: https://example.com/sitemap.xml",
+    "Sitemap: /relative.xml",
+    "Noindex: /x",
+    "Content-Signal: search=yes",
+    "Foo: bar",
+    "no colon here",
+    "User-agent:",
+    "allow /missing-colon",
+    "DISALLOW: /Upper",
+    "Disallow: /a$b",
+    "Disallow: no-slash",
+    "Host: example.com"
+  )
 )
 const robotsFile = fc.array(line, { maxLength: 14 }).map((lines) => lines.join("\n"))
 
 describe("robots.txt", () => {
   it("allows or blocks each crawler exactly as robots-parser (Lighthouse's matcher) does", () =>
-    fc.assert(fc.property(robotsFile, urlPath, fc.constantFrom(undefined, ...agents), (content, path, agent) => {
-      const robotsUrl = "https://example.com/robots.txt"
-      const url = `https://example.com${path}`
-      const oracle = robotsParser(robotsUrl, content).isAllowed(url, agent)
-      assert.strictEqual(isAllowed(parseRobots(robotsUrl, content), url, agent), oracle !== false, `${content}\n${url} ${agent}`)
-    }), { numRuns: 2000 }))
+    fc.assert(
+      fc.property(robotsFile, urlPath, fc.constantFrom(undefined, ...agents), (content, path, agent) => {
+        const robotsUrl = "https://example.com/robots.txt"
+        const url = `https://example.com${path}`
+        const oracle = robotsParser(robotsUrl, content).isAllowed(url, agent)
+        assert.strictEqual(
+          isAllowed(parseRobots(robotsUrl, content), url, agent),
+          oracle !== false,
+          `${content}\n${url} ${agent}`
+        )
+      }),
+      { numRuns: 2000 }
+    ))
 
   it("a URL of another origin is never covered", () => {
     const robots = parseRobots("https://example.com/robots.txt", "User-agent: *\nAllow: /")
@@ -97,17 +141,27 @@ describe("robots.txt", () => {
   })
 
   it("validates exactly as Lighthouse's robots-txt audit", () =>
-    fc.assert(fc.property(robotsFile, (content) => {
-      const lighthouse = (RobotsTxtAudit as any).audit({ RobotsTxt: { status: 200, content } })
-      const expected = content === "" ? "n/a" : lighthouse.score === 1 ? "valid" : "invalid"
-      const ours = content === "" ? "n/a" : validateRobots(content).length === 0 ? "valid" : "invalid"
-      assert.strictEqual(ours, expected, content)
-    }), { numRuns: 2000 }))
+    fc.assert(
+      fc.property(robotsFile, (content) => {
+        const lighthouse = (RobotsTxtAudit as any).audit({ RobotsTxt: { status: 200, content } })
+        const expected = content === "" ? "n/a" : lighthouse.score === 1 ? "valid" : "invalid"
+        const ours = content === "" ? "n/a" : validateRobots(content).length === 0 ? "valid" : "invalid"
+        assert.strictEqual(ours, expected, content)
+      }),
+      { numRuns: 2000 }
+    ))
 })
 
 describe("llms.txt", () => {
-  const text = fc.string({ unit: fc.constantFrom("a", "Z", " ", "#", ">", "[", "]", "(", ")", "\n", "\r", "-", ":", "*", "é", "\t", "`") , maxLength: 40 })
-  const link = fc.record({ name: text, url: fc.webUrl().chain((u) => fc.constantFrom(u, `${u}/(x) y`)), notes: fc.option(text, { nil: undefined }) })
+  const text = fc.string({
+    unit: fc.constantFrom("a", "Z", " ", "#", ">", "[", "]", "(", ")", "\n", "\r", "-", ":", "*", "é", "\t", "`"),
+    maxLength: 40
+  })
+  const link = fc.record({
+    name: text,
+    url: fc.webUrl().chain((u) => fc.constantFrom(u, `${u}/(x) y`)),
+    notes: fc.option(text, { nil: undefined })
+  })
   const draft = fc.record({
     title: text,
     summary: fc.option(text, { nil: undefined }),
@@ -115,22 +169,29 @@ describe("llms.txt", () => {
   })
 
   it("what we propose always parses by the llms.txt rules, one section per non-empty list", () =>
-    fc.assert(fc.property(draft, (d) => {
-      const file = renderLlmsTxt(d)
-      const parsed = parseLlmsTxt(file)
-      assert.isTrue(parsed.ok, file)
-      if (!parsed.ok) return
-      assert.isAbove(parsed.file.title.length, 0)
-      const kept = parsed.file.sections.reduce((n, s) => n + s.links.length, 0)
-      assert.isAtMost(kept, d.sections.reduce((n, s) => n + s.links.length, 0))
-      for (const section of parsed.file.sections) {
-        assert.isAbove(section.links.length, 0)
-        for (const l of section.links) assert.isTrue(URL.canParse(l.url), l.url)
-      }
-    }), { numRuns: 1000 }))
+    fc.assert(
+      fc.property(draft, (d) => {
+        const file = renderLlmsTxt(d)
+        const parsed = parseLlmsTxt(file)
+        assert.isTrue(parsed.ok, file)
+        if (!parsed.ok) return
+        assert.isAbove(parsed.file.title.length, 0)
+        const kept = parsed.file.sections.reduce((n, s) => n + s.links.length, 0)
+        assert.isAtMost(kept, d.sections.reduce((n, s) => n + s.links.length, 0))
+        for (const section of parsed.file.sections) {
+          assert.isAbove(section.links.length, 0)
+          for (const l of section.links) assert.isTrue(URL.canParse(l.url), l.url)
+        }
+      }),
+      { numRuns: 1000 }
+    ))
 
   it("a file with a heading, a summary and a link section passes Lighthouse's llms-txt rule", () => {
-    const file = renderLlmsTxt({ title: "Acme", summary: "Analytics for teams.", sections: [{ name: "Docs", links: [{ name: "Start", url: "https://acme.test/start" }] }] })
+    const file = renderLlmsTxt({
+      title: "Acme",
+      summary: "Analytics for teams.",
+      sections: [{ name: "Docs", links: [{ name: "Start", url: "https://acme.test/start" }] }]
+    })
     assert.isTrue(lighthouseLlmsRule(file))
     assert.isFalse(parseLlmsTxt("no heading\n- [a](b)").ok)
     assert.isFalse(parseLlmsTxt("# A\n\n## S\n\nnot a link\n").ok)
@@ -140,18 +201,57 @@ describe("llms.txt", () => {
 describe("checks on hostile pages", () => {
   const jsonLd = fc.oneof(
     fc.jsonValue().map((v) => JSON.stringify(v)),
-    fc.constantFrom("{", "[]", "null", "{\"@type\":5,\"author\":[null,{}],\"sameAs\":{}}",
+    fc.constantFrom(
+      "{",
+      "[]",
+      "null",
+      "{\"@type\":5,\"author\":[null,{}],\"sameAs\":{}}",
       "{\"@graph\":[{\"@type\":[\"Organization\",7],\"name\":[],\"logo\":{\"url\":3},\"url\":{}}]}",
-      "{\"@type\":\"Article\",\"datePublished\":\"not a date\",\"author\":\"\"}", "{\"@graph\":{\"@graph\":null}}")
+      "{\"@type\":\"Article\",\"datePublished\":\"not a date\",\"author\":\"\"}",
+      "{\"@graph\":{\"@graph\":null}}"
+    )
   )
   const fragment = fc.oneof(
-    fc.constantFrom("<a>", "</a>", "<a href>", "<a href=\"javascript:void(0)\">x</a>", "<a href=\"http://[::1\">bad</a>",
-      "<img>", "<img alt=\" \">", "<img aria-labelledby=\"nope other\">", "<title>", "</title>", "<svg><title>s</title><a href=\"/x\">here</a></svg>",
-      "<meta name=\"robots\" content=\"noindex\">", "<meta name=\"viewport\" content=\"user-scalable=no\">",
-      "<link rel=\"canonical\" href=\"\">", "<link rel=\"canonical\" href=\"http://[x\">", "<link rel=\"alternate\" hreflang=\"\" href=\"/\">",
-      "<base href=\"http://[bad\">", "<base href=\"https://other.example/dir/\">", "<form>", "<input>", "<select>", "</form>",
-      "<h1>", "<h6>", "<blockquote>", "<q>", "<time datetime=\"x\">", "<html lang=\"\">", "<table>", "<ul><li>", "<!--", "<![CDATA[",
-      "<template><a href=\"/t\">t</a></template>", "<noscript><img></noscript>", "<main>", "<article>", "<nav>", "<footer>"),
+    fc.constantFrom(
+      "<a>",
+      "</a>",
+      "<a href>",
+      "<a href=\"javascript:void(0)\">x</a>",
+      "<a href=\"http://[::1\">bad</a>",
+      "<img>",
+      "<img alt=\" \">",
+      "<img aria-labelledby=\"nope other\">",
+      "<title>",
+      "</title>",
+      "<svg><title>s</title><a href=\"/x\">here</a></svg>",
+      "<meta name=\"robots\" content=\"noindex\">",
+      "<meta name=\"viewport\" content=\"user-scalable=no\">",
+      "<link rel=\"canonical\" href=\"\">",
+      "<link rel=\"canonical\" href=\"http://[x\">",
+      "<link rel=\"alternate\" hreflang=\"\" href=\"/\">",
+      "<base href=\"http://[bad\">",
+      "<base href=\"https://other.example/dir/\">",
+      "<form>",
+      "<input>",
+      "<select>",
+      "</form>",
+      "<h1>",
+      "<h6>",
+      "<blockquote>",
+      "<q>",
+      "<time datetime=\"x\">",
+      "<html lang=\"\">",
+      "<table>",
+      "<ul><li>",
+      "<!--",
+      "<![CDATA[",
+      "<template><a href=\"/t\">t</a></template>",
+      "<noscript><img></noscript>",
+      "<main>",
+      "<article>",
+      "<nav>",
+      "<footer>"
+    ),
     fc.string({ maxLength: 20 }),
     jsonLd.map((j) => `<script type="application/ld+json">${j}</script>`)
   )
@@ -159,31 +259,74 @@ describe("checks on hostile pages", () => {
   const file = fc.option(fc.string({ maxLength: 200 }), { nil: null })
 
   it("every check answers for any page and site files; the proposed llms.txt parses", () => {
-    fc.assert(fc.property(page, file, file, file, fc.dictionary(fc.constantFrom("x-robots-tag", "link", "last-modified", "content-type"), fc.string({ maxLength: 60 })),
-      (html, robots, llms, sitemap, headers) => {
-        const siteFile = (content: string | null) => ({ url: "https://site.example/f", status: content === null ? 404 : 200, content, error: undefined })
-        const result = analyse({
-          requestedUrl: "https://site.example/a/b", url: "https://site.example/a/b", status: 200, headers, html,
-          bytes: html.length, elapsedMs: 10, robots: siteFile(robots), llms: siteFile(llms), llmsFull: siteFile(null), sitemap: siteFile(sitemap),
-          fetchedAt: new Date()
-        })
-        for (const item of result.checklist) {
-          assert.include(["pass", "warn", "fail"], item.status)
-          if (item.id in { "is-crawlable": 1, "document-title": 1, "canonical": 1, "link-text": 1 }) assert.notStrictEqual(item.status, "warn")
+    fc.assert(
+      fc.property(
+        page,
+        file,
+        file,
+        file,
+        fc.dictionary(
+          fc.constantFrom("x-robots-tag", "link", "last-modified", "content-type"),
+          fc.string({ maxLength: 60 })
+        ),
+        (html, robots, llms, sitemap, headers) => {
+          const siteFile = (content: string | null) => ({
+            url: "https://site.example/f",
+            status: content === null ? 404 : 200,
+            content,
+            error: undefined
+          })
+          const result = analyse({
+            requestedUrl: "https://site.example/a/b",
+            url: "https://site.example/a/b",
+            status: 200,
+            headers,
+            html,
+            bytes: html.length,
+            elapsedMs: 10,
+            robots: siteFile(robots),
+            llms: siteFile(llms),
+            llmsFull: siteFile(null),
+            sitemap: siteFile(sitemap),
+            fetchedAt: new Date()
+          })
+          for (const item of result.checklist) {
+            assert.include(["pass", "warn", "fail"], item.status)
+            if (item.id in { "is-crawlable": 1, "document-title": 1, "canonical": 1, "link-text": 1 }) {
+              assert
+                .notStrictEqual(item.status, "warn")
+            }
+          }
+          assert.isTrue(parseLlmsTxt(result.llmsTxt).ok, result.llmsTxt)
         }
-        assert.isTrue(parseLlmsTxt(result.llmsTxt).ok, result.llmsTxt)
-      }), { numRuns: 300 })
+      ),
+      { numRuns: 300 }
+    )
   })
 })
 
 describe("one finding per defect; dates a reader sees", () => {
   const fetchedAt = new Date("2026-06-01T00:00:00Z")
   const noFile = { url: "https://site.example/f", status: 404, content: null, error: undefined }
-  const checks = (body: string, headers: Record<string, string> = {}, head = "<meta name=\"viewport\" content=\"width=device-width\">") => {
+  const checks = (
+    body: string,
+    headers: Record<string, string> = {},
+    head = "<meta name=\"viewport\" content=\"width=device-width\">"
+  ) => {
     const html = `<html lang="en"><head><title>T</title>${head}</head><body>${body}</body></html>`
     const result = analyse({
-      requestedUrl: "https://site.example/", url: "https://site.example/", status: 200, headers: { "content-type": "text/html", ...headers },
-      html, bytes: html.length, elapsedMs: 10, robots: noFile, llms: noFile, llmsFull: noFile, sitemap: noFile, fetchedAt
+      requestedUrl: "https://site.example/",
+      url: "https://site.example/",
+      status: 200,
+      headers: { "content-type": "text/html", ...headers },
+      html,
+      bytes: html.length,
+      elapsedMs: 10,
+      robots: noFile,
+      llms: noFile,
+      llmsFull: noFile,
+      sitemap: noFile,
+      fetchedAt
     })
     return Object.fromEntries(result.checklist.map((item) => [item.id, item]))
   }
@@ -203,10 +346,16 @@ describe("one finding per defect; dates a reader sees", () => {
   it("geo.freshness ignores Last-Modified and reads visible dates, <time> and structured data", () => {
     const recent = "Mon, 25 May 2026 10:00:00 GMT"
     assert.strictEqual(checks("<p>No date here.</p>", { "last-modified": recent })["geo.freshness"].status, "fail")
-    assert.strictEqual(checks("<p>x</p>", {}, "<meta name=\"last-modified\" content=\"2026-05-25\">")["geo.freshness"].status, "fail")
+    assert.strictEqual(
+      checks("<p>x</p>", {}, "<meta name=\"last-modified\" content=\"2026-05-25\">")["geo.freshness"].status,
+      "fail"
+    )
     const visible = [
-      "<p>Updated 12 March 2026</p>", "<p>Posted on March 12th, 2026.</p>", "<p>Last reviewed: 2026-03-12</p>",
-      "<time>Mar. 12, 2026</time>", "<time datetime=\"2026-03-12\">last spring</time>",
+      "<p>Updated 12 March 2026</p>",
+      "<p>Posted on March 12th, 2026.</p>",
+      "<p>Last reviewed: 2026-03-12</p>",
+      "<time>Mar. 12, 2026</time>",
+      "<time datetime=\"2026-03-12\">last spring</time>",
       "<span itemprop=\"dateModified\" content=\"2026-03-12\">recently</span>",
       "<script type=\"application/ld+json\">{\"@type\":\"Article\",\"dateModified\":\"2026-03-12\"}</script>"
     ]
@@ -216,23 +365,45 @@ describe("one finding per defect; dates a reader sees", () => {
       assert.strictEqual(freshness.detail, "Last dated 2026-03-12.", body)
     }
     // A date only in a script or a hidden template is not shown to anyone.
-    assert.strictEqual(checks("<script>var d = '12 March 2026'</script><template>12 March 2026</template>")["geo.freshness"].status, "fail")
+    assert.strictEqual(
+      checks("<script>var d = '12 March 2026'</script><template>12 March 2026</template>")["geo.freshness"].status,
+      "fail"
+    )
     assert.strictEqual(checks("<p>Updated 3 January 2024</p>")["geo.freshness"].status, "warn")
     // Not dates: an impossible day, a bare year.
     assert.strictEqual(checks("<p>31 February 2026, in 2026</p>")["geo.freshness"].status, "fail")
   })
 
   it("any calendar date written in any of the three forms is read back as that day", () => {
-    const names = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
-    fc.assert(fc.property(fc.date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true }), fc.string({ maxLength: 30 }), (date, noise) => {
-      const y = date.getUTCFullYear()
-      const m = date.getUTCMonth()
-      const d = date.getUTCDate()
-      const day = Date.UTC(y, m, d)
-      const iso = `${y}-${String(m + 1).padStart(2, "0")}-${String(d).padStart(2, "0")}`
-      for (const written of [iso, `${d} ${names[m]} ${y}`, `${names[m].slice(0, 3)} ${d}, ${y}`]) {
-        assert.include(datesInText(`${noise} ${written} ${noise}`), day, written)
-      }
-    }))
+    const names = [
+      "January",
+      "February",
+      "March",
+      "April",
+      "May",
+      "June",
+      "July",
+      "August",
+      "September",
+      "October",
+      "November",
+      "December"
+    ]
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date("1990-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true }),
+        fc.string({ maxLength: 30 }),
+        (date, noise) => {
+          const y = date.getUTCFullYear()
+          const m = date.getUTCMonth()
+          const d = date.getUTCDate()
+          const day = Date.UTC(y, m, d)
+          const iso = `${y}-${String(m + 1).padStart(2, "0")}-${String(d).padStart(2, "0")}`
+          for (const written of [iso, `${d} ${names[m]} ${y}`, `${names[m].slice(0, 3)} ${d}, ${y}`]) {
+            assert.include(datesInText(`${noise} ${written} ${noise}`), day, written)
+          }
+        }
+      )
+    )
   })
 })

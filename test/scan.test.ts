@@ -3,11 +3,9 @@ import { Effect } from "effect"
 import { parseLlmsTxt } from "../src/domain/LlmsTxt.ts"
 import { freePort } from "./support/harness.ts"
 import { call, testApp } from "./support/harness.ts"
+import { customerApi } from "./support/processes.ts"
 import { sites } from "./support/scan-sites.ts"
 import { servedSites } from "./support/served-sites.ts"
-import { customerApi } from "./support/processes.ts"
-
-
 
 const site = servedSites()
 
@@ -18,26 +16,75 @@ const live = { timeout: 120_000, excludeTestServices: true }
 
 /** Every check of the well-marked-up page passes, except HTTPS (fixtures are served over plain HTTP). */
 const allPass: Record<string, string> = {
-  "is-crawlable": "pass", "document-title": "pass", "meta-description": "pass", "http-status-code": "pass",
-  "link-text": "pass", "crawlable-anchors": "pass", "robots-txt": "pass", "image-alt": "pass", "hreflang": "pass",
-  "canonical": "pass", "seo.title-length": "pass", "seo.meta-description-length": "pass", "seo.viewport": "pass",
-  "seo.h1": "pass", "seo.lang": "pass", "seo.sitemap": "pass", "geo.ai-crawlers": "pass",
-  "geo.raw-html-content": "pass", "geo.structured-data": "pass", "geo.statistics": "pass", "geo.citations": "pass",
-  "geo.quotations": "pass", "geo.headings": "pass", "geo.answerable-structure": "pass", "geo.freshness": "pass",
-  "geo.author": "pass", "geo.llms-txt": "pass", "cro.cta-above-fold": "pass", "cro.form-length": "pass",
-  "cro.trust-signals": "pass", "cro.contact": "pass", "cro.mobile": "pass", "cro.page-weight": "pass",
-  "cro.response-time": "pass", "cro.cta-clarity": "pass", "cro.form-labels": "pass", "cro.https": "fail"
+  "is-crawlable": "pass",
+  "document-title": "pass",
+  "meta-description": "pass",
+  "http-status-code": "pass",
+  "link-text": "pass",
+  "crawlable-anchors": "pass",
+  "robots-txt": "pass",
+  "image-alt": "pass",
+  "hreflang": "pass",
+  "canonical": "pass",
+  "seo.title-length": "pass",
+  "seo.meta-description-length": "pass",
+  "seo.viewport": "pass",
+  "seo.h1": "pass",
+  "seo.lang": "pass",
+  "seo.sitemap": "pass",
+  "geo.ai-crawlers": "pass",
+  "geo.raw-html-content": "pass",
+  "geo.structured-data": "pass",
+  "geo.statistics": "pass",
+  "geo.citations": "pass",
+  "geo.quotations": "pass",
+  "geo.headings": "pass",
+  "geo.answerable-structure": "pass",
+  "geo.freshness": "pass",
+  "geo.author": "pass",
+  "geo.llms-txt": "pass",
+  "cro.cta-above-fold": "pass",
+  "cro.form-length": "pass",
+  "cro.trust-signals": "pass",
+  "cro.contact": "pass",
+  "cro.mobile": "pass",
+  "cro.page-weight": "pass",
+  "cro.response-time": "pass",
+  "cro.cta-clarity": "pass",
+  "cro.form-labels": "pass",
+  "cro.https": "fail"
 }
 
 /** The bare page: `<p>Hello</p>`, no site files. n/a checks are absent. */
 const bare: Record<string, string> = {
-  "is-crawlable": "pass", "document-title": "fail", "meta-description": "fail", "http-status-code": "pass",
-  "link-text": "pass", "crawlable-anchors": "pass", "hreflang": "pass", "seo.viewport": "fail", "seo.h1": "fail",
-  "seo.lang": "fail", "seo.sitemap": "fail", "geo.ai-crawlers": "pass", "geo.raw-html-content": "fail",
-  "geo.structured-data": "fail", "geo.statistics": "fail", "geo.citations": "fail", "geo.quotations": "fail",
-  "geo.headings": "fail", "geo.answerable-structure": "fail", "geo.freshness": "fail", "geo.author": "fail",
-  "geo.llms-txt": "warn", "cro.cta-above-fold": "fail", "cro.trust-signals": "fail", "cro.contact": "fail",
-  "cro.page-weight": "pass", "cro.response-time": "pass", "cro.https": "fail"
+  "is-crawlable": "pass",
+  "document-title": "fail",
+  "meta-description": "fail",
+  "http-status-code": "pass",
+  "link-text": "pass",
+  "crawlable-anchors": "pass",
+  "hreflang": "pass",
+  "seo.viewport": "fail",
+  "seo.h1": "fail",
+  "seo.lang": "fail",
+  "seo.sitemap": "fail",
+  "geo.ai-crawlers": "pass",
+  "geo.raw-html-content": "fail",
+  "geo.structured-data": "fail",
+  "geo.statistics": "fail",
+  "geo.citations": "fail",
+  "geo.quotations": "fail",
+  "geo.headings": "fail",
+  "geo.answerable-structure": "fail",
+  "geo.freshness": "fail",
+  "geo.author": "fail",
+  "geo.llms-txt": "warn",
+  "cro.cta-above-fold": "fail",
+  "cro.trust-signals": "fail",
+  "cro.contact": "fail",
+  "cro.page-weight": "pass",
+  "cro.response-time": "pass",
+  "cro.https": "fail"
 }
 
 const expected: Record<string, { path?: string; checks: Record<string, string> }> = {
@@ -54,15 +101,30 @@ const expected: Record<string, { path?: string; checks: Record<string, string> }
   slowRobots: { checks: { ...allPass, "robots-txt": "fail" } },
   flawed: {
     checks: {
-      ...bare, "document-title": "pass", "link-text": "fail", "crawlable-anchors": "fail", "robots-txt": "fail",
-      "image-alt": "fail", "hreflang": "fail", "seo.title-length": "warn", "seo.h1": "pass", "seo.lang": "pass",
+      ...bare,
+      "document-title": "pass",
+      "link-text": "fail",
+      "crawlable-anchors": "fail",
+      "robots-txt": "fail",
+      "image-alt": "fail",
+      "hreflang": "fail",
+      "seo.title-length": "warn",
+      "seo.h1": "pass",
+      "seo.lang": "pass",
       "geo.headings": "warn"
     }
   },
-  notFound: { path: "/missing", checks: { ...bare, "http-status-code": "fail", "document-title": "pass", "seo.title-length": "warn" } },
+  notFound: {
+    path: "/missing",
+    checks: { ...bare, "http-status-code": "fail", "document-title": "pass", "seo.title-length": "warn" }
+  },
   heavy: {
     checks: {
-      ...bare, "document-title": "pass", "seo.title-length": "warn", "geo.raw-html-content": "pass", "cro.page-weight": "fail"
+      ...bare,
+      "document-title": "pass",
+      "seo.title-length": "warn",
+      "geo.raw-html-content": "pass",
+      "cro.page-weight": "fail"
     }
   }
 }
@@ -89,7 +151,15 @@ describe("scan", () => {
         assert.strictEqual(scan.croScore, Math.round(100 * 14.5 / 15.5))
         assert.match(scan.checklist.find((i: any) => i.id === "geo.llms-txt").detail, /llms-full\.txt is published/)
         for (const item of scan.checklist) {
-          assert.deepStrictEqual(Object.keys(item).sort(), ["category", "detail", "id", "recommendation", "status", "title", "weight"])
+          assert.deepStrictEqual(Object.keys(item).sort(), [
+            "category",
+            "detail",
+            "id",
+            "recommendation",
+            "status",
+            "title",
+            "weight"
+          ])
           if (item.status !== "pass") assert.isAbove(item.recommendation.length, 10, item.id)
         }
         const llms = parseLlmsTxt(scan.llmsTxt)
@@ -100,7 +170,10 @@ describe("scan", () => {
           assert.include(llms.file.sections[1].links.map((l) => l.url), `${origin}/privacy`)
         }
 
-        assert.strictEqual(scan.screenshotUrl, `http://127.0.0.1:${new URL(scan.screenshotUrl).port}/api/scan/${customerId}/${scan.scanId}/screenshot.png`)
+        assert.strictEqual(
+          scan.screenshotUrl,
+          `http://127.0.0.1:${new URL(scan.screenshotUrl).port}/api/scan/${customerId}/${scan.scanId}/screenshot.png`
+        )
         const png = yield* Effect.promise(() => fetch(scan.screenshotUrl, { headers: auth }))
         assert.strictEqual(png.status, 200)
         assert.strictEqual(png.headers.get("content-type"), "image/png")
@@ -117,10 +190,17 @@ describe("scan", () => {
         const countOf = (status: string) => scan.checklist.filter((item: any) => item.status === status).length
         assert.deepStrictEqual(list.json, {
           scans: [{
-            scanId: scan.scanId, url: scan.url, status: "done", seoScore: scan.seoScore, geoScore: scan.geoScore,
-            croScore: scan.croScore, citabilityGrade: scan.citabilityGrade,
+            scanId: scan.scanId,
+            url: scan.url,
+            status: "done",
+            seoScore: scan.seoScore,
+            geoScore: scan.geoScore,
+            croScore: scan.croScore,
+            citabilityGrade: scan.citabilityGrade,
             counts: { pass: countOf("pass"), warn: countOf("warn"), fail: countOf("fail") },
-            error: null, createdAt: scan.createdAt, completedAt: scan.completedAt
+            error: null,
+            createdAt: scan.createdAt,
+            completedAt: scan.completedAt
           }],
           nextCursor: null
         })
@@ -136,7 +216,9 @@ describe("scan", () => {
         const { api } = yield* customerApi
         const { origin } = yield* site(sites.bare)
         const ids: Array<string> = []
-        for (let i = 0; i < 3; i++) ids.push((yield* api("POST", "/api/scan/{c}", { url: `${origin}/?n=${i}` })).json.scanId)
+        for (let i = 0; i < 3; i++) {
+          ids.push((yield* api("POST", "/api/scan/{c}", { url: `${origin}/?n=${i}` })).json.scanId)
+        }
         const newestFirst = [...ids].reverse()
         const first = yield* api("GET", "/api/scan/{c}?limit=2")
         assert.strictEqual(first.status, 200, first.text)
@@ -156,7 +238,10 @@ describe("scan", () => {
           assert.strictEqual(bad.status, 400, limit)
           assert.strictEqual(bad.json.code, "E_VALIDATION")
         }
-        const altered = yield* api("GET", `/api/scan/{c}?cursor=${encodeURIComponent(first.json.nextCursor.slice(0, -2) + "AA")}`)
+        const altered = yield* api(
+          "GET",
+          `/api/scan/{c}?cursor=${encodeURIComponent(first.json.nextCursor.slice(0, -2) + "AA")}`
+        )
         assert.strictEqual(altered.status, 400)
         assert.strictEqual(altered.json.code, "E_INVALID_CURSOR")
       }))
@@ -164,8 +249,11 @@ describe("scan", () => {
     it.effect("answers 400 for a url that is not http(s), 404 for unknown scans, 403 across tenants and for viewers", () =>
       Effect.gen(function*() {
         const { api, customerId } = yield* customerApi
-        for (const body of [{ url: "ftp://example.com/" }, { url: "javascript:alert(1)" }, { url: "not a url" }, {},
-          { url: `https://example.com/${"a".repeat(2048)}` }, { url: "https://example.com/", extra: 1 }]) {
+        for (
+          const body of [{ url: "ftp://example.com/" }, { url: "javascript:alert(1)" }, { url: "not a url" }, {}, {
+            url: `https://example.com/${"a".repeat(2048)}`
+          }, { url: "https://example.com/", extra: 1 }]
+        ) {
           const res = yield* api("POST", "/api/scan/{c}", body)
           assert.strictEqual(res.status, 400, JSON.stringify(body).slice(0, 80))
           assert.strictEqual(res.json.code, "E_VALIDATION")
@@ -174,9 +262,15 @@ describe("scan", () => {
         assert.strictEqual((yield* api("GET", "/api/scan/{c}/scan_nope/screenshot.png")).status, 404)
         const other = yield* customerApi
         assert.strictEqual((yield* other.api("GET", `/api/scan/${customerId}`)).status, 403)
-        const invited = yield* api("POST", "/api/team/{c}/members", { email: `v-${crypto.randomUUID()}@example.com`, role: "viewer" })
+        const invited = yield* api("POST", "/api/team/{c}/members", {
+          email: `v-${crypto.randomUUID()}@example.com`,
+          role: "viewer"
+        })
         const viewer = { authorization: `Bearer ${invited.json.apiKey}` }
-        const refused = yield* call("POST", `/api/scan/${customerId}`, { headers: viewer, body: { url: "https://example.com/" } })
+        const refused = yield* call("POST", `/api/scan/${customerId}`, {
+          headers: viewer,
+          body: { url: "https://example.com/" }
+        })
         assert.strictEqual(refused.status, 403)
         assert.strictEqual((yield* call("GET", `/api/scan/${customerId}`, { headers: viewer })).status, 200)
       }))
@@ -226,7 +320,11 @@ describe("scan", () => {
           [`${(yield* site(sites.slow)).origin}/`, "slow", /within 10 seconds/],
           [`${(yield* site(sites.redirectLoop)).origin}/a`, "loop", /Too many redirects/],
           [`${(yield* site(sites.redirectToFile)).origin}/`, "file", /only http and https/],
-          [`${(yield* site(sites.nonHtml)).origin}/`, "non-HTML", /Not an HTML page \(Content-Type: application\/json\)/]
+          [
+            `${(yield* site(sites.nonHtml)).origin}/`,
+            "non-HTML",
+            /Not an HTML page \(Content-Type: application\/json\)/
+          ]
         ]
         for (const [url, name, reason] of cases) {
           const res = yield* api("POST", "/api/scan/{c}", { url })
@@ -238,7 +336,9 @@ describe("scan", () => {
           const stored = yield* api("GET", `/api/scan/{c}/${res.json.scanId}`)
           assert.strictEqual(stored.json.status, "failed")
         }
-        const events = (yield* api("GET", "/api/events/{c}")).json.events.filter((e: any) => e.type === "scan.completed")
+        const events = (yield* api("GET", "/api/events/{c}")).json.events.filter((e: any) =>
+          e.type === "scan.completed"
+        )
         assert.strictEqual(events.length, cases.length)
         assert.isTrue(events.every((e: any) => e.data.status === "failed"))
       }))
@@ -247,7 +347,9 @@ describe("scan", () => {
       Effect.gen(function*() {
         const one = yield* customerApi
         const two = yield* customerApi
-        const slowSite = yield* site(() => ({ "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 1500 } }))
+        const slowSite = yield* site(() => ({
+          "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 1500 }
+        }))
         const url = `${slowSite.origin}/`
         const results = yield* Effect.all([
           one.api("POST", "/api/scan/{c}", { url }),
@@ -259,7 +361,12 @@ describe("scan", () => {
         assert.strictEqual(slowSite.maxInFlight.get("/"), 2)
         // Answered once all three are in progress (or after 8 s, when one of them was held up elsewhere).
         const other = yield* site(() => ({
-          "/": { headers: { "content-type": "text/html" }, body: "<html><body>x</body></html>", delayMs: 8000, heldUntil: 3 }
+          "/": {
+            headers: { "content-type": "text/html" },
+            body: "<html><body>x</body></html>",
+            delayMs: 8000,
+            heldUntil: 3
+          }
         }))
         yield* Effect.all([
           one.api("POST", "/api/scan/{c}", { url: `${other.origin}/` }),
@@ -270,22 +377,35 @@ describe("scan", () => {
       }))
   })
 
-  layer(testApp({ allowPrivateTargets: false, chromiumPath: "/nonexistent/chromium" }), live)("private targets refused", (it) => {
-    it.effect("a loopback or private page is a failed scan, its address named", () =>
-      Effect.gen(function*() {
-        const { api } = yield* customerApi
-        const { origin } = yield* site(sites.wellMarkedUp)
-        for (const url of [`${origin}/`, "http://localhost/", "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/"]) {
-          const res = yield* api("POST", "/api/scan/{c}", { url })
-          assert.strictEqual(res.status, 200)
-          assert.strictEqual(res.json.status, "failed")
-          assert.match(res.json.error, /not a public address/)
-        }
-      }))
-  })
+  layer(testApp({ allowPrivateTargets: false, chromiumPath: "/nonexistent/chromium" }), live)(
+    "private targets refused",
+    (it) => {
+      it.effect("a loopback or private page is a failed scan, its address named", () =>
+        Effect.gen(function*() {
+          const { api } = yield* customerApi
+          const { origin } = yield* site(sites.wellMarkedUp)
+          for (
+            const url of [
+              `${origin}/`,
+              "http://localhost/",
+              "http://169.254.169.254/latest/meta-data/",
+              "http://10.0.0.1/"
+            ]
+          ) {
+            const res = yield* api("POST", "/api/scan/{c}", { url })
+            assert.strictEqual(res.status, 200)
+            assert.strictEqual(res.json.status, "failed")
+            assert.match(res.json.error, /not a public address/)
+          }
+        }))
+    }
+  )
 
   // 127.0.0.1 stands for a public site (SCAN_ALLOWED_ADDRESSES lets exactly it through); 127.0.0.2 for a private host.
-  layer(testApp({ allowPrivateTargets: false, scanAllowedAddresses: ["127.0.0.1"], chromiumPath: "/nonexistent/chromium" }), live)("redirects to a private address", (it) => {
+  layer(
+    testApp({ allowPrivateTargets: false, scanAllowedAddresses: ["127.0.0.1"], chromiumPath: "/nonexistent/chromium" }),
+    live
+  )("redirects to a private address", (it) => {
     it.effect("a public page redirecting to a private address is a failed scan and a failed extraction; the private host is never asked", () =>
       Effect.gen(function*() {
         const { api } = yield* customerApi

@@ -1,12 +1,12 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
-import { Budget } from "../src/features/settings/Budget.ts"
 import { Customers } from "../src/features/customers/Customers.ts"
+import { Budget } from "../src/features/settings/Budget.ts"
 import { Settings } from "../src/features/settings/Settings.ts"
 import { call, testApp } from "./support/harness.ts"
-import { testServices } from "./support/services.ts"
 import { tenant } from "./support/processes.ts"
+import { testServices } from "./support/services.ts"
 
 const defaults = {
   autonomy: { globalDefault: 2, categories: {}, skills: {} },
@@ -15,26 +15,41 @@ const defaults = {
 }
 
 layer(testApp(), { timeout: 60_000 })("settings over HTTP", (it) => {
-
   it.effect("defaults, merges and null removal, with events", () =>
     Effect.gen(function*() {
       const t = yield* tenant({ email: "settings@x.co" })
       const get = () => Effect.map(call("GET", `/api/settings/${t.id}`, { headers: t.h }), (r) => r.json)
-      const put = (section: string, body: unknown) => call("PUT", `/api/settings/${t.id}/${section}`, { headers: t.h, body })
+      const put = (section: string, body: unknown) =>
+        call("PUT", `/api/settings/${t.id}/${section}`, { headers: t.h, body })
       assert.deepStrictEqual(yield* get(), defaults)
-      const first = yield* put("autonomy", { categories: { blog: 4 }, skills: { ask_cmo: 5, "weekly-content-plan": 1 } })
+      const first = yield* put("autonomy", {
+        categories: { blog: 4 },
+        skills: { ask_cmo: 5, "weekly-content-plan": 1 }
+      })
       assert.strictEqual(first.status, 200)
       const second = yield* put("autonomy", { globalDefault: 3, categories: { social: 1 }, skills: { ask_cmo: null } })
       const autonomy = { globalDefault: 3, categories: { blog: 4, social: 1 }, skills: { "weekly-content-plan": 1 } }
       assert.deepStrictEqual(second.json, { ...defaults, autonomy })
       const budget = yield* put("budget", { daily: 10, monthly: 100.5, channels: { ads: 50, model: 0 } })
-      assert.deepStrictEqual(budget.json.budget, { daily: 10, weekly: null, monthly: 100.5, channels: { ads: 50, model: 0 } })
+      assert.deepStrictEqual(budget.json.budget, {
+        daily: 10,
+        weekly: null,
+        monthly: 100.5,
+        channels: { ads: 50, model: 0 }
+      })
       yield* put("budget", { daily: null, weekly: 20, channels: { ads: null, x: 5 } })
       const all = yield* get()
-      assert.deepStrictEqual(all, { autonomy, budget: { daily: null, weekly: 20, monthly: 100.5, channels: { model: 0, x: 5 } }, tracking: { links: true } })
+      assert.deepStrictEqual(all, {
+        autonomy,
+        budget: { daily: null, weekly: 20, monthly: 100.5, channels: { model: 0, x: 5 } },
+        tracking: { links: true }
+      })
       const events = (yield* call("GET", `/api/events/${t.id}`, { headers: t.h })).json.events.map((e: any) => e.type)
       assert.deepStrictEqual(events.filter((e: string) => e.startsWith("settings.")), [
-        "settings.budget_updated", "settings.budget_updated", "settings.autonomy_updated", "settings.autonomy_updated"
+        "settings.budget_updated",
+        "settings.budget_updated",
+        "settings.autonomy_updated",
+        "settings.autonomy_updated"
       ])
     }))
 

@@ -1,16 +1,19 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
-import { AppConfig, appConfig, rateLimitDefaults } from "../src/Config.ts"
 import { Services } from "../src/App.ts"
+import { AppConfig, appConfig, rateLimitDefaults } from "../src/Config.ts"
 import { SocialProvider } from "../src/features/social/providers/Provider.ts"
 import { type AyrshareFake, type FakePost, startAyrshareFake } from "./support/ayrshare-fake.ts"
-import { call, testApp, testDatabaseUrl } from "./support/harness.ts"
-import { assertError, bearer, type Provisioned, provision } from "./support/processes.ts"
 import { eventually, sleep } from "./support/eventually.ts"
+import { call, testApp, testDatabaseUrl } from "./support/harness.ts"
+import { assertError, bearer, provision, type Provisioned } from "./support/processes.ts"
 
 class Fake extends Context.Service<Fake, AyrshareFake>()("test/AyrshareFake") {}
 
-const FakeLive = Layer.effect(Fake, Effect.acquireRelease(Effect.promise(() => startAyrshareFake()), (fake) => Effect.promise(() => fake.close())))
+const FakeLive = Layer.effect(
+  Fake,
+  Effect.acquireRelease(Effect.promise(() => startAyrshareFake()), (fake) => Effect.promise(() => fake.close()))
+)
 
 const privateKey = "-----BEGIN RSA PRIVATE KEY-----\nMIIfake\n-----END RSA PRIVATE KEY-----"
 
@@ -28,8 +31,9 @@ const settingsFor = (fake: AyrshareFake) => ({
   rateLimits: { ...rateLimitDefaults, rest: 100_000 }
 })
 
-const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) => testApp(settingsFor(fake)))).pipe(Layer.provideMerge(FakeLive))
-
+const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) => testApp(settingsFor(fake)))).pipe(
+  Layer.provideMerge(FakeLive)
+)
 
 const pieceWhere = (owner: Provisioned, id: string, ok: (piece: any) => boolean) =>
   eventually(Effect.map(
@@ -56,7 +60,13 @@ const cacheLongPage = (fake: AyrshareFake, profileKey: string) =>
 /** The profile posts 25 more after `ours`: the fresh (default, 25-post) history page no longer shows it. */
 const postMore = (fake: AyrshareFake, ours: FakePost, name: string) => {
   for (let i = 0; i < 25; i++) {
-    fake.posts.push({ ...ours, id: `${name}${i}`, post: `${name} ${i}`, notes: `herald:cnt_${name}_${i}`, created: new Date().toISOString() })
+    fake.posts.push({
+      ...ours,
+      id: `${name}${i}`,
+      post: `${name} ${i}`,
+      notes: `herald:cnt_${name}_${i}`,
+      created: new Date().toISOString()
+    })
   }
 }
 
@@ -64,7 +74,10 @@ const postMore = (fake: AyrshareFake, ours: FakePost, name: string) => {
 const connectX = (owner: Provisioned) =>
   Effect.gen(function*() {
     const fake = yield* Fake
-    const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["x"] } })
+    const links = yield* call("POST", `/api/connect/${owner.customerId}`, {
+      headers: bearer(owner.apiKey),
+      body: { platforms: ["x"] }
+    })
     assert.strictEqual(links.status, 200, links.text)
     const link = new URL(links.json.connectLinks.x)
     assert.strictEqual(link.host, "profile.ayrshare.com")
@@ -81,7 +94,10 @@ const connectX = (owner: Provisioned) =>
 
 const publishX = (owner: Provisioned, body: string) =>
   Effect.map(
-    call("POST", `/api/social/publish/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platform: "x", body } }),
+    call("POST", `/api/social/publish/${owner.customerId}`, {
+      headers: bearer(owner.apiKey),
+      body: { platform: "x", body }
+    }),
     (res) => {
       assert.strictEqual(res.status, 200, res.text)
       return res.json.id as string
@@ -98,12 +114,17 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       assert.strictEqual(created.length, 1)
       const jwt = fake.requests.find((r) => r.path === "/api/profiles/generateJWT")!
       assert.deepInclude(jwt.body as object, { domain: "acme", privateKey, profileKey })
-      const connections = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      const connections = yield* call("GET", `/api/social/connections/${owner.customerId}`, {
+        headers: bearer(owner.apiKey)
+      })
       assert.strictEqual(connections.json.connections.x.connected, true)
       assert.strictEqual(connections.json.connections.x.accountName, "twitter user")
       assert.strictEqual(connections.json.connections.linkedin.connected, false)
       // A second connect reuses the profile.
-      yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["linkedin"] } })
+      yield* call("POST", `/api/connect/${owner.customerId}`, {
+        headers: bearer(owner.apiKey),
+        body: { platforms: ["linkedin"] }
+      })
       assert.strictEqual(fake.requests.filter((r) => r.path === "/api/profiles").length, 1)
     }))
 
@@ -121,7 +142,12 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       assert.strictEqual(post.profileKey, profileKey)
       assert.strictEqual(post.post, "Hello from Herald")
       const attempts = yield* attemptsOf(owner, id)
-      assert.deepStrictEqual(attempts.map((a) => [a.attempt, a.status, a.provider, a.providerPostId]), [[1, "sent", "ayrshare", post.id]])
+      assert.deepStrictEqual(attempts.map((a) => [a.attempt, a.status, a.provider, a.providerPostId]), [[
+        1,
+        "sent",
+        "ayrshare",
+        post.id
+      ]])
       const report = yield* eventually(Effect.map(
         call("GET", `/api/analytics/${owner.customerId}`, { headers: bearer(owner.apiKey) }),
         (res) => (res.json.channels.x.impressions > 0 ? res.json : undefined)
@@ -164,33 +190,42 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${fake.postsFor(id)[0].id}`)
     }))
 
-  it.effect("a lost answer, then a busy profile and a cached history page older than the try: the retry waits for a page that can show the post, never posts twice", () =>
-    Effect.gen(function*() {
-      const fake = yield* Fake
-      const owner = yield* provision()
-      const profileKey = yield* connectX(owner)
-      yield* cacheLongPage(fake, profileKey)
-      fake.mode = "lose-answer"
-      const posted = fake.nextPost()
-      const id = yield* publishX(owner, "Lost answer on a busy profile")
-      const ours = yield* Effect.promise(() => posted)
-      // Before the first retry (1 s later) the profile posts 25 more: the fresh page no longer shows ours.
-      postMore(fake, ours, "other")
-      fake.mode = "up"
-      const piece = yield* eventually(
-        Effect.map(call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }), (res) =>
-          res.json.status === "published" ? res.json : undefined),
-        110_000
-      )
-      assert.strictEqual(fake.postsFor(id).length, 1)
-      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${ours.id}`)
-      const attempts = yield* attemptsOf(owner, id)
-      const statuses = attempts.map((a) => a.status)
-      assert.strictEqual(statuses[0], "failed")
-      assert.strictEqual(statuses[statuses.length - 1], "reconciled")
-      assert.isTrue(attempts.slice(1, -1).every((a) => a.status === "failed" && /^history_stale: /.test(a.error)), JSON.stringify(attempts))
-      assert.isAbove(attempts.length, 2, "the cached page was not believed")
-    }), 150_000)
+  it.effect(
+    "a lost answer, then a busy profile and a cached history page older than the try: the retry waits for a page that can show the post, never posts twice",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* Fake
+        const owner = yield* provision()
+        const profileKey = yield* connectX(owner)
+        yield* cacheLongPage(fake, profileKey)
+        fake.mode = "lose-answer"
+        const posted = fake.nextPost()
+        const id = yield* publishX(owner, "Lost answer on a busy profile")
+        const ours = yield* Effect.promise(() => posted)
+        // Before the first retry (1 s later) the profile posts 25 more: the fresh page no longer shows ours.
+        postMore(fake, ours, "other")
+        fake.mode = "up"
+        const piece = yield* eventually(
+          Effect.map(call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }), (res) =>
+            res.json.status === "published" ? res.json : undefined),
+          110_000
+        )
+        assert.strictEqual(fake.postsFor(id).length, 1)
+        assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${ours.id}`)
+        const attempts = yield* attemptsOf(owner, id)
+        const statuses = attempts.map((a) =>
+          a.status
+        )
+        assert.strictEqual(statuses[0], "failed")
+        assert.strictEqual(statuses[statuses.length - 1], "reconciled")
+        assert.isTrue(
+          attempts.slice(1, -1).every((a) => a.status === "failed" && /^history_stale: /.test(a.error)),
+          JSON.stringify(attempts)
+        )
+        assert.isAbove(attempts.length, 2, "the cached page was not believed")
+      }),
+    150_000
+  )
 
   it.effect("provider refusing: final failure with its cause, the piece stays approved; retry works", () =>
     Effect.gen(function*() {
@@ -218,12 +253,18 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       assert.strictEqual(piece.json.status, "approved")
 
       fake.mode = "up"
-      const retried = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, { headers: bearer(owner.apiKey), body: {} })
+      const retried = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, {
+        headers: bearer(owner.apiKey),
+        body: {}
+      })
       assert.strictEqual(retried.status, 200, retried.text)
       yield* pieceWhere(owner, id, (p) => p.status === "published")
       assert.strictEqual(fake.postsFor(id).length, 1)
       assertError(
-        yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, { headers: bearer(owner.apiKey), body: {} }),
+        yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, {
+          headers: bearer(owner.apiKey),
+          body: {}
+        }),
         409,
         "E_INVALID_TRANSITION"
       )
@@ -234,53 +275,67 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       const fake = yield* Fake
       const owner = yield* provision()
       fake.mode = "down"
-      const res = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["x"] } })
+      const res = yield* call("POST", `/api/connect/${owner.customerId}`, {
+        headers: bearer(owner.apiKey),
+        body: { platforms: ["x"] }
+      })
       fake.mode = "up"
       assertError(res, 503, "E_UNAVAILABLE")
     }))
 })
 
 /** The shortest publish settings the configuration accepts: a retry at once, and a claim that lapses after 1 s. */
-const ShortestOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) =>
-  testApp({ ...settingsFor(fake), publishRetrySchedule: [0], publishLeaseSeconds: 1 }))).pipe(Layer.provideMerge(FakeLive))
+const ShortestOnFake = Layer.unwrap(
+  Effect.map(
+    Fake,
+    (fake: AyrshareFake) => testApp({ ...settingsFor(fake), publishRetrySchedule: [0], publishLeaseSeconds: 1 })
+  )
+).pipe(Layer.provideMerge(FakeLive))
 
 layer(ShortestOnFake, { timeout: 150_000 })("Ayrshare at the shortest accepted publish settings", (it) => {
-  it.effect("a slow try outlives its 1 s claim, its answer is lost, the fresh page fills and the long one is cached, with one retry allowed: posted once and published, never failed", () =>
-    Effect.gen(function*() {
-      const fake = yield* Fake
-      const owner = yield* provision()
-      const profileKey = yield* connectX(owner)
-      yield* cacheLongPage(fake, profileKey)
-      // The post appears at the provider 3 s into the request: a claim taken over after 1 s that looked now would not see it.
-      fake.mode = "late"
-      const posted = fake.nextPost()
-      const id = yield* publishX(owner, "Slow provider, short settings")
-      const ours = yield* Effect.promise(() => posted)
-      postMore(fake, ours, "short")
-      fake.mode = "up"
-      // Done when published, or when the publisher gave up (the piece then stays approved, with a publish.failed event).
-      const piece = yield* eventually(
-        Effect.gen(function*() {
-          const res = yield* call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) })
-          if (res.json.status === "published") return res.json
-          yield* sleep(2000)
-          const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: bearer(owner.apiKey) })
-          assert.strictEqual(events.status, 200, events.text)
-          return events.json.events.some((e: any) => e.type === "publish.failed") ? res.json : undefined
-        }),
-        120_000
-      )
-      assert.strictEqual(fake.postsFor(id).length, 1)
-      assert.strictEqual(piece.status, "published")
-      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${ours.id}`)
-      const attempts = yield* attemptsOf(owner, id)
-      const causes = attempts.map((a) => a.status === "failed" ? String(a.error).split(":")[0] : a.status)
-      assert.include(causes, "try_in_flight", JSON.stringify(attempts))
-      assert.include(causes, "history_stale", JSON.stringify(attempts))
-      assert.strictEqual(causes[causes.length - 1], "reconciled", JSON.stringify(attempts))
-      const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: bearer(owner.apiKey) })
-      assert.isFalse(events.json.events.some((e: any) => e.type === "publish.failed"), JSON.stringify(events.json.events))
-    }), 150_000)
+  it.effect(
+    "a slow try outlives its 1 s claim, its answer is lost, the fresh page fills and the long one is cached, with one retry allowed: posted once and published, never failed",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* Fake
+        const owner = yield* provision()
+        const profileKey = yield* connectX(owner)
+        yield* cacheLongPage(fake, profileKey)
+        // The post appears at the provider 3 s into the request: a claim taken over after 1 s that looked now would not see it.
+        fake.mode = "late"
+        const posted = fake.nextPost()
+        const id = yield* publishX(owner, "Slow provider, short settings")
+        const ours = yield* Effect.promise(() => posted)
+        postMore(fake, ours, "short")
+        fake.mode = "up"
+        // Done when published, or when the publisher gave up (the piece then stays approved, with a publish.failed event).
+        const piece = yield* eventually(
+          Effect.gen(function*() {
+            const res = yield* call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) })
+            if (res.json.status === "published") return res.json
+            yield* sleep(2000)
+            const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+            assert.strictEqual(events.status, 200, events.text)
+            return events.json.events.some((e: any) => e.type === "publish.failed") ? res.json : undefined
+          }),
+          120_000
+        )
+        assert.strictEqual(fake.postsFor(id).length, 1)
+        assert.strictEqual(piece.status, "published")
+        assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${ours.id}`)
+        const attempts = yield* attemptsOf(owner, id)
+        const causes = attempts.map((a) => a.status === "failed" ? String(a.error).split(":")[0] : a.status)
+        assert.include(causes, "try_in_flight", JSON.stringify(attempts))
+        assert.include(causes, "history_stale", JSON.stringify(attempts))
+        assert.strictEqual(causes[causes.length - 1], "reconciled", JSON.stringify(attempts))
+        const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+        assert.isFalse(
+          events.json.events.some((e: any) => e.type === "publish.failed"),
+          JSON.stringify(events.json.events)
+        )
+      }),
+    150_000
+  )
 })
 
 /** The adapter on its own, against the fake: schedule, delete, accounts, analytics, error bodies. */
@@ -304,10 +359,15 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
       const provider = yield* SocialProvider
       const sql = yield* (yield* Effect.promise(() => import("effect/sql"))).SqlClient.SqlClient
       const customerId = "6a1c2f4e-1d5b-4c8e-9f00-1234567890ab"
-      yield* sql`INSERT INTO customers (id, email, status) VALUES (${customerId}, 'adapter@example.com', 'active')`.pipe(Effect.orDie)
+      yield* sql`INSERT INTO customers (id, email, status) VALUES (${customerId}, 'adapter@example.com', 'active')`
+        .pipe(Effect.orDie)
       assert.strictEqual(provider.name, "ayrshare")
 
-      const link = yield* provider.connectLink(customerId, "linkedin", "http://localhost/api/integration/callback?state=s")
+      const link = yield* provider.connectLink(
+        customerId,
+        "linkedin",
+        "http://localhost/api/integration/callback?state=s"
+      )
       assert.include(link, "jwt=")
       const [profileKey] = [...fake.profiles.keys()]
       assert.deepStrictEqual(yield* provider.accounts(customerId), [])
@@ -338,8 +398,17 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
       const before = fake.requests.length
       yield* provider.findPost(customerId, "cnt_later", "linkedin")
       assert.deepStrictEqual(fake.requests.slice(before).map((r) => r.path), ["/api/history"])
-      const later = yield* provider.publish({ customerId, contentId: "cnt_later", platform: "linkedin", body: "Later", media: ["https://cdn.example.com/a.png"] })
-      assert.strictEqual(Option.getOrThrow(yield* provider.findPost(customerId, "cnt_later", "linkedin")).providerPostId, later.providerPostId)
+      const later = yield* provider.publish({
+        customerId,
+        contentId: "cnt_later",
+        platform: "linkedin",
+        body: "Later",
+        media: ["https://cdn.example.com/a.png"]
+      })
+      assert.strictEqual(
+        Option.getOrThrow(yield* provider.findPost(customerId, "cnt_later", "linkedin")).providerPostId,
+        later.providerPostId
+      )
       // A post Ayrshare could not deliver is not there: the publisher must try again.
       fake.posts.find((p) => p.id === later.providerPostId)!.status = "error"
       assert.isTrue(Option.isNone(yield* provider.findPost(customerId, "cnt_later", "linkedin")))
@@ -353,23 +422,36 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
 
       // Error bodies: a refusal is final and carries Ayrshare's message; an outage is transient.
       fake.mode = "refuse"
-      const refused = yield* Effect.exit(provider.publish({ customerId, contentId: "cnt_r", platform: "x", body: "dup", media: [] }))
+      const refused = yield* Effect.exit(
+        provider.publish({ customerId, contentId: "cnt_r", platform: "x", body: "dup", media: [] })
+      )
       assert.isTrue(Exit.isFailure(refused))
       const refusal = Exit.isFailure(refused) ? (refused.cause.reasons[0] as any).error : undefined
       assert.strictEqual(refusal.transient, false)
       assert.strictEqual(refusal.cause, "provider_rejected")
       assert.include(refusal.message, "code 110: Status is a duplicate.")
       fake.mode = "down"
-      const down = yield* Effect.exit(provider.publish({ customerId, contentId: "cnt_d", platform: "x", body: "x", media: [] }))
+      const down = yield* Effect.exit(
+        provider.publish({ customerId, contentId: "cnt_d", platform: "x", body: "x", media: [] })
+      )
       const outage = Exit.isFailure(down) ? (down.cause.reasons[0] as any).error : undefined
       assert.strictEqual(outage.transient, true)
       assert.strictEqual(outage.cause, "provider_unavailable")
       fake.mode = "up"
       // A platform not linked at Ayrshare is refused with Ayrshare's error.
-      const unlinked = yield* Effect.exit(provider.publish({ customerId, contentId: "cnt_u", platform: "tiktok", body: "x", media: [] }))
-      assert.include((Exit.isFailure(unlinked) ? (unlinked.cause.reasons[0] as any).error : undefined).message, "tiktok is not linked")
+      const unlinked = yield* Effect.exit(
+        provider.publish({ customerId, contentId: "cnt_u", platform: "tiktok", body: "x", media: [] })
+      )
+      assert.include(
+        (Exit.isFailure(unlinked) ? (unlinked.cause.reasons[0] as any).error : undefined).message,
+        "tiktok is not linked"
+      )
       // Every request carried the API key and the customer's profile key.
-      for (const request of fake.requests.filter((r) => r.path !== "/api/profiles" && r.path !== "/api/profiles/generateJWT")) {
+      for (
+        const request of fake.requests.filter((r) =>
+          r.path !== "/api/profiles" && r.path !== "/api/profiles/generateJWT"
+        )
+      ) {
         assert.strictEqual(request.headers["profile-key"], profileKey)
       }
     }))

@@ -3,9 +3,9 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { type AyrshareFake, startAyrshareFake } from "./support/ayrshare-fake.ts"
 import { eventually } from "./support/eventually.ts"
-import { call, type Reply, TestServer, testApp } from "./support/harness.ts"
+import { call, type Reply, testApp, TestServer } from "./support/harness.ts"
 import { httpClient } from "./support/mcp-clients.ts"
-import { assertError, bearer, type Provisioned, provision } from "./support/processes.ts"
+import { assertError, bearer, provision, type Provisioned } from "./support/processes.ts"
 
 /**
  * Every path that queues a piece for publication (publish, retry, the MCP
@@ -16,13 +16,18 @@ import { assertError, bearer, type Provisioned, provision } from "./support/proc
  */
 class Fake extends Context.Service<Fake, AyrshareFake>()("test/AyrshareFake") {}
 
-const FakeLive = Layer.effect(Fake, Effect.acquireRelease(Effect.promise(() => startAyrshareFake()), (fake) => Effect.promise(() => fake.close())))
+const FakeLive = Layer.effect(
+  Fake,
+  Effect.acquireRelease(Effect.promise(() => startAyrshareFake()), (fake) => Effect.promise(() => fake.close()))
+)
 
 const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) =>
   testApp({
     socialProvider: "ayrshare",
     ayrshareApiKey: Option.some(Redacted.make(fake.apiKey)),
-    ayrsharePrivateKey: Option.some(Redacted.make("-----BEGIN RSA PRIVATE KEY-----\nMIIfake\n-----END RSA PRIVATE KEY-----")),
+    ayrsharePrivateKey: Option.some(
+      Redacted.make("-----BEGIN RSA PRIVATE KEY-----\nMIIfake\n-----END RSA PRIVATE KEY-----")
+    ),
     ayrshareBaseUrl: fake.url,
     ayrshareDomain: "acme",
     publishRetrySchedule: [1, 1, 1, 1],
@@ -38,7 +43,10 @@ const connectX = (owner: Provisioned) =>
     const fake = yield* Fake
     // Each test starts with the network up, whatever an earlier one left.
     fake.mode = "up"
-    const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["x"] } })
+    const links = yield* call("POST", `/api/connect/${owner.customerId}`, {
+      headers: bearer(owner.apiKey),
+      body: { platforms: ["x"] }
+    })
     assert.strictEqual(links.status, 200, links.text)
     const redirect = new URL(new URL(links.json.connectLinks.x).searchParams.get("redirect")!)
     const profileKey = [...fake.profiles.entries()].find(([, p]) => p.title === `herald-${owner.customerId}`)![0]
@@ -48,16 +56,20 @@ const connectX = (owner: Provisioned) =>
   })
 
 const capAt = (owner: Provisioned, budget: Record<string, unknown>) =>
-  Effect.map(call("PUT", `/api/settings/${owner.customerId}/budget`, { headers: bearer(owner.apiKey), body: budget }), (res) => {
-    assert.strictEqual(res.status, 200, res.text)
-  })
+  Effect.map(
+    call("PUT", `/api/settings/${owner.customerId}/budget`, { headers: bearer(owner.apiKey), body: budget }),
+    (res) => {
+      assert.strictEqual(res.status, 200, res.text)
+    }
+  )
 
 /** The customer's ledger rows: which piece, which channel, how much. */
 const ledger = (owner: Provisioned) =>
   Effect.gen(function*() {
     const { sql } = yield* TestServer
     const rows = yield* sql<{ contentId: string | null; channel: string; amount: string }>`
-      SELECT content_id, channel, amount::text AS amount FROM spend_ledger WHERE customer_id = ${owner.customerId} ORDER BY id`.pipe(Effect.orDie)
+      SELECT content_id, channel, amount::text AS amount FROM spend_ledger WHERE customer_id = ${owner.customerId} ORDER BY id`
+      .pipe(Effect.orDie)
     return rows.map((r) => [r.contentId, r.channel, Number(r.amount)])
   })
 
@@ -66,18 +78,26 @@ const queued = (owner: Provisioned) =>
   Effect.gen(function*() {
     const { sql } = yield* TestServer
     const rows = yield* sql<{ contentId: string; status: string }>`
-      SELECT content_id, status FROM publish_jobs WHERE customer_id = ${owner.customerId} ORDER BY created_at`.pipe(Effect.orDie)
+      SELECT content_id, status FROM publish_jobs WHERE customer_id = ${owner.customerId} ORDER BY created_at`.pipe(
+      Effect.orDie
+    )
     return rows.map((r) => [r.contentId, r.status])
   })
 
 const contentCount = (owner: Provisioned) =>
-  Effect.map(call("GET", `/api/content/${owner.customerId}`, { headers: bearer(owner.apiKey) }), (res) => res.json.content.length as number)
+  Effect.map(
+    call("GET", `/api/content/${owner.customerId}`, { headers: bearer(owner.apiKey) }),
+    (res) => res.json.content.length as number
+  )
 
 const pieceWhere = (owner: Provisioned, id: string, ok: (piece: any) => boolean) =>
-  eventually(Effect.map(
-    call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }),
-    (res) => (ok(res.json) ? res.json : undefined)
-  ), 30_000)
+  eventually(
+    Effect.map(
+      call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }),
+      (res) => (ok(res.json) ? res.json : undefined)
+    ),
+    30_000
+  )
 
 const retry = (owner: Provisioned, id: string): Effect.Effect<Reply, never, TestServer> =>
   call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, { headers: bearer(owner.apiKey), body: {} })
@@ -110,7 +130,8 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       yield* connectX(owner)
       yield* capAt(owner, { channels: { ads: 25 } })
       const id = yield* approvedAd(owner, 30)
-      const publishIt = (body: unknown) => call("POST", `/api/social/posts/${owner.customerId}/${id}/publish`, { headers: h, body })
+      const publishIt = (body: unknown) =>
+        call("POST", `/api/social/posts/${owner.customerId}/${id}/publish`, { headers: h, body })
       assertError(yield* publishIt({}), 403, "E_BUDGET_EXCEEDED", refusal(30, "ads channel", 25, 0))
       assert.deepStrictEqual(yield* queued(owner), [])
       assert.deepStrictEqual(yield* ledger(owner), [])
@@ -121,7 +142,10 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       assert.strictEqual(scheduled.status, 200, scheduled.text)
       assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 30]])
       // Taken off the queue and published now: queued again, charged nothing more (another 30 would pass 50).
-      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/cancel`, { headers: h, body: {} })
+      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/cancel`, {
+        headers: h,
+        body: {}
+      })
       assert.strictEqual(cancelled.status, 200, cancelled.text)
       const now = yield* publishIt({})
       assert.strictEqual(now.status, 200, now.text)
@@ -138,14 +162,20 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       yield* connectX(owner)
       yield* capAt(owner, { channels: { ads: 25 } })
 
-      const over = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "x", body: "Too dear", spend: 30 } })
+      const over = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+        headers: h,
+        body: { platform: "x", body: "Too dear", spend: 30 }
+      })
       assertError(over, 403, "E_BUDGET_EXCEEDED", refusal(30, "ads channel", 25, 0))
       assert.strictEqual(yield* contentCount(owner), 0)
       assert.deepStrictEqual(yield* queued(owner), [])
       assert.deepStrictEqual(yield* ledger(owner), [])
 
       fake.mode = "refuse"
-      const ok = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "x", body: "Spring sale", spend: 20 } })
+      const ok = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+        headers: h,
+        body: { platform: "x", body: "Spring sale", spend: 20 }
+      })
       assert.strictEqual(ok.status, 200, ok.text)
       const id = ok.json.id as string
       assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 20]])
@@ -163,15 +193,26 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
 
       // The charge counts against the cap: 10 more would pass it.
       assertError(
-        yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "x", body: "More", spend: 10 } }),
+        yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+          headers: h,
+          body: { platform: "x", body: "More", spend: 10 }
+        }),
         403,
         "E_BUDGET_EXCEEDED",
         refusal(10, "ads channel", 25, 20)
       )
       assert.strictEqual(yield* contentCount(owner), 1)
       // An amount no ledger row can hold is refused, not a server error.
-      const huge = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "x", body: "Huge", spend: 1e15 } })
-      assertError(huge, 403, "E_BUDGET_EXCEEDED", "Spending 1000000000000000 is more than any budget can record (at most 99999999999999)")
+      const huge = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+        headers: h,
+        body: { platform: "x", body: "Huge", spend: 1e15 }
+      })
+      assertError(
+        huge,
+        403,
+        "E_BUDGET_EXCEEDED",
+        "Spending 1000000000000000 is more than any budget can record (at most 99999999999999)"
+      )
       assert.strictEqual(yield* contentCount(owner), 1)
     }))
 
@@ -181,15 +222,26 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       yield* connectX(owner)
       yield* capAt(owner, { daily: 30 })
       const replies = yield* Effect.all(
-        Array.from({ length: 6 }, (_, i) =>
-          call("POST", `/api/social/publish/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platform: "x", body: `Ad ${i}`, spend: 10 } })),
+        Array.from(
+          { length: 6 },
+          (_, i) =>
+            call("POST", `/api/social/publish/${owner.customerId}`, {
+              headers: bearer(owner.apiKey),
+              body: { platform: "x", body: `Ad ${i}`, spend: 10 }
+            })
+        ),
         { concurrency: "unbounded" }
       )
       const statuses = replies.map((r) => r.status).sort()
       assert.deepStrictEqual(statuses, [200, 200, 200, 403, 403, 403], replies.map((r) => r.text).join("\n"))
-      for (const refused of replies.filter((r) => r.status === 403)) assertError(refused, 403, "E_BUDGET_EXCEEDED", refusal(10, "daily", 30, 30))
+      for (const refused of replies.filter((r) => r.status === 403)) {
+        assertError(refused, 403, "E_BUDGET_EXCEEDED", refusal(10, "daily", 30, 30))
+      }
       const accepted = replies.filter((r) => r.status === 200).map((r) => r.json.id as string).sort()
-      assert.deepStrictEqual((yield* ledger(owner)).map((row) => [row[0], row[2]]).sort(), accepted.map((id) => [id, 10]))
+      assert.deepStrictEqual(
+        (yield* ledger(owner)).map((row) => [row[0], row[2]]).sort(),
+        accepted.map((id) => [id, 10])
+      )
       assert.deepStrictEqual((yield* queued(owner)).map((row) => row[0]).sort(), accepted)
       assert.strictEqual(yield* contentCount(owner), 3)
     }))
@@ -215,7 +267,10 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       assert.deepStrictEqual(both.map((r) => r.status), [200, 200], both.map((r) => r.text).join("\n"))
       assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
       // Cancelled and queued again before it went out: still the one charge.
-      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/cancel`, { headers: bearer(owner.apiKey), body: {} })
+      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/cancel`, {
+        headers: bearer(owner.apiKey),
+        body: {}
+      })
       assert.strictEqual(cancelled.status, 200, cancelled.text)
       fake.mode = "up"
       assert.strictEqual((yield* retry(owner, id)).status, 200)
@@ -233,7 +288,11 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       yield* capAt(owner, { channels: { ads: 15 } })
       const client = yield* httpClient(url, owner.apiKey)
       const tool = (name: string, args: Record<string, unknown>) =>
-        Effect.promise(() => client.callTool({ name, arguments: { customerId: owner.customerId, platform: "x", ...args } }, undefined, { timeout: 60_000 })) as Effect.Effect<any>
+        Effect.promise(() =>
+          client.callTool({ name, arguments: { customerId: owner.customerId, platform: "x", ...args } }, undefined, {
+            timeout: 60_000
+          })
+        ) as Effect.Effect<any>
       const text = (result: any): string => result.content.map((c: any) => c.text).join("\n")
       const refused = (result: any, expected: string) => {
         assert.isTrue(result.isError, text(result))
@@ -243,7 +302,10 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       const later = new Date(Date.now() + 3_600_000).toISOString()
 
       refused(yield* tool("publish_to_social", { body: "Now, too dear", spend: 20 }), refusal(20, "ads channel", 15, 0))
-      refused(yield* tool("schedule_content", { body: "Later, too dear", spend: 20, scheduledAt: later }), refusal(20, "ads channel", 15, 0))
+      refused(
+        yield* tool("schedule_content", { body: "Later, too dear", spend: 20, scheduledAt: later }),
+        refusal(20, "ads channel", 15, 0)
+      )
       assert.strictEqual(yield* contentCount(owner), 0)
       assert.deepStrictEqual(yield* queued(owner), [])
       assert.deepStrictEqual(yield* ledger(owner), [])
@@ -261,62 +323,90 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       assert.strictEqual(yield* contentCount(owner), 2)
     }))
 
-  it.effect("a workflow's hand-off after an approval in the dashboard: past the cap the run suspends on budget with nothing queued; under it the ad is charged once", () =>
-    Effect.gen(function*() {
-      const { sql, url } = yield* TestServer
-      const fake = yield* Fake
-      const owner = yield* provision()
-      const h = bearer(owner.apiKey)
-      yield* connectX(owner)
-      yield* capAt(owner, { channels: { ads: 20 } })
-      yield* call("PUT", `/api/workflows/${owner.customerId}/daily-social-posts`, { headers: h, body: { config: { platforms: ["x"] } } })
-      const started = yield* call("POST", `/api/workflows/${owner.customerId}/daily-social-posts/run`, { headers: h, body: {} })
-      assert.strictEqual(started.status, 200, started.text)
-      const runId = started.json.runId as string
-      const run = () => Effect.map(call("GET", `/api/runs/${owner.customerId}/${runId}`, { headers: h }), (res) => res.json)
-      const stateOf = () =>
-        Effect.map(sql<{ status: string; waitingFor: string | null }>`SELECT status, waiting_for FROM workflow_runs WHERE id = ${runId}`.pipe(Effect.orDie), (rows) => rows[0]!)
-      yield* eventually(Effect.map(stateOf(), (s) => (s.waitingFor === "approval" ? s : undefined)), 30_000)
-      const [piece] = (yield* call("GET", `/api/content/${owner.customerId}`, { headers: h })).json.content as Array<any>
-      // No catalog workflow writes ads today; the run's piece is made one (with a spend) as an ad-writing step would.
-      yield* sql`UPDATE content SET type = 'ad', metadata = jsonb_set(metadata::jsonb, '{spend}', '30')::json WHERE id = ${piece.id}`
+  it.effect(
+    "a workflow's hand-off after an approval in the dashboard: past the cap the run suspends on budget with nothing queued; under it the ad is charged once",
+    () =>
+      Effect.gen(function*() {
+        const { sql, url } = yield* TestServer
+        const fake = yield* Fake
+        const owner = yield* provision()
+        const h = bearer(owner.apiKey)
+        yield* connectX(owner)
+        yield* capAt(owner, { channels: { ads: 20 } })
+        yield* call("PUT", `/api/workflows/${owner.customerId}/daily-social-posts`, {
+          headers: h,
+          body: { config: { platforms: ["x"] } }
+        })
+        const started = yield* call("POST", `/api/workflows/${owner.customerId}/daily-social-posts/run`, {
+          headers: h,
+          body: {}
+        })
+        assert.strictEqual(started.status, 200, started.text)
+        const runId = started.json.runId as string
+        const run = () =>
+          Effect.map(call("GET", `/api/runs/${owner.customerId}/${runId}`, { headers: h }), (res) => res.json)
+        const stateOf = () =>
+          Effect.map(
+            sql<
+              { status: string; waitingFor: string | null }
+            >`SELECT status, waiting_for FROM workflow_runs WHERE id = ${runId}`.pipe(Effect.orDie),
+            (rows) => rows[0]!
+          )
+        yield* eventually(Effect.map(stateOf(), (s) => (s.waitingFor === "approval" ? s : undefined)), 30_000)
+        const [piece] = (yield* call("GET", `/api/content/${owner.customerId}`, { headers: h })).json.content as Array<
+          any
+        >
+        // No catalog workflow writes ads today; the run's piece is made one (with a spend) as an ad-writing step would.
+        yield* sql`UPDATE content SET type = 'ad', metadata = jsonb_set(metadata::jsonb, '{spend}', '30')::json WHERE id = ${piece.id}`
 
-      // Approved in the dashboard: signed in with the key, the form with its CSRF token.
-      const signedIn = yield* call("POST", "/dashboard", {
-        headers: { "content-type": "application/x-www-form-urlencoded", origin: url },
-        body: new URLSearchParams({ apiKey: owner.apiKey }).toString(),
-        raw: true
-      })
-      assert.strictEqual(signedIn.status, 303, signedIn.text)
-      const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!
-      const page = yield* call("GET", "/dashboard", { headers: { cookie } })
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!
-      const approved = yield* call("POST", `/dashboard/content/${piece.id}/review`, {
-        headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: url },
-        body: new URLSearchParams({ action: "approve", _csrf: csrf }).toString(),
-        raw: true
-      })
-      assert.strictEqual(approved.status, 303, approved.text)
+        // Approved in the dashboard: signed in with the key, the form with its CSRF token.
+        const signedIn = yield* call("POST", "/dashboard", {
+          headers: { "content-type": "application/x-www-form-urlencoded", origin: url },
+          body: new URLSearchParams({ apiKey: owner.apiKey }).toString(),
+          raw: true
+        })
+        assert.strictEqual(signedIn.status, 303, signedIn.text)
+        const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!
+        const page = yield* call("GET", "/dashboard", { headers: { cookie } })
+        const csrf = /name="_csrf" value="([^"]+)"/.exec(page.text)![1]!
+        const approved = yield* call("POST", `/dashboard/content/${piece.id}/review`, {
+          headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: url },
+          body: new URLSearchParams({ action: "approve", _csrf: csrf }).toString(),
+          raw: true
+        })
+        assert.strictEqual(approved.status, 303, approved.text)
 
-      const suspended = yield* eventually(Effect.map(stateOf(), (s) => (s.waitingFor === "budget" ? s : undefined)), 30_000)
-      assert.deepStrictEqual(suspended, { status: "suspended", waitingFor: "budget" })
-      const detail = yield* run()
-      const handOff = detail.steps.find((s: any) => s.name === "hand-to-publisher")
-      assert.strictEqual(handOff.status, "failed")
-      assert.strictEqual(handOff.error, `could not hand ${piece.id} to the publisher: ${refusal(30, "ads channel", 20, 0)}`)
-      const events = (yield* call("GET", `/api/events/${owner.customerId}?limit=200`, { headers: h })).json.events as Array<any>
-      const budgetWait = events.find((e) => e.type === "workflow.suspended" && e.data.waitingFor === "budget")
-      assert.include(budgetWait.data.reason, refusal(30, "ads channel", 20, 0))
-      assert.deepStrictEqual(yield* queued(owner), [])
-      assert.deepStrictEqual(yield* ledger(owner), [])
-      assert.strictEqual((yield* pieceWhere(owner, piece.id, () => true)).status, "approved")
+        const suspended = yield* eventually(
+          Effect.map(stateOf(), (s) => (s.waitingFor === "budget" ? s : undefined)),
+          30_000
+        )
+        assert.deepStrictEqual(suspended, { status: "suspended", waitingFor: "budget" })
+        const detail = yield* run()
+        const handOff = detail.steps.find((s: any) => s.name === "hand-to-publisher")
+        assert.strictEqual(handOff.status, "failed")
+        assert.strictEqual(
+          handOff.error,
+          `could not hand ${piece.id} to the publisher: ${refusal(30, "ads channel", 20, 0)}`
+        )
+        const events = (yield* call("GET", `/api/events/${owner.customerId}?limit=200`, { headers: h })).json
+          .events as Array<any>
+        const budgetWait = events.find((e) => e.type === "workflow.suspended" && e.data.waitingFor === "budget")
+        assert.include(budgetWait.data.reason, refusal(30, "ads channel", 20, 0))
+        assert.deepStrictEqual(yield* queued(owner), [])
+        assert.deepStrictEqual(yield* ledger(owner), [])
+        assert.strictEqual((yield* pieceWhere(owner, piece.id, () => true)).status, "approved")
 
-      // The cap raised: the run goes on by itself, hands the ad off, and it is charged once and posted once.
-      yield* capAt(owner, { channels: { ads: 100 } })
-      const done = yield* eventually(Effect.map(run(), (r) => (r.status === "succeeded" || r.status === "failed" ? r : undefined)), 60_000)
-      assert.strictEqual(done.status, "succeeded", JSON.stringify(done))
-      yield* pieceWhere(owner, piece.id, (p) => p.status === "published")
-      assert.strictEqual(fake.postsFor(piece.id).length, 1)
-      assert.deepStrictEqual(yield* ledger(owner), [[piece.id, "ads", 30]])
-    }), 150_000)
+        // The cap raised: the run goes on by itself, hands the ad off, and it is charged once and posted once.
+        yield* capAt(owner, { channels: { ads: 100 } })
+        const done = yield* eventually(
+          Effect.map(run(), (r) => (r.status === "succeeded" || r.status === "failed" ? r : undefined)),
+          60_000
+        )
+        assert.strictEqual(done.status, "succeeded", JSON.stringify(done))
+        yield* pieceWhere(owner, piece.id, (p) => p.status === "published")
+        assert.strictEqual(fake.postsFor(piece.id).length, 1)
+        assert.deepStrictEqual(yield* ledger(owner), [[piece.id, "ads", 30]])
+      }),
+    150_000
+  )
 })

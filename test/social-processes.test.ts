@@ -9,13 +9,21 @@ import { provisionAt, type ServerProcess, sharedDatabase, startServer, withSql }
  * Real server processes (`node src/main.ts`) publishing through Ayrshare (the
  * local fake, which counts posts) from one database.
  */
-class Shared extends Context.Service<Shared, { readonly database: string; readonly fake: AyrshareFake }>()("test/SocialShared") {}
+class Shared
+  extends Context.Service<Shared, { readonly database: string; readonly fake: AyrshareFake }>()("test/SocialShared")
+{}
 
-const SharedLive = Layer.effect(Shared, Effect.gen(function*() {
-  const database = yield* sharedDatabase
-  const fake = yield* Effect.acquireRelease(Effect.promise(() => startAyrshareFake()), (f) => Effect.promise(() => f.close()))
-  return { database, fake }
-}))
+const SharedLive = Layer.effect(
+  Shared,
+  Effect.gen(function*() {
+    const database = yield* sharedDatabase
+    const fake = yield* Effect.acquireRelease(
+      Effect.promise(() => startAyrshareFake()),
+      (f) => Effect.promise(() => f.close())
+    )
+    return { database, fake }
+  })
+)
 
 const server = (database: string, fake: AyrshareFake, env: Record<string, string> = {}) =>
   Effect.acquireRelease(
@@ -56,7 +64,11 @@ const customerWithX = (app: ServerProcess, database: string, fake: AyrshareFake)
   Effect.gen(function*() {
     const owner = yield* Effect.promise(() => provisionAt(app))
     const profileKey = `PK-${randomUUID()}`
-    fake.profiles.set(profileKey, { title: `herald-${owner.customerId}`, refId: randomUUID(), linked: new Set(["twitter"]) })
+    fake.profiles.set(profileKey, {
+      title: `herald-${owner.customerId}`,
+      refId: randomUUID(),
+      linked: new Set(["twitter"])
+    })
     yield* withSql(database, (sql) =>
       Effect.andThen(
         sql`INSERT INTO social_profiles (customer_id, provider, profile_key) VALUES (${owner.customerId}, 'ayrshare', ${profileKey})`,
@@ -75,83 +87,106 @@ const waitUntil = (check: () => Promise<boolean>, ms: number) =>
   })
 
 layer(SharedLive, { timeout: 120_000, excludeTestServices: true })("publishing across processes", (it) => {
-  it.effect("kill -9 between the provider's answer and our record: the next process reconciles at start-up, not after the lease, no second post", () =>
-    Effect.gen(function*() {
-      const { database, fake } = yield* Shared
-      // A lease of an hour: only the next process's start-up reconciliation can record the post in this test's time.
-      const lease = { PUBLISH_LEASE_SECONDS: "3600" }
-      const first = yield* server(database, fake, lease)
-      const owner = yield* customerWithX(first, database, fake)
-      fake.mode = "hold"
-      const posted = fake.nextPost()
-      const res = yield* Effect.promise(() =>
-        send(first.url, "POST", `/api/social/publish/${owner.customerId}`, {
-          headers: { authorization: `Bearer ${owner.apiKey}` },
-          body: { platform: "x", body: "Crash between sent and recorded" }
-        })
-      )
-      assert.strictEqual(res.status, 200, res.text)
-      const contentId: string = res.json.id
-      // Ayrshare has the post; our process dies before it hears back.
-      yield* Effect.promise(() => posted)
-      yield* killHard(first)
-      fake.mode = "up"
-      assert.strictEqual(fake.postsFor(contentId).length, 1)
+  it.effect(
+    "kill -9 between the provider's answer and our record: the next process reconciles at start-up, not after the lease, no second post",
+    () =>
+      Effect.gen(function*() {
+        const { database, fake } = yield* Shared
+        // A lease of an hour: only the next process's start-up reconciliation can record the post in this test's time.
+        const lease = { PUBLISH_LEASE_SECONDS: "3600" }
+        const first = yield* server(database, fake, lease)
+        const owner = yield* customerWithX(first, database, fake)
+        fake.mode = "hold"
+        const posted = fake.nextPost()
+        const res = yield* Effect.promise(() =>
+          send(first.url, "POST", `/api/social/publish/${owner.customerId}`, {
+            headers: { authorization: `Bearer ${owner.apiKey}` },
+            body: { platform: "x", body: "Crash between sent and recorded" }
+          })
+        )
+        assert.strictEqual(res.status, 200, res.text)
+        const contentId: string = res.json.id
+        // Ayrshare has the post; our process dies before it hears back.
+        yield* Effect.promise(() => posted)
+        yield* killHard(first)
+        fake.mode = "up"
+        assert.strictEqual(fake.postsFor(contentId).length, 1)
 
-      const second = yield* server(database, fake, lease)
-      const get = (path: string) => send(second.url, "GET", path, { headers: { authorization: `Bearer ${owner.apiKey}` } })
-      yield* waitUntil(async () => (await get(`/api/content/${owner.customerId}/${contentId}`)).json.status === "published", 30_000)
-      assert.strictEqual(fake.postsFor(contentId).length, 1)
-      const piece = (yield* Effect.promise(() => get(`/api/content/${owner.customerId}/${contentId}`))).json
-      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${fake.postsFor(contentId)[0].id}`)
-      const attempts = (yield* Effect.promise(() => get(`/api/social/posts/${owner.customerId}/${contentId}/attempts`))).json.attempts
-      assert.deepStrictEqual(attempts.map((a: any) => [a.attempt, a.status]), [[2, "reconciled"]])
-    }), 100_000)
+        const second = yield* server(database, fake, lease)
+        const get = (path: string) =>
+          send(second.url, "GET", path, { headers: { authorization: `Bearer ${owner.apiKey}` } })
+        yield* waitUntil(
+          async () => (await get(`/api/content/${owner.customerId}/${contentId}`)).json.status === "published",
+          30_000
+        )
+        assert.strictEqual(fake.postsFor(contentId).length, 1)
+        const piece = (yield* Effect.promise(() => get(`/api/content/${owner.customerId}/${contentId}`))).json
+        assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${fake.postsFor(contentId)[0].id}`)
+        const attempts = (yield* Effect.promise(() =>
+          get(`/api/social/posts/${owner.customerId}/${contentId}/attempts`)
+        )).json.attempts
+        assert.deepStrictEqual(attempts.map((a: any) => [a.attempt, a.status]), [[2, "reconciled"]])
+      }),
+    100_000
+  )
 
   // PGlite is a single session: several processes sharing it is not a supported deployment,
   // so this runs against PostgreSQL only (DATABASE_URL=postgres://...).
-  it.effect.skipIf(externalDatabaseUrl() === undefined)("two publishers on one PostgreSQL: many due posts, each posted exactly once", () =>
-    Effect.gen(function*() {
-      const { database, fake } = yield* Shared
-      fake.mode = "up"
-      // A lease longer than any try (the default is 60 s): a live worker never loses a claim it is using.
-      const env = { PUBLISH_LEASE_SECONDS: "30" }
-      // The second process reaches the provider at another loopback address, so each post says which process sent it.
-      const [a] = yield* Effect.all([server(database, fake, env), server(database, fake, { ...env, AYRSHARE_BASE_URL: fake.aliasUrl })], { concurrency: 2 })
-      const owner = yield* customerWithX(a, database, fake)
-      const count = 1000
-      // Due posts written straight into the queue (the API's rate limit would take minutes to create them).
-      yield* withSql(database, (sql) =>
-        Effect.andThen(
-          sql`INSERT INTO content (id, customer_id, type, status, platform, body, metadata)
+  it.effect.skipIf(externalDatabaseUrl() === undefined)(
+    "two publishers on one PostgreSQL: many due posts, each posted exactly once",
+    () =>
+      Effect.gen(function*() {
+        const { database, fake } = yield* Shared
+        fake.mode = "up"
+        // A lease longer than any try (the default is 60 s): a live worker never loses a claim it is using.
+        const env = { PUBLISH_LEASE_SECONDS: "30" }
+        // The second process reaches the provider at another loopback address, so each post says which process sent it.
+        const [a] = yield* Effect.all([
+          server(database, fake, env),
+          server(database, fake, { ...env, AYRSHARE_BASE_URL: fake.aliasUrl })
+        ], { concurrency: 2 })
+        const owner = yield* customerWithX(a, database, fake)
+        const count = 1000
+        // Due posts written straight into the queue (the API's rate limit would take minutes to create them).
+        yield* withSql(database, (sql) =>
+          Effect.andThen(
+            sql`INSERT INTO content (id, customer_id, type, status, platform, body, metadata)
             SELECT 'cnt_bulk_' || g, ${owner.customerId}, 'social', 'approved', 'x', 'Bulk post ' || g, '{"media": []}'::jsonb
             FROM generate_series(1, ${count}) AS g`,
-          sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
+            sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
             SELECT 'cnt_bulk_' || g, ${owner.customerId}, 'x', 'queued', now(), now() FROM generate_series(1, ${count}) AS g`
-        ))
-      const started = Date.now()
-      yield* waitUntil(async () => {
-        const rows = await Effect.runPromise(withSql(database, (sql) =>
-          sql<{ n: string }>`SELECT count(*)::text AS n FROM content WHERE customer_id = ${owner.customerId} AND status = 'published'`))
-        return Number(rows[0].n) === count
-      }, 90_000)
-      console.log(`two publishers: ${count} posts published in ${Date.now() - started} ms`)
-      const perPiece = new Map<string, number>()
-      for (const post of fake.posts) {
-        if (post.notes?.startsWith("herald:cnt_bulk_")) perPiece.set(post.notes, (perPiece.get(post.notes) ?? 0) + 1)
-      }
-      assert.strictEqual(perPiece.size, count)
-      assert.deepStrictEqual([...new Set(perPiece.values())], [1])
-      const attempts = yield* withSql(database, (sql) =>
-        sql<{ n: string; pieces: string }>`SELECT count(*)::text AS n, count(DISTINCT content_id)::text AS pieces
+          ))
+        const started = Date.now()
+        yield* waitUntil(async () => {
+          const rows = await Effect.runPromise(withSql(database, (sql) =>
+            sql<
+              { n: string }
+            >`SELECT count(*)::text AS n FROM content WHERE customer_id = ${owner.customerId} AND status = 'published'`))
+          return Number(rows[0].n) === count
+        }, 90_000)
+        console.log(`two publishers: ${count} posts published in ${Date.now() - started} ms`)
+        const perPiece = new Map<string, number>()
+        for (const post of fake.posts) {
+          if (post.notes?.startsWith("herald:cnt_bulk_")) {
+            perPiece.set(post.notes, (perPiece.get(post.notes) ?? 0) + 1)
+          }
+        }
+        assert.strictEqual(perPiece.size, count)
+        assert.deepStrictEqual([...new Set(perPiece.values())], [1])
+        const attempts = yield* withSql(database, (sql) =>
+          sql<{ n: string; pieces: string }>`SELECT count(*)::text AS n, count(DISTINCT content_id)::text AS pieces
           FROM publish_attempts WHERE customer_id = ${owner.customerId}`)
-      assert.strictEqual(Number(attempts[0].n), count)
-      assert.strictEqual(Number(attempts[0].pieces), count)
-      const senders = new Map<string, number>()
-      for (const request of fake.requests) {
-        if (request.method === "POST" && request.path === "/api/post") senders.set(String(request.headers.host), (senders.get(String(request.headers.host)) ?? 0) + 1)
-      }
-      console.log("two publishers: posts per process", Object.fromEntries(senders))
-      assert.strictEqual(senders.size, 2, "both processes published")
-    }), 110_000)
+        assert.strictEqual(Number(attempts[0].n), count)
+        assert.strictEqual(Number(attempts[0].pieces), count)
+        const senders = new Map<string, number>()
+        for (const request of fake.requests) {
+          if (request.method === "POST" && request.path === "/api/post") {
+            senders.set(String(request.headers.host), (senders.get(String(request.headers.host)) ?? 0) + 1)
+          }
+        }
+        console.log("two publishers: posts per process", Object.fromEntries(senders))
+        assert.strictEqual(senders.size, 2, "both processes published")
+      }),
+    110_000
+  )
 })

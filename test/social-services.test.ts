@@ -1,15 +1,15 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { AppConfig } from "../src/Config.ts"
 import { Analytics } from "../src/features/analytics/Analytics.ts"
 import { Content } from "../src/features/content/Content.ts"
 import { Customers } from "../src/features/customers/Customers.ts"
 import { Settings } from "../src/features/settings/Settings.ts"
 import { Links } from "../src/features/social/Links.ts"
-import { SocialPublisherLive } from "../src/features/social/Publisher.ts"
 import { consentProof } from "../src/features/social/providers/sandbox.ts"
+import { SocialPublisherLive } from "../src/features/social/Publisher.ts"
 import { Social } from "../src/features/social/Social.ts"
-import { AppConfig } from "../src/Config.ts"
 import { testServices } from "./support/services.ts"
 
 /** The domain services with the publisher running, as other capabilities (MCP tools, workflows) use them. */
@@ -29,7 +29,10 @@ const connect = (customerId: string, platform: "x" | "linkedin" | "instagram") =
     const social = yield* Social
     const { connectLinks } = yield* social.connect(customerId, [platform])
     const state = new URL(connectLinks[platform]).searchParams.get("state")!
-    assert.strictEqual(yield* social.completeCallback({ state, consent: consentProof(social.stateSecret, state) }), `/dashboard?connected=${platform}#social`)
+    assert.strictEqual(
+      yield* social.completeCallback({ state, consent: consentProof(social.stateSecret, state) }),
+      `/dashboard?connected=${platform}#social`
+    )
   })
 
 const publishedSoon = (customerId: string, contentId: string) =>
@@ -53,23 +56,35 @@ layer(WithPublisher, { timeout: 60_000, excludeTestServices: true })("social ser
       const customerId = yield* newCustomer
       yield* settings.updateAutonomy(customerId, { globalDefault: 5 })
       yield* connect(customerId, "x")
-      const piece = yield* content.create(customerId, { type: "social", platform: "x", body: "Agent post" }, { actor: "agent", skill: "publish_to_social" })
+      const piece = yield* content.create(customerId, { type: "social", platform: "x", body: "Agent post" }, {
+        actor: "agent",
+        skill: "publish_to_social"
+      })
       assert.strictEqual(piece.status, "approved")
       const published = yield* publishedSoon(customerId, piece.id)
       assert.strictEqual(published.publishedUrl, `${config.baseUrl}/p/${piece.id}`)
       // Not connected: approved, nothing queued (published later through Social.schedule once connected).
-      const other = yield* content.create(customerId, { type: "social", platform: "linkedin", body: "Waits" }, { actor: "agent" })
+      const other = yield* content.create(customerId, { type: "social", platform: "linkedin", body: "Waits" }, {
+        actor: "agent"
+      })
       assert.strictEqual(other.status, "approved")
       const queued = yield* sql`SELECT 1 FROM publish_jobs WHERE content_id = ${other.id}`.pipe(Effect.orDie)
       assert.strictEqual(queued.length, 0)
       // The platform's rules hold at level 5 too: an Instagram piece without media stays approved, unqueued.
       yield* connect(customerId, "instagram")
-      const bare = yield* content.create(customerId, { type: "social", platform: "instagram", body: "No picture" }, { actor: "agent" })
+      const bare = yield* content.create(customerId, { type: "social", platform: "instagram", body: "No picture" }, {
+        actor: "agent"
+      })
       assert.strictEqual(bare.status, "approved")
-      assert.strictEqual((yield* sql`SELECT 1 FROM publish_jobs WHERE content_id = ${bare.id}`.pipe(Effect.orDie)).length, 0)
+      assert.strictEqual(
+        (yield* sql`SELECT 1 FROM publish_jobs WHERE content_id = ${bare.id}`.pipe(Effect.orDie)).length,
+        0
+      )
       // Level 4 approves without publishing.
       yield* settings.updateAutonomy(customerId, { globalDefault: 4 })
-      const four = yield* content.create(customerId, { type: "social", platform: "x", body: "Queued by schedule" }, { actor: "agent" })
+      const four = yield* content.create(customerId, { type: "social", platform: "x", body: "Queued by schedule" }, {
+        actor: "agent"
+      })
       yield* sleep(300)
       assert.strictEqual((yield* content.get(customerId, four.id)).status, "approved")
       // A workflow hands it to the publisher.
@@ -106,7 +121,9 @@ layer(WithPublisher, { timeout: 60_000, excludeTestServices: true })("social ser
       assert.strictEqual(piece.status, "approved")
       yield* publishedSoon(customerId, piece.id)
       const charged = yield* sql<{ contentId: string; amount: string }>`
-        SELECT content_id, amount::text AS amount FROM spend_ledger WHERE customer_id = ${customerId}`.pipe(Effect.orDie)
+        SELECT content_id, amount::text AS amount FROM spend_ledger WHERE customer_id = ${customerId}`.pipe(
+        Effect.orDie
+      )
       assert.deepStrictEqual(charged.map((r) => [r.contentId, Number(r.amount)]), [[piece.id, 30]])
     }))
 
@@ -119,9 +136,13 @@ layer(WithPublisher, { timeout: 60_000, excludeTestServices: true })("social ser
       const customerId = yield* newCustomer
       yield* connect(customerId, "linkedin")
       const social = yield* Social
-      const piece = yield* social.publish(customerId, { platform: "linkedin", body: "Buy at https://shop.example/item" })
+      const piece = yield* social.publish(customerId, {
+        platform: "linkedin",
+        body: "Buy at https://shop.example/item"
+      })
       const published = yield* publishedSoon(customerId, piece.id)
-      const [link] = yield* sql<{ code: string }>`SELECT code FROM tracked_links WHERE content_id = ${published.id}`.pipe(Effect.orDie)
+      const [link] = yield* sql<{ code: string }>`SELECT code FROM tracked_links WHERE content_id = ${published.id}`
+        .pipe(Effect.orDie)
 
       const byPiece = yield* links.trackRevenue(customerId, { amount: 19.99, currency: "usd", contentId: piece.id })
       assert.strictEqual(byPiece.channel, "linkedin")
@@ -133,7 +154,10 @@ layer(WithPublisher, { timeout: 60_000, excludeTestServices: true })("social ser
       const missing = yield* Effect.exit(links.trackRevenue(customerId, { amount: 1, currency: "USD", link: "nosuch" }))
       assert.isTrue(Exit.isFailure(missing))
       const email = yield* content.create(customerId, { type: "email", body: "Newsletter" }, { actor: "person" })
-      assert.strictEqual((yield* links.trackRevenue(customerId, { amount: 2.5, currency: "EUR", contentId: email.id })).channel, "email")
+      assert.strictEqual(
+        (yield* links.trackRevenue(customerId, { amount: 2.5, currency: "EUR", contentId: email.id })).channel,
+        "email"
+      )
 
       const report = yield* analytics.report(customerId, "last_7_days")
       assert.strictEqual(report.channels.linkedin.revenue, 24.99)
@@ -142,7 +166,9 @@ layer(WithPublisher, { timeout: 60_000, excludeTestServices: true })("social ser
       assert.strictEqual(report.channels.email.revenue, 2.5)
       assert.strictEqual(report.totals.revenue, 127.49)
       assert.strictEqual(report.totals.posts, 1)
-      const events = yield* sql<{ type: string }>`SELECT type FROM events WHERE customer_id = ${customerId} AND type = 'revenue.tracked'`.pipe(Effect.orDie)
+      const events = yield* sql<
+        { type: string }
+      >`SELECT type FROM events WHERE customer_id = ${customerId} AND type = 'revenue.tracked'`.pipe(Effect.orDie)
       assert.strictEqual(events.length, 4)
     }))
 })

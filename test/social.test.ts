@@ -1,10 +1,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { rateLimitDefaults } from "../src/Config.ts"
-import { call, type Reply, send, TestServer, testApp } from "./support/harness.ts"
-import { assertError, bearer, invite, type Provisioned, provision } from "./support/processes.ts"
 import { eventually, sleep } from "./support/eventually.ts"
-
+import { call, type Reply, send, testApp, TestServer } from "./support/harness.ts"
+import { assertError, bearer, invite, provision, type Provisioned } from "./support/processes.ts"
 
 const hidden = (page: string, name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page)?.[1]
 
@@ -12,7 +11,10 @@ const hidden = (page: string, name: string) => new RegExp(`name="${name}" value=
 const connectAsPerson = (owner: Provisioned, platform: string, account?: string) =>
   Effect.gen(function*() {
     const { url } = yield* TestServer
-    const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: [platform] } })
+    const links = yield* call("POST", `/api/connect/${owner.customerId}`, {
+      headers: bearer(owner.apiKey),
+      body: { platforms: [platform] }
+    })
     assert.strictEqual(links.status, 200, links.text)
     const link: string = links.json.connectLinks[platform]
     assert.isTrue(link.startsWith(`${url}/connect/sandbox?state=`), link)
@@ -22,7 +24,11 @@ const connectAsPerson = (owner: Provisioned, platform: string, account?: string)
     assert.match(consent.headers.get("content-type") ?? "", /text\/html/)
     assert.include(consent.headers.get("content-security-policy") ?? "", "default-src 'none'")
     const cookie = (consent.headers.get("set-cookie") ?? "").split(";")[0]
-    const form = new URLSearchParams({ state: hidden(page, "state")!, _csrf: hidden(page, "_csrf")!, decision: "allow" })
+    const form = new URLSearchParams({
+      state: hidden(page, "state")!,
+      _csrf: hidden(page, "_csrf")!,
+      decision: "allow"
+    })
     if (account !== undefined) form.set("account", account)
     const allowed = yield* Effect.promise(() =>
       fetch(`${url}/connect/sandbox`, {
@@ -48,13 +54,24 @@ const publishedPiece = (owner: Provisioned, id: string) =>
   ))
 
 // Every test provisions its own customers: more than the admin limit's 10 a minute.
-layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...rateLimitDefaults, admin: 100 } }), { timeout: 90_000 })("social publishing (sandbox)", (it) => {
+layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...rateLimitDefaults, admin: 100 } }), {
+  timeout: 90_000
+})("social publishing (sandbox)", (it) => {
   it.effect("a person connects a platform; tampered, replayed and missing states are refused", () =>
     Effect.gen(function*() {
       const owner = yield* provision()
-      const before = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
+      const before = yield* call("GET", `/api/social/connections/${owner.customerId}`, {
+        headers: bearer(owner.apiKey)
+      })
       assert.strictEqual(before.status, 200)
-      assert.deepStrictEqual(Object.keys(before.json.connections).sort(), ["facebook", "instagram", "linkedin", "pinterest", "tiktok", "x"])
+      assert.deepStrictEqual(Object.keys(before.json.connections).sort(), [
+        "facebook",
+        "instagram",
+        "linkedin",
+        "pinterest",
+        "tiktok",
+        "x"
+      ])
       assert.deepStrictEqual(before.json.connections.x, { connected: false, accountName: null, connectedAt: null })
 
       const { callback, link } = yield* connectAsPerson(owner, "linkedin", "Acme <Corp>")
@@ -75,10 +92,20 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       yield* Effect.promise(() => spent.text())
 
       // Tampered: one character of the payload changed; forged: a made-up token; missing.
-      const fresh = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["x"] } })
+      const fresh = yield* call("POST", `/api/connect/${owner.customerId}`, {
+        headers: bearer(owner.apiKey),
+        body: { platforms: ["x"] }
+      })
       const state = new URL(fresh.json.connectLinks.x).searchParams.get("state")!
-      const flipped = (state[3] === "A" ? "B" : "A")
-      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state.slice(0, 3) + flipped + state.slice(4))}`), 400, "E_INVALID_STATE")
+      const flipped = state[3] === "A" ? "B" : "A"
+      assertError(
+        yield* call(
+          "GET",
+          `/api/integration/callback?state=${encodeURIComponent(state.slice(0, 3) + flipped + state.slice(4))}`
+        ),
+        400,
+        "E_INVALID_STATE"
+      )
       assertError(yield* call("GET", `/api/integration/callback?state=forged.token`), 400, "E_INVALID_STATE")
       assertError(yield* call("GET", `/api/integration/callback`), 400, "E_INVALID_STATE")
       assertError(yield* call("GET", `/api/integration/callback?state=${"a".repeat(3000)}.sig`), 400, "E_INVALID_STATE")
@@ -96,7 +123,14 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       const { url } = yield* TestServer
       const owner = yield* provision()
       const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: {} })
-      assert.deepStrictEqual(Object.keys(links.json.connectLinks).sort(), ["facebook", "instagram", "linkedin", "pinterest", "tiktok", "x"])
+      assert.deepStrictEqual(Object.keys(links.json.connectLinks).sort(), [
+        "facebook",
+        "instagram",
+        "linkedin",
+        "pinterest",
+        "tiktok",
+        "x"
+      ])
       const page = yield* Effect.promise(() => fetch(links.json.connectLinks.x).then((r) => r.text()))
       const state = hidden(page, "state")!
       // A cross-site form post carries no cookie (SameSite=Strict) and cannot know the token.
@@ -118,24 +152,48 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
   it.effect("the callback needs the consent page's token: skipping the page, or a wrong or foreign token, is 400 E_INVALID_STATE", () =>
     Effect.gen(function*() {
       const owner = yield* provision()
-      const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["pinterest", "tiktok"] } })
+      const links = yield* call("POST", `/api/connect/${owner.customerId}`, {
+        headers: bearer(owner.apiKey),
+        body: { platforms: ["pinterest", "tiktok"] }
+      })
       const state = new URL(links.json.connectLinks.pinterest).searchParams.get("state")!
       const direct = yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&account=skipped`)
       assertError(direct, 400, "E_INVALID_STATE")
       assert.include(direct.json.error, "consent page")
-      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&consent=`), 400, "E_INVALID_STATE")
-      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&consent=forged`), 400, "E_INVALID_STATE")
+      assertError(
+        yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&consent=`),
+        400,
+        "E_INVALID_STATE"
+      )
+      assertError(
+        yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&consent=forged`),
+        400,
+        "E_INVALID_STATE"
+      )
       // The token of another link's consent (tiktok's, allowed through its page) does not fit this state.
       const { callback: other } = yield* connectAsPerson(owner, "tiktok")
       const otherConsent = new URL(other, "http://local").searchParams.get("consent")!
       assert.isString(otherConsent)
-      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}&consent=${encodeURIComponent(otherConsent)}`), 400, "E_INVALID_STATE")
+      assertError(
+        yield* call(
+          "GET",
+          `/api/integration/callback?state=${encodeURIComponent(state)}&consent=${encodeURIComponent(otherConsent)}`
+        ),
+        400,
+        "E_INVALID_STATE"
+      )
       const none = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
       assert.strictEqual(none.json.connections.pinterest.connected, false)
       assert.strictEqual(none.json.connections.tiktok.connected, true)
 
       // The refusals did not spend the link: the consent page still shows and connects it.
-      const page = yield* Effect.promise(() => fetch(links.json.connectLinks.pinterest).then(async (r) => ({ status: r.status, text: await r.text(), cookie: (r.headers.get("set-cookie") ?? "").split(";")[0] })))
+      const page = yield* Effect.promise(() =>
+        fetch(links.json.connectLinks.pinterest).then(async (r) => ({
+          status: r.status,
+          text: await r.text(),
+          cookie: (r.headers.get("set-cookie") ?? "").split(";")[0]
+        }))
+      )
       assert.strictEqual(page.status, 200)
       const { url } = yield* TestServer
       const allowed = yield* Effect.promise(() =>
@@ -143,7 +201,11 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
           method: "POST",
           redirect: "manual",
           headers: { "content-type": "application/x-www-form-urlencoded", cookie: page.cookie },
-          body: new URLSearchParams({ state: hidden(page.text, "state")!, _csrf: hidden(page.text, "_csrf")!, decision: "allow" }).toString()
+          body: new URLSearchParams({
+            state: hidden(page.text, "state")!,
+            _csrf: hidden(page.text, "_csrf")!,
+            decision: "allow"
+          }).toString()
         })
       )
       assert.strictEqual(allowed.status, 303)
@@ -157,8 +219,16 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
     Effect.gen(function*() {
       const owner = yield* provision()
       const h = bearer(owner.apiKey)
-      assertError(yield* call("POST", `/api/connect/${owner.customerId}`, { headers: h, body: { platforms: ["myspace"] } }), 400, "E_VALIDATION")
-      assertError(yield* call("POST", `/api/connect/${owner.customerId}`, { headers: h, body: { platforms: "x" } }), 400, "E_VALIDATION")
+      assertError(
+        yield* call("POST", `/api/connect/${owner.customerId}`, { headers: h, body: { platforms: ["myspace"] } }),
+        400,
+        "E_VALIDATION"
+      )
+      assertError(
+        yield* call("POST", `/api/connect/${owner.customerId}`, { headers: h, body: { platforms: "x" } }),
+        400,
+        "E_VALIDATION"
+      )
       const none = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: h })
       assert.strictEqual(none.status, 200, none.text)
     }))
@@ -170,17 +240,45 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       const h = bearer(owner.apiKey)
       const path = `/api/social/publish/${owner.customerId}`
       // Validation comes first, even on a platform not connected.
-      assertError(yield* call("POST", path, { headers: h, body: { platform: "instagram", body: "no media" } }), 400, "E_VALIDATION")
-      assertError(yield* call("POST", path, { headers: h, body: { platform: "x", body: "a".repeat(281) } }), 400, "E_VALIDATION")
-      assertError(yield* call("POST", path, { headers: h, body: { platform: "x", body: "hi", scheduledAt: "2020-01-01T00:00:00Z" } }), 400, "E_VALIDATION")
-      assertError(yield* call("POST", path, { headers: h, body: { platform: "myspace", body: "hi" } }), 400, "E_VALIDATION")
-      assertError(yield* call("POST", path, { headers: h, body: { platform: "x", body: "hi" } }), 403, "E_PLATFORM_NOT_CONNECTED")
+      assertError(
+        yield* call("POST", path, { headers: h, body: { platform: "instagram", body: "no media" } }),
+        400,
+        "E_VALIDATION"
+      )
+      assertError(
+        yield* call("POST", path, { headers: h, body: { platform: "x", body: "a".repeat(281) } }),
+        400,
+        "E_VALIDATION"
+      )
+      assertError(
+        yield* call("POST", path, {
+          headers: h,
+          body: { platform: "x", body: "hi", scheduledAt: "2020-01-01T00:00:00Z" }
+        }),
+        400,
+        "E_VALIDATION"
+      )
+      assertError(
+        yield* call("POST", path, { headers: h, body: { platform: "myspace", body: "hi" } }),
+        400,
+        "E_VALIDATION"
+      )
+      assertError(
+        yield* call("POST", path, { headers: h, body: { platform: "x", body: "hi" } }),
+        403,
+        "E_PLATFORM_NOT_CONNECTED"
+      )
 
       yield* connectAsPerson(owner, "x")
       const viewer = yield* invite(owner, "viewer")
-      assertError(yield* call("POST", path, { headers: bearer(viewer.apiKey), body: { platform: "x", body: "hi" } }), 403, "E_FORBIDDEN")
+      assertError(
+        yield* call("POST", path, { headers: bearer(viewer.apiKey), body: { platform: "x", body: "hi" } }),
+        403,
+        "E_FORBIDDEN"
+      )
       const editor = yield* invite(owner, "editor")
-      const body = "Launch <b>day</b>! Read https://example.com/post?utm_source=keep. Also mailto:a@b.co and https://example.org"
+      const body =
+        "Launch <b>day</b>! Read https://example.com/post?utm_source=keep. Also mailto:a@b.co and https://example.org"
       const queued = yield* call("POST", path, { headers: bearer(editor.apiKey), body: { platform: "x", body } })
       assert.strictEqual(queued.status, 200, queued.text)
       assert.strictEqual(queued.json.status, "approved")
@@ -192,7 +290,9 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.isString(piece.publishedAt)
       assert.strictEqual(piece.body, body)
 
-      const attempts = yield* call("GET", `/api/social/posts/${owner.customerId}/${queued.json.id}/attempts`, { headers: h })
+      const attempts = yield* call("GET", `/api/social/posts/${owner.customerId}/${queued.json.id}/attempts`, {
+        headers: h
+      })
       assert.strictEqual(attempts.json.attempts.length, 1)
       assert.strictEqual(attempts.json.attempts[0].status, "sent")
       assert.strictEqual(attempts.json.attempts[0].provider, "sandbox")
@@ -200,7 +300,9 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.isString(attempts.json.attempts[0].providerPostId)
       // Posted once at the provider.
       const { sql: db } = yield* TestServer
-      const stored = yield* db<{ n: string }>`SELECT count(*)::text AS n FROM sandbox_posts WHERE content_id = ${queued.json.id}`.pipe(Effect.orDie)
+      const stored = yield* db<
+        { n: string }
+      >`SELECT count(*)::text AS n FROM sandbox_posts WHERE content_id = ${queued.json.id}`.pipe(Effect.orDie)
       assert.strictEqual(Number(stored[0].n), 1)
 
       // The permalink shows the post escaped, its links tracked.
@@ -210,25 +312,38 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.include(html, "Launch &lt;b&gt;day&lt;/b&gt;!")
       assert.notInclude(html, "<b>day</b>")
       assert.include(html, "mailto:a@b.co")
-      const codes = [...new Set([...html.matchAll(new RegExp(`${url.replace(/[.:/]/g, "\\$&")}/r/([A-Za-z0-9_-]+)`, "g"))].map((m) => m[1]))]
+      const codes = [
+        ...new Set(
+          [...html.matchAll(new RegExp(`${url.replace(/[.:/]/g, "\\$&")}/r/([A-Za-z0-9_-]+)`, "g"))].map((m) => m[1])
+        )
+      ]
       assert.strictEqual(codes.length, 2, html)
       assert.include(html, `/r/${codes[0]}</a>.`)
       // Each link is clickable, marked as user content; mailto: stays text.
-      for (const code of codes) assert.include(html, `<a href="${url}/r/${code}" rel="nofollow noopener ugc" target="_blank">`)
+      for (const code of codes) {
+        assert.include(html, `<a href="${url}/r/${code}" rel="nofollow noopener ugc" target="_blank">`)
+      }
       assert.notInclude(html, `href="mailto:`)
 
       // A click: 302 to the target with UTM added and the existing utm_source kept.
-      const click = yield* call("GET", `/r/${codes[0]}`, { headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" } })
+      const click = yield* call("GET", `/r/${codes[0]}`, {
+        headers: { "user-agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0" }
+      })
       assert.strictEqual(click.status, 302)
       const target = new URL(click.headers.get("location")!)
       assert.strictEqual(target.origin + target.pathname, "https://example.com/post")
       assert.strictEqual(target.searchParams.get("utm_source"), "keep")
       assert.strictEqual(target.searchParams.get("utm_medium"), "social")
       assert.strictEqual(target.searchParams.get("utm_campaign"), "herald")
-      const second = new URL((yield* call("GET", `/r/${codes[1]}`, { headers: { "user-agent": "Mozilla/5.0" } })).headers.get("location")!)
+      const second = new URL(
+        (yield* call("GET", `/r/${codes[1]}`, { headers: { "user-agent": "Mozilla/5.0" } })).headers.get("location")!
+      )
       assert.strictEqual(second.searchParams.get("utm_source"), "x")
       // A bot is counted apart.
-      assert.strictEqual((yield* call("GET", `/r/${codes[0]}`, { headers: { "user-agent": "Twitterbot/1.0" } })).status, 302)
+      assert.strictEqual(
+        (yield* call("GET", `/r/${codes[0]}`, { headers: { "user-agent": "Twitterbot/1.0" } })).status,
+        302
+      )
       // Ids no row could hold are unknown ids (they were a 500: the query failed on the NUL).
       for (const path of ["/r/%00", "/r/a%00b", "/p/%00", "/p/cnt%00x"]) {
         const refused = yield* call("GET", path)
@@ -237,7 +352,10 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       }
       const { sql } = yield* TestServer
       const clicks = yield* eventually(Effect.map(
-        sql<{ bot: boolean; n: string }>`SELECT bot, sum(clicks)::text AS n FROM link_clicks WHERE customer_id = ${owner.customerId} GROUP BY bot ORDER BY bot`.pipe(Effect.orDie),
+        sql<
+          { bot: boolean; n: string }
+        >`SELECT bot, sum(clicks)::text AS n FROM link_clicks WHERE customer_id = ${owner.customerId} GROUP BY bot ORDER BY bot`
+          .pipe(Effect.orDie),
         (rows) => (rows.length === 2 ? rows : undefined)
       ))
       assert.deepStrictEqual(clicks.map((r) => [r.bot, Number(r.n)]), [[false, 2], [true, 1]])
@@ -251,13 +369,31 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
         (res) => (res.status === 200 && res.json.totals.clicks === 2 ? res : undefined)
       ))
       assert.strictEqual(report.json.period, "last_30_days")
-      assert.deepStrictEqual(report.json.channels.x, { posts: 1, clicks: 2, impressions: 0, engagements: 0, revenue: 0 })
+      assert.deepStrictEqual(report.json.channels.x, {
+        posts: 1,
+        clicks: 2,
+        impressions: 0,
+        engagements: 0,
+        revenue: 0
+      })
       assert.deepStrictEqual(report.json.totals, { posts: 1, clicks: 2, impressions: 0, engagements: 0, revenue: 0 })
 
       // Published pieces cannot be retried or cancelled.
-      assertError(yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/retry`, { headers: h, body: {} }), 409, "E_INVALID_TRANSITION")
-      assertError(yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/cancel`, { headers: h, body: {} }), 409, "E_INVALID_TRANSITION")
-      assertError(yield* call("GET", `/api/social/posts/${owner.customerId}/cnt_nothing/attempts`, { headers: h }), 404, "E_NOT_FOUND")
+      assertError(
+        yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/retry`, { headers: h, body: {} }),
+        409,
+        "E_INVALID_TRANSITION"
+      )
+      assertError(
+        yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/cancel`, { headers: h, body: {} }),
+        409,
+        "E_INVALID_TRANSITION"
+      )
+      assertError(
+        yield* call("GET", `/api/social/posts/${owner.customerId}/cnt_nothing/attempts`, { headers: h }),
+        404,
+        "E_NOT_FOUND"
+      )
 
       const events = yield* call("GET", `/api/events/${owner.customerId}?limit=200`, { headers: h })
       const published = events.json.events.filter((e: any) => e.type === "content.published")
@@ -270,7 +406,10 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       const tracked = yield* provision()
       const plain = yield* provision()
       for (const owner of [tracked, plain]) yield* connectAsPerson(owner, "x")
-      const off = yield* call("PUT", `/api/settings/${plain.customerId}/tracking`, { headers: bearer(plain.apiKey), body: { links: false } })
+      const off = yield* call("PUT", `/api/settings/${plain.customerId}/tracking`, {
+        headers: bearer(plain.apiKey),
+        body: { links: false }
+      })
       assert.strictEqual(off.status, 200, off.text)
       const hook = yield* call("POST", `/api/hooks/${tracked.customerId}`, {
         headers: bearer(tracked.apiKey),
@@ -295,7 +434,9 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       // Waited for in the database: polling 30 pieces through the API would pass the REST limit.
       const ids = queued.map((q) => q.id)
       const urls = yield* eventually(Effect.map(
-        sql<{ id: string; publishedUrl: string }>`SELECT id, published_url FROM content WHERE id IN ${sql.in(ids)} AND status = 'published'`.pipe(Effect.orDie),
+        sql<{ id: string; publishedUrl: string }>`SELECT id, published_url FROM content WHERE id IN ${
+          sql.in(ids)
+        } AND status = 'published'`.pipe(Effect.orDie),
         (rows) => (rows.length === ids.length ? rows : undefined)
       ))
       for (const row of urls) assert.isTrue(row.publishedUrl.endsWith(`/p/${row.id}`), row.publishedUrl)
@@ -322,8 +463,11 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       }
       // Each customer's log holds one content.published per piece of its own, naming that piece.
       for (const owner of [tracked, plain]) {
-        const events = yield* call("GET", `/api/events/${owner.customerId}?limit=200`, { headers: bearer(owner.apiKey) })
-        const ids = events.json.events.filter((e: any) => e.type === "content.published").map((e: any) => e.data.id).sort()
+        const events = yield* call("GET", `/api/events/${owner.customerId}?limit=200`, {
+          headers: bearer(owner.apiKey)
+        })
+        const ids = events.json.events.filter((e: any) => e.type === "content.published").map((e: any) => e.data.id)
+          .sort()
         assert.deepStrictEqual(ids, queued.filter((q) => q.owner === owner).map((q) => q.id).sort())
       }
       // A webhook delivery per piece of the subscriber, none for the other customer.
@@ -343,7 +487,8 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       const owner = yield* provision()
       const code = `lane${Date.now().toString(36)}`
       const target = "https://example.com/landing?utm_source=x"
-      yield* sql`INSERT INTO tracked_links (code, customer_id, platform, target) VALUES (${code}, ${owner.customerId}, 'x', ${target})`.pipe(Effect.orDie)
+      yield* sql`INSERT INTO tracked_links (code, customer_id, platform, target) VALUES (${code}, ${owner.customerId}, 'x', ${target})`
+        .pipe(Effect.orDie)
       const headersOf = (reply: Reply) =>
         Object.fromEntries([...reply.headers.entries()].filter(([name]) => name !== "date" && name !== "x-request-id"))
       const first = yield* call("GET", `/r/${code}`, { headers: { "user-agent": "Mozilla/5.0" } })
@@ -356,9 +501,13 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.strictEqual(again.text, "")
       for (const reply of [first, again]) assert.match(reply.headers.get("x-request-id") ?? "", /^req_[0-9a-f]{32}$/)
       // A caller's own valid request id is echoed, an invalid one replaced, on either path.
-      const echoed = yield* call("GET", `/r/${code}`, { headers: { "x-request-id": "trace-123_abc", "user-agent": "curl/8" } })
+      const echoed = yield* call("GET", `/r/${code}`, {
+        headers: { "x-request-id": "trace-123_abc", "user-agent": "curl/8" }
+      })
       assert.strictEqual(echoed.headers.get("x-request-id"), "trace-123_abc")
-      const replaced = yield* call("GET", `/r/${code}`, { headers: { "x-request-id": "bad id!", "user-agent": "Mozilla/5.0" } })
+      const replaced = yield* call("GET", `/r/${code}`, {
+        headers: { "x-request-id": "bad id!", "user-agent": "Mozilla/5.0" }
+      })
       assert.match(replaced.headers.get("x-request-id") ?? "", /^req_[0-9a-f]{32}$/)
       // Not the lane's: other methods, a trailing slash, a query, an unknown code.
       const post = yield* call("POST", `/r/${code}`, { body: {} })
@@ -368,7 +517,11 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.strictEqual((yield* call("GET", `/r/${code}x`)).status, 404)
       // Every click counted, bots apart (curl is a bot).
       const clicks = yield* eventually(Effect.map(
-        sql<{ bot: boolean; n: string }>`SELECT bot, sum(clicks)::text AS n FROM link_clicks WHERE code = ${code} GROUP BY bot ORDER BY bot`.pipe(Effect.orDie),
+        sql<
+          { bot: boolean; n: string }
+        >`SELECT bot, sum(clicks)::text AS n FROM link_clicks WHERE code = ${code} GROUP BY bot ORDER BY bot`.pipe(
+          Effect.orDie
+        ),
         (rows) => (rows.reduce((sum, r) => sum + Number(r.n), 0) === 6 ? rows : undefined)
       ))
       assert.deepStrictEqual(clicks.map((r) => [r.bot, Number(r.n)]), [[false, 5], [true, 1]])
@@ -409,13 +562,22 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
         headers: h,
         body: { platform: "facebook", body: "Later", scheduledAt: later }
       })
-      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/cancel`, { headers: h, body: {} })
+      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/cancel`, {
+        headers: h,
+        body: {}
+      })
       assert.strictEqual(cancelled.status, 200, cancelled.text)
       assert.strictEqual(cancelled.json.status, "approved")
       assert.strictEqual(cancelled.json.scheduledAt, null)
       yield* sleep(400)
-      assert.strictEqual((yield* call("GET", `/api/content/${owner.customerId}/${queued.json.id}`, { headers: h })).json.status, "approved")
-      const retried = yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/retry`, { headers: h, body: {} })
+      assert.strictEqual(
+        (yield* call("GET", `/api/content/${owner.customerId}/${queued.json.id}`, { headers: h })).json.status,
+        "approved"
+      )
+      const retried = yield* call("POST", `/api/social/posts/${owner.customerId}/${queued.json.id}/retry`, {
+        headers: h,
+        body: {}
+      })
       assert.strictEqual(retried.status, 200, retried.text)
       yield* publishedPiece(owner, queued.json.id)
     }))
@@ -435,7 +597,10 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
           })
           assert.strictEqual(created.status, 200, created.text)
           if (approve) {
-            const approved = yield* call("POST", `/api/content/${owner.customerId}/${created.json.id}/review`, { headers: h, body: { action: "approve" } })
+            const approved = yield* call("POST", `/api/content/${owner.customerId}/${created.json.id}/review`, {
+              headers: h,
+              body: { action: "approve" }
+            })
             assert.strictEqual(approved.status, 200, approved.text)
           }
           return created.json.id as string
@@ -445,16 +610,27 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
 
       // Instagram without media: refused with the same answer on every path that publishes it.
       const bare = yield* written("instagram", "No picture", {}, true)
-      const direct = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "instagram", body: "No picture" } })
+      const direct = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+        headers: h,
+        body: { platform: "instagram", body: "No picture" }
+      })
       assertError(direct, 400, "E_VALIDATION", "Invalid body.media: instagram posts need at least one media item")
-      for (const refused of [yield* publishPiece(bare, {}), yield* call("POST", `/api/social/posts/${owner.customerId}/${bare}/retry`, { headers: h, body: {} })]) {
+      for (
+        const refused of [
+          yield* publishPiece(bare, {}),
+          yield* call("POST", `/api/social/posts/${owner.customerId}/${bare}/retry`, { headers: h, body: {} })
+        ]
+      ) {
         assertError(refused, 400, "E_VALIDATION", "Invalid body.media: instagram posts need at least one media item")
         assert.deepStrictEqual(refused.json.details, direct.json.details)
       }
       yield* sleep(300)
       const attempts = yield* call("GET", `/api/social/posts/${owner.customerId}/${bare}/attempts`, { headers: h })
       assert.deepStrictEqual(attempts.json.attempts, [])
-      assert.strictEqual((yield* call("GET", `/api/content/${owner.customerId}/${bare}`, { headers: h })).json.status, "approved")
+      assert.strictEqual(
+        (yield* call("GET", `/api/content/${owner.customerId}/${bare}`, { headers: h })).json.status,
+        "approved"
+      )
       // Published elsewhere: the same piece on LinkedIn, where media is not required.
       const moved = yield* publishPiece(bare, { platform: "linkedin" })
       assert.strictEqual(moved.status, 200, moved.text)
@@ -469,8 +645,12 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.strictEqual(now.json.status, "approved")
       assert.strictEqual(now.json.scheduledAt, null)
       yield* publishedPiece(owner, pictured)
-      assertError(yield* publishPiece(pictured, {}), 409, "E_INVALID_TRANSITION",
-        "Cannot publish content: the move from published to published is not allowed (only approved pieces are published)")
+      assertError(
+        yield* publishPiece(pictured, {}),
+        409,
+        "E_INVALID_TRANSITION",
+        "Cannot publish content: the move from published to published is not allowed (only approved pieces are published)"
+      )
 
       // Scheduled: the instant kept, content.scheduled written, not published before it.
       const later = yield* written("linkedin", "Later on", {}, true)
@@ -480,22 +660,42 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.strictEqual(scheduled.json.scheduledAt, at)
       const events = yield* call("GET", `/api/events/${owner.customerId}`, { headers: h })
       assert.isTrue(
-        (events.json.events as ReadonlyArray<{ type: string; data: { contentId?: string } }>).some((e) => e.type === "content.scheduled" && e.data.contentId === later),
+        (events.json.events as ReadonlyArray<{ type: string; data: { contentId?: string } }>).some((e) =>
+          e.type === "content.scheduled" && e.data.contentId === later
+        ),
         events.text
       )
 
       // Not approved: 409 naming the move; unknown or another tenant's piece: 404; bad bodies: 400.
       const draft = yield* written("linkedin", "Still pending", {}, false)
-      assertError(yield* publishPiece(draft, {}), 409, "E_INVALID_TRANSITION",
-        "Cannot publish content: the move from pending_approval to published is not allowed (only approved pieces are published)")
+      assertError(
+        yield* publishPiece(draft, {}),
+        409,
+        "E_INVALID_TRANSITION",
+        "Cannot publish content: the move from pending_approval to published is not allowed (only approved pieces are published)"
+      )
       assertError(yield* publishPiece("cnt_nope", {}), 404, "E_NOT_FOUND")
-      assertError(yield* call("POST", `/api/social/posts/${other.customerId}/${later}/publish`, { headers: bearer(other.apiKey), body: {} }), 404, "E_NOT_FOUND")
-      assertError(yield* call("POST", `/api/social/posts/${other.customerId}/${later}/publish`, { headers: h, body: {} }), 403, "E_FORBIDDEN")
+      assertError(
+        yield* call("POST", `/api/social/posts/${other.customerId}/${later}/publish`, {
+          headers: bearer(other.apiKey),
+          body: {}
+        }),
+        404,
+        "E_NOT_FOUND"
+      )
+      assertError(
+        yield* call("POST", `/api/social/posts/${other.customerId}/${later}/publish`, { headers: h, body: {} }),
+        403,
+        "E_FORBIDDEN"
+      )
       assertError(yield* publishPiece(later, { scheduledAt: "2001-01-01T00:00:00Z" }), 400, "E_VALIDATION")
       assertError(yield* publishPiece(later, { platform: "myspace" }), 400, "E_VALIDATION")
       assertError(yield* publishPiece(later, { platfrom: "x" }), 400, "E_VALIDATION")
       // The piece untouched by the refusals.
-      assert.strictEqual((yield* call("GET", `/api/content/${owner.customerId}/${later}`, { headers: h })).json.scheduledAt, at)
+      assert.strictEqual(
+        (yield* call("GET", `/api/content/${owner.customerId}/${later}`, { headers: h })).json.scheduledAt,
+        at
+      )
 
       const spec = yield* call("GET", "/openapi.json")
       const operation = spec.json.paths["/api/social/posts/{customerId}/{contentId}/publish"]?.post
@@ -515,7 +715,10 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
             headers: h,
             body: { type: "social", platform: "instagram", body: "From the dashboard", metadata, submit: true }
           })
-          yield* call("POST", `/api/content/${owner.customerId}/${created.json.id}/review`, { headers: h, body: { action: "approve" } })
+          yield* call("POST", `/api/content/${owner.customerId}/${created.json.id}/review`, {
+            headers: h,
+            body: { action: "approve" }
+          })
           return created.json.id as string
         })
       const pictured = yield* approvedPiece({ media: ["https://cdn.example/b.jpg"] })
@@ -554,11 +757,21 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       const owner = yield* provision()
       const h = bearer(owner.apiKey)
       yield* connectAsPerson(owner, "pinterest")
-      const cap = yield* call("PUT", `/api/settings/${owner.customerId}/budget`, { headers: h, body: { channels: { ads: 10 } } })
+      const cap = yield* call("PUT", `/api/settings/${owner.customerId}/budget`, {
+        headers: h,
+        body: { channels: { ads: 10 } }
+      })
       assert.strictEqual(cap.status, 200)
       const body = { platform: "pinterest", body: "Sale", media: ["https://cdn.example.com/a.png"] }
-      assertError(yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { ...body, spend: 11 } }), 403, "E_BUDGET_EXCEEDED")
-      const ok = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { ...body, spend: 10 } })
+      assertError(
+        yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { ...body, spend: 11 } }),
+        403,
+        "E_BUDGET_EXCEEDED"
+      )
+      const ok = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+        headers: h,
+        body: { ...body, spend: 10 }
+      })
       assert.strictEqual(ok.status, 200, ok.text)
       assert.strictEqual(ok.json.type, "ad")
       assert.deepStrictEqual(ok.json.metadata, { media: ["https://cdn.example.com/a.png"], spend: 10 })
@@ -572,19 +785,40 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       const h = bearer(owner.apiKey)
       const report = yield* call("GET", `/api/analytics/${owner.customerId}`, { headers: h })
       assert.strictEqual(report.json.period, "last_7_days")
-      assert.deepStrictEqual(Object.keys(report.json.channels).sort(), ["email", "facebook", "instagram", "linkedin", "pinterest", "tiktok", "web", "x"])
+      assert.deepStrictEqual(Object.keys(report.json.channels).sort(), [
+        "email",
+        "facebook",
+        "instagram",
+        "linkedin",
+        "pinterest",
+        "tiktok",
+        "web",
+        "x"
+      ])
       for (const metrics of Object.values(report.json.channels)) {
         assert.deepStrictEqual(metrics, { posts: 0, clicks: 0, impressions: 0, engagements: 0, revenue: 0 })
       }
-      assertError(yield* call("GET", `/api/analytics/${owner.customerId}?period=yesterday`, { headers: h }), 400, "E_VALIDATION")
+      assertError(
+        yield* call("GET", `/api/analytics/${owner.customerId}?period=yesterday`, { headers: h }),
+        400,
+        "E_VALIDATION"
+      )
 
-      const off = yield* call("PUT", `/api/settings/${owner.customerId}/tracking`, { headers: h, body: { links: false } })
+      const off = yield* call("PUT", `/api/settings/${owner.customerId}/tracking`, {
+        headers: h,
+        body: { links: false }
+      })
       assert.strictEqual(off.status, 200, off.text)
       assert.deepStrictEqual(off.json.tracking, { links: false })
       yield* connectAsPerson(owner, "x")
-      const queued = yield* call("POST", `/api/social/publish/${owner.customerId}`, { headers: h, body: { platform: "x", body: "See https://example.com/" } })
+      const queued = yield* call("POST", `/api/social/publish/${owner.customerId}`, {
+        headers: h,
+        body: { platform: "x", body: "See https://example.com/" }
+      })
       const piece = yield* publishedPiece(owner, queued.json.id)
-      const page: Reply = yield* Effect.promise(() => send(piece.publishedUrl.replace(/\/p\/.*/, ""), "GET", `/p/${queued.json.id}`))
+      const page: Reply = yield* Effect.promise(() =>
+        send(piece.publishedUrl.replace(/\/p\/.*/, ""), "GET", `/p/${queued.json.id}`)
+      )
       assert.include(page.text, "See https://example.com/")
       assert.notInclude(page.text, "/r/")
     }))
@@ -594,10 +828,17 @@ layer(testApp({ connectStateTtlSeconds: 1 }), { timeout: 30_000 })("connect link
   it.effect("an expired state is refused and connects nothing", () =>
     Effect.gen(function*() {
       const owner = yield* provision()
-      const links = yield* call("POST", `/api/connect/${owner.customerId}`, { headers: bearer(owner.apiKey), body: { platforms: ["tiktok"] } })
+      const links = yield* call("POST", `/api/connect/${owner.customerId}`, {
+        headers: bearer(owner.apiKey),
+        body: { platforms: ["tiktok"] }
+      })
       const state = new URL(links.json.connectLinks.tiktok).searchParams.get("state")!
       yield* sleep(2_100)
-      assertError(yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}`), 400, "E_INVALID_STATE")
+      assertError(
+        yield* call("GET", `/api/integration/callback?state=${encodeURIComponent(state)}`),
+        400,
+        "E_INVALID_STATE"
+      )
       const res = yield* call("GET", `/api/social/connections/${owner.customerId}`, { headers: bearer(owner.apiKey) })
       assert.strictEqual(res.json.connections.tiktok.connected, false)
     }))

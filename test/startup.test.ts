@@ -19,7 +19,11 @@ const start = (env: Record<string, string>): Promise<Started> =>
     delete full.BASE_URL
     delete full.REDIS_URL
     if (env.DATABASE_URL === undefined) delete full.DATABASE_URL
-    const child = spawn(process.execPath, ["src/main.ts"], { cwd: projectRoot, env: full, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, ["src/main.ts"], {
+      cwd: projectRoot,
+      env: full,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let output = ""
     const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)))
     const started: Started = {
@@ -40,28 +44,34 @@ const start = (env: Record<string, string>): Promise<Started> =>
   })
 
 describe("start-up", () => {
-  it("one line says where it listens, on which database and data directory; a busy port stops with one line naming it", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "herald-start-"))
-    const port = await freePort()
-    const first = await start({ PORT: String(port), DATA_DIR: dataDir })
-    try {
-      const lines = first.output().split("\n").filter((line) => line.includes("\"listening on "))
-      assert.strictEqual(lines.length, 1, first.output())
-      const line = JSON.parse(lines[0])
-      assert.strictEqual(line.level, "INFO")
-      assert.strictEqual(line.annotations.address, `http://127.0.0.1:${port}`)
-      assert.strictEqual(line.annotations.database, "pglite")
-      assert.strictEqual(line.annotations.dataDir, dataDir)
+  it(
+    "one line says where it listens, on which database and data directory; a busy port stops with one line naming it",
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "herald-start-"))
+      const port = await freePort()
+      const first = await start({ PORT: String(port), DATA_DIR: dataDir })
+      try {
+        const lines = first.output().split("\n").filter((line) => line.includes("\"listening on "))
+        assert.strictEqual(lines.length, 1, first.output())
+        const line = JSON.parse(lines[0])
+        assert.strictEqual(line.level, "INFO")
+        assert.strictEqual(line.annotations.address, `http://127.0.0.1:${port}`)
+        assert.strictEqual(line.annotations.database, "pglite")
+        assert.strictEqual(line.annotations.dataDir, dataDir)
 
-      const second = await start({ PORT: String(port), DATABASE_URL: "pglite://memory" })
-      assert.strictEqual(await second.exited, 1)
-      const said = second.output().trim().split("\n")
-      assert.deepStrictEqual(said, [`Port ${port} is already in use on 127.0.0.1: stop the process using it or set PORT to another port`])
-    } finally {
-      await first.stop()
-      rmSync(dataDir, { recursive: true, force: true })
-    }
-  }, 120_000)
+        const second = await start({ PORT: String(port), DATABASE_URL: "pglite://memory" })
+        assert.strictEqual(await second.exited, 1)
+        const said = second.output().trim().split("\n")
+        assert.deepStrictEqual(said, [
+          `Port ${port} is already in use on 127.0.0.1: stop the process using it or set PORT to another port`
+        ])
+      } finally {
+        await first.stop()
+        rmSync(dataDir, { recursive: true, force: true })
+      }
+    },
+    120_000
+  )
 
   it("the README's Try-it block runs as written in one terminal", async () => {
     const readme = readFileSync(join(projectRoot, "README.md"), "utf8")
@@ -70,14 +80,23 @@ describe("start-up", () => {
     const port = await freePort()
     const dataDir = mkdtempSync(join(tmpdir(), "herald-tryit-"))
     // Installing is the one step the test does not repeat; the port and data directory are the test's own.
-    const script = block!.split("\n").filter((line) => !/^npm ci\b/.test(line)).join("\n").replaceAll("localhost:3000", `localhost:${port}`)
+    const script = block!.split("\n").filter((line) => !/^npm ci\b/.test(line)).join("\n").replaceAll(
+      "localhost:3000",
+      `localhost:${port}`
+    )
     const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), DATA_DIR: dataDir }
     delete env.DATABASE_URL
     delete env.BASE_URL
     delete env.REDIS_URL
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-      execFile("bash", ["-e", "-c", script], { cwd: projectRoot, env, timeout: 100_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? 1, stdout, stderr })))
+      execFile(
+        "bash",
+        ["-e", "-c", script],
+        { cwd: projectRoot, env, timeout: 100_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : (error as { code?: number }).code ?? 1, stdout, stderr })
+      )
+    )
     rmSync(dataDir, { recursive: true, force: true })
     assert.strictEqual(result.code, 0, `${result.stdout}\n${result.stderr}`)
     assert.include(result.stdout, "\"service\":\"herald\"")

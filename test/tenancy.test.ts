@@ -25,7 +25,16 @@ const chunk = 25
 layer(testApp({ trustProxy: true }), { timeout: 60_000 })("tenant isolation", (it) => {
   it("the matrix covers the identity routes", () => {
     const ids = withTenant.map((e) => e.id)
-    for (const expected of ["customers.get", "customers.rotateKey", "customers.events", "team.invite", "team.list", "team.remove"]) {
+    for (
+      const expected of [
+        "customers.get",
+        "customers.rotateKey",
+        "customers.events",
+        "team.invite",
+        "team.list",
+        "team.remove"
+      ]
+    ) {
       assert.isTrue(ids.some((id) => id.startsWith(expected + " ")), `${expected} missing from ${ids.join(", ")}`)
     }
     // Every Bearer route names its tenant in the path, so the matrix below covers it.
@@ -52,7 +61,8 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("tenant isolation", (i
           // Ids of A's own resources where the route names one: the member id is A's.
           const path = endpoint.fill(a.customerId, aMember.memberId)
           const res = yield* Effect.promise(() =>
-            probe(url, endpoint.method, path, bearer(key), hasBody ? JSON.stringify({}) : undefined))
+            probe(url, endpoint.method, path, bearer(key), hasBody ? JSON.stringify({}) : undefined)
+          )
           assert.strictEqual(res.status, 403, `${endpoint.id}: ${JSON.stringify(res.json)}`)
           assert.deepStrictEqual(Object.keys(res.json).sort(), ["code", "error", "requestId"], endpoint.id)
           assert.strictEqual(res.json.code, "E_FORBIDDEN")
@@ -81,12 +91,17 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("tenant isolation", (i
       for (const endpoint of endpoints) {
         for (const headers of [{}, { authorization: "Bearer svc_live_nope" }]) {
           const res = yield* Effect.promise(() =>
-            probe(url, endpoint.method, endpoint.fill(a.customerId), { ...headers, "x-forwarded-for": randomIp() }))
+            probe(url, endpoint.method, endpoint.fill(a.customerId), { ...headers, "x-forwarded-for": randomIp() })
+          )
           const label = `${endpoint.id} ${JSON.stringify(headers)}: ${JSON.stringify(res.json)}`
           assert.strictEqual(res.status, 401, label)
           assert.strictEqual(res.json.code, "authorization" in headers ? "E_INVALID_API_KEY" : "E_AUTH_REQUIRED", label)
           assert.strictEqual(res.json.requestId, res.headers.get("x-request-id"))
-          assert.match(res.headers.get("www-authenticate") ?? "", /^Bearer realm="herald", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"$/, label)
+          assert.match(
+            res.headers.get("www-authenticate") ?? "",
+            /^Bearer realm="herald", resource_metadata="[^"]+\/\.well-known\/oauth-protected-resource"$/,
+            label
+          )
           assert.strictEqual(res.headers.get("ratelimit-policy"), `"pre-auth";q=20;w=60`, label)
         }
       }
@@ -102,7 +117,10 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000 })("tenant isolation", (i
         raw: true
       })
       assertError(res, 403, "E_FORBIDDEN")
-      const rotate = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, { headers: bearer(b.apiKey), body: { x: 1 } })
+      const rotate = yield* call("POST", `/api/customer/${a.customerId}/rotate-key`, {
+        headers: bearer(b.apiKey),
+        body: { x: 1 }
+      })
       assertError(rotate, 403, "E_FORBIDDEN")
       const ok = yield* call("GET", `/api/customer/${a.customerId}`, { headers: bearer(a.apiKey) })
       assert.strictEqual(ok.status, 200)

@@ -24,6 +24,9 @@ describe("the recovery window", () => {
     assert.isUndefined(recoverySinceProblem(now, now))
     assert.isUndefined(recoverySinceProblem(new Date(start), now))
     assert.strictEqual(recoverySinceProblem(new Date(now.getTime() + 1), now), "must not be in the future")
-    assert.strictEqual(recoverySinceProblem(new Date(start - 1), now), `must be within the last ${recoveryWindowDays} days`)
+    assert.strictEqual(
+      recoverySinceProblem(new Date(start - 1), now),
+      `must be within the last ${recoveryWindowDays} days`
+    )
   })
 })

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { createHmac } from "node:crypto"
+import { classifyStatus, parseRetryAfter, retryDelaySeconds } from "../src/domain/Webhooks.ts"
 import {
   generateSecret,
   serviceSignature,
@@ -9,7 +10,6 @@ import {
   verifyServiceSignature,
   verifyStandardSignature
 } from "../src/domain/WebhookSignature.ts"
-import { classifyStatus, parseRetryAfter, retryDelaySeconds } from "../src/domain/Webhooks.ts"
 
 describe("webhook signatures", () => {
   it("reproduces the Standard Webhooks reference test vector", () => {
@@ -36,26 +36,43 @@ describe("webhook signatures", () => {
   })
 
   it("signed headers verify with both schemes; any change to the body fails both", () => {
-    fc.assert(fc.property(fc.string(), fc.string({ minLength: 1 }), fc.integer({ min: 0, max: 2 ** 31 }), (body, id, ts) => {
-      const secret = generateSecret()
-      const headers = signedHeaders({ headerName: "X-Service-Signature", secrets: [secret], id, timestamp: ts, body })
-      const standard = (b: string) =>
-        verifyStandardSignature({
-          secret, id: headers["webhook-id"], timestamp: headers["webhook-timestamp"],
-          signature: headers["webhook-signature"], body: b, nowSeconds: ts
-        })
-      return verifyServiceSignature(secret, body, headers["x-service-signature"]) && standard(body) &&
-        !verifyServiceSignature(secret, body + "x", headers["x-service-signature"]) && !standard(body + "x")
-    }), { numRuns: 200 })
+    fc.assert(
+      fc.property(fc.string(), fc.string({ minLength: 1 }), fc.integer({ min: 0, max: 2 ** 31 }), (body, id, ts) => {
+        const secret = generateSecret()
+        const headers = signedHeaders({ headerName: "X-Service-Signature", secrets: [secret], id, timestamp: ts, body })
+        const standard = (b: string) =>
+          verifyStandardSignature({
+            secret,
+            id: headers["webhook-id"],
+            timestamp: headers["webhook-timestamp"],
+            signature: headers["webhook-signature"],
+            body: b,
+            nowSeconds: ts
+          })
+        return verifyServiceSignature(secret, body, headers["x-service-signature"]) && standard(body) &&
+          !verifyServiceSignature(secret, body + "x", headers["x-service-signature"]) && !standard(body + "x")
+      }),
+      { numRuns: 200 }
+    )
   })
 
   it("another secret never verifies", () => {
-    fc.assert(fc.property(fc.string(), (body) => {
-      const headers = signedHeaders({ headerName: "sig", secrets: [generateSecret()], id: "msg", timestamp: 1, body })
-      const other = generateSecret()
-      return !verifyServiceSignature(other, body, headers.sig) &&
-        !verifyStandardSignature({ secret: other, id: "msg", timestamp: "1", signature: headers["webhook-signature"], body, nowSeconds: 1 })
-    }), { numRuns: 100 })
+    fc.assert(
+      fc.property(fc.string(), (body) => {
+        const headers = signedHeaders({ headerName: "sig", secrets: [generateSecret()], id: "msg", timestamp: 1, body })
+        const other = generateSecret()
+        return !verifyServiceSignature(other, body, headers.sig) &&
+          !verifyStandardSignature({
+            secret: other,
+            id: "msg",
+            timestamp: "1",
+            signature: headers["webhook-signature"],
+            body,
+            nowSeconds: 1
+          })
+      }),
+      { numRuns: 100 }
+    )
   })
 
   it("during a rotation both the new and the old secret verify", () => {
@@ -63,7 +80,12 @@ describe("webhook signatures", () => {
     const headers = signedHeaders({ headerName: "sig", secrets: [fresh, old], id: "msg_1", timestamp: 100, body: "{}" })
     for (const secret of [fresh, old]) {
       assert.isTrue(verifyStandardSignature({
-        secret, id: "msg_1", timestamp: "100", signature: headers["webhook-signature"], body: "{}", nowSeconds: 100
+        secret,
+        id: "msg_1",
+        timestamp: "100",
+        signature: headers["webhook-signature"],
+        body: "{}",
+        nowSeconds: 100
       }))
     }
     assert.isTrue(verifyServiceSignature(fresh, "{}", headers.sig))
@@ -107,7 +129,11 @@ describe("delivery rules", () => {
   it("only 2xx succeeds; 410 disables; 3xx and the rest retry", () => {
     fc.assert(fc.property(fc.integer({ min: 100, max: 599 }), (status) => {
       const outcome = classifyStatus(status)
-      return status >= 200 && status < 300 ? outcome === "succeeded" : status === 410 ? outcome === "gone" : outcome === "retry"
+      return status >= 200 && status < 300
+        ? outcome === "succeeded"
+        : status === 410
+        ? outcome === "gone"
+        : outcome === "retry"
     }))
   })
 })

@@ -14,7 +14,6 @@ class SharedDatabase extends Context.Service<SharedDatabase, { readonly url: str
 
 const SharedDatabaseLive = Layer.effect(SharedDatabase, Effect.map(sharedDatabase, (url) => ({ url })))
 
-
 interface Instance {
   readonly url: string
   readonly child: ChildProcess
@@ -67,7 +66,10 @@ const kill = (child: ChildProcess) =>
 const customer = (base: string) =>
   Effect.promise(async () => {
     const res = await send(base, "POST", "/api/admin/provision", {
-      headers: { "x-admin-secret": "test-admin-secret", "x-forwarded-for": `10.8.0.${Math.floor(Math.random() * 250)}` },
+      headers: {
+        "x-admin-secret": "test-admin-secret",
+        "x-forwarded-for": `10.8.0.${Math.floor(Math.random() * 250)}`
+      },
       body: { email: `crash-${crypto.randomUUID()}@example.com` }
     })
     assert.strictEqual(res.status, 200)
@@ -84,70 +86,91 @@ const customer = (base: string) =>
 const invite = () => ({ email: `someone-${crypto.randomUUID()}@example.com`, role: "viewer" })
 
 layer(SharedDatabaseLive, { timeout: 90_000, excludeTestServices: true })("webhook delivery across processes", (it) => {
-  it.effect("an event committed before a crash, and one in flight at a crash, are delivered by the next process", () =>
-    Effect.gen(function*() {
-      const { url: database } = yield* SharedDatabase
-      const receiver = yield* startReceiver
-      // The first process polls once at start and then not for ten minutes: it never picks the event up.
-      const first = yield* startServer({ url: database, WEBHOOK_POLL_INTERVAL_MS: "600000" })
-      const { api } = yield* customer(first.url)
-      const hook = (yield* Effect.promise(() =>
-        api(first.url, "POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] }))).json
-      receiver.state.secret = hook.secret
-      assert.strictEqual((yield* Effect.promise(() => api(first.url, "POST", "/api/team/{c}/members", invite()))).status, 200)
-      yield* Effect.promise(() => kill(first.child))
+  it.effect(
+    "an event committed before a crash, and one in flight at a crash, are delivered by the next process",
+    () =>
+      Effect.gen(function*() {
+        const { url: database } = yield* SharedDatabase
+        const receiver = yield* startReceiver
+        // The first process polls once at start and then not for ten minutes: it never picks the event up.
+        const first = yield* startServer({ url: database, WEBHOOK_POLL_INTERVAL_MS: "600000" })
+        const { api } = yield* customer(first.url)
+        const hook = (yield* Effect.promise(() =>
+          api(first.url, "POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })
+        )).json
+        receiver.state.secret = hook.secret
+        assert.strictEqual(
+          (yield* Effect.promise(() =>
+            api(first.url, "POST", "/api/team/{c}/members", invite())
+          )).status,
+          200
+        )
+        yield* Effect.promise(() => kill(first.child))
 
-      // The second process claims it and crashes mid-request.
-      receiver.state.script.push("hang")
-      const second = yield* startServer({ url: database })
-      yield* waitFor(receiver.state.received, (r) => r.length >= 1, 10_000)
-      yield* Effect.promise(() => kill(second.child))
+        // The second process claims it and crashes mid-request.
+        receiver.state.script.push("hang")
+        const second = yield* startServer({ url: database })
+        yield* waitFor(receiver.state.received, (r) => r.length >= 1, 10_000)
+        yield* Effect.promise(() => kill(second.child))
 
-      // The third takes over once the second's lease lapses, with the same webhook-id.
-      const third = yield* startServer({ url: database })
-      yield* waitFor(receiver.state.received, (r) => r.length >= 2, 45_000)
-      const [lost, delivered] = receiver.state.received
-      assert.strictEqual(delivered.webhookId, lost.webhookId)
-      assert.isTrue(delivered.verified)
-      yield* Effect.sleep("500 millis")
-      const attempts = (yield* Effect.promise(() => api(third.url, "GET", `/api/hooks/{c}/${hook.id}/deliveries`))).json
-      assert.deepStrictEqual(
-        attempts.deliveries.map((d: any) => [d.eventId, d.attempt, d.statusCode]),
-        [[lost.webhookId, 2, 200]]
-      )
-    }), 80_000)
+        // The third takes over once the second's lease lapses, with the same webhook-id.
+        const third = yield* startServer({ url: database })
+        yield* waitFor(receiver.state.received, (r) => r.length >= 2, 45_000)
+        const [lost, delivered] = receiver.state.received
+        assert.strictEqual(delivered.webhookId, lost.webhookId)
+        assert.isTrue(delivered.verified)
+        yield* Effect.sleep("500 millis")
+        const attempts = (yield* Effect.promise(() =>
+          api(third.url, "GET", `/api/hooks/{c}/${hook.id}/deliveries`)
+        )).json
+        assert.deepStrictEqual(
+          attempts.deliveries.map((d: any) => [d.eventId, d.attempt, d.statusCode]),
+          [[lost.webhookId, 2, 200]]
+        )
+      }),
+    80_000
+  )
 
   // PGlite is a single session: several processes sharing it is not a supported deployment, so this
   // runs against PostgreSQL only (DATABASE_URL=postgres://...).
-  it.effect.skipIf(externalDatabaseUrl() === undefined)("two dispatchers on one database deliver each attempt once, never in parallel", () =>
-    Effect.gen(function*() {
-      const { url: database } = yield* SharedDatabase
-      const receiver = yield* startReceiver
-      // Each event fails once, slowly, then succeeds: two attempts per event.
-      receiver.state.decide = (request, all) =>
-        all.filter((r) => r.webhookId === request.webhookId).length === 1
-          ? { status: 500, delayMs: 150 }
-          : { status: 200, delayMs: 150 }
-      const [a, b] = yield* Effect.all([
-        startServer({ url: database, WEBHOOK_POLL_INTERVAL_MS: "50" }),
-        startServer({ url: database, WEBHOOK_POLL_INTERVAL_MS: "50" })
-      ], { concurrency: 2 })
-      const { api } = yield* customer(a.url)
-      const hook = (yield* Effect.promise(() =>
-        api(a.url, "POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] }))).json
-      receiver.state.secret = hook.secret
-      const events = 20
-      yield* Effect.forEach(Array.from({ length: events }, (_, i) => i), (i) =>
-        Effect.promise(() => api(i % 2 === 0 ? a.url : b.url, "POST", "/api/team/{c}/members", invite())), {
-        concurrency: 4
-      })
-      yield* waitFor(receiver.state.received, (r) => r.length >= 2 * events, 30_000)
-      yield* Effect.sleep("2 seconds")
-      const perId = new Map<string, number>()
-      for (const r of receiver.state.received) perId.set(r.webhookId, (perId.get(r.webhookId) ?? 0) + 1)
-      assert.strictEqual(perId.size, events)
-      assert.isTrue([...perId.values()].every((n) => n === 2))
-      assert.strictEqual(receiver.state.maxParallel, 1)
-      assert.isTrue(receiver.state.received.every((r) => r.verified))
-    }), 60_000)
+  it.effect.skipIf(externalDatabaseUrl() === undefined)(
+    "two dispatchers on one database deliver each attempt once, never in parallel",
+    () =>
+      Effect.gen(function*() {
+        const { url: database } = yield* SharedDatabase
+        const receiver = yield* startReceiver
+        // Each event fails once, slowly, then succeeds: two attempts per event.
+        receiver.state.decide = (request, all) =>
+          all.filter((r) => r.webhookId === request.webhookId).length === 1
+            ? { status: 500, delayMs: 150 }
+            : { status: 200, delayMs: 150 }
+        const [a, b] = yield* Effect.all([
+          startServer({ url: database, WEBHOOK_POLL_INTERVAL_MS: "50" }),
+          startServer({ url: database, WEBHOOK_POLL_INTERVAL_MS: "50" })
+        ], { concurrency: 2 })
+        const { api } = yield* customer(a.url)
+        const hook = (yield* Effect.promise(() =>
+          api(a.url, "POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })
+        )).json
+        receiver.state.secret = hook.secret
+        const events = 20
+        yield* Effect.forEach(
+          Array.from({ length: events }, (_, i) =>
+            i),
+          (i) => Effect.promise(() => api(i % 2 === 0 ? a.url : b.url, "POST", "/api/team/{c}/members", invite())),
+          {
+            concurrency: 4
+          }
+        )
+        yield* waitFor(receiver.state.received, (r) => r.length >= 2 * events, 30_000)
+        yield* Effect.sleep("2 seconds")
+        const perId = new Map<string, number>()
+        for (const r of receiver.state.received) perId.set(r.webhookId, (perId.get(r.webhookId) ?? 0) + 1)
+        assert.strictEqual(perId.size, events)
+        assert.isTrue([...perId.values()].every((n) => n === 2))
+        assert.strictEqual(receiver.state.maxParallel, 1)
+        assert.isTrue(receiver.state.received.every((r) => r.verified))
+      }),
+    60_000
+  )
 })

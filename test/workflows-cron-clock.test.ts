@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Clock, Context, Effect } from "effect"
 import { Workflows } from "../src/features/workflows/Workflows.ts"
-import { call, TestServer, testApp } from "./support/harness.ts"
+import { call, testApp, TestServer } from "./support/harness.ts"
 
 /**
  * A clock the test moves by hand; sleeps stay real, so whatever the scheduler
@@ -71,39 +71,49 @@ const scenarios: ReadonlyArray<Scenario> = [
 const step = 5 * 60_000
 
 // The app's own loop polls hourly here, so only the test's calls fire ticks, each at the manual clock's time.
-layer(testApp({ workflowPollIntervalMs: 3_600_000 }), { timeout: 180_000, excludeTestServices: true })("cron driven by a manual clock", (it) => {
-  it.effect("across both daylight-saving changes in Europe/Berlin and America/New_York: each wall time once, none skipped", () =>
-    Effect.gen(function*() {
-      const { services, sql } = yield* TestServer
-      const workflows = Context.get(services, Workflows)
-      const time = manualClock()
-      const onClock = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, Clock.Clock, time.clock)
+layer(testApp({ workflowPollIntervalMs: 3_600_000 }), { timeout: 180_000, excludeTestServices: true })(
+  "cron driven by a manual clock",
+  (it) => {
+    it.effect("across both daylight-saving changes in Europe/Berlin and America/New_York: each wall time once, none skipped", () =>
+      Effect.gen(function*() {
+        const { services, sql } = yield* TestServer
+        const workflows = Context.get(services, Workflows)
+        const time = manualClock()
+        const onClock = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, Clock.Clock, time.clock)
 
-      for (const [i, scenario] of scenarios.entries()) {
-        const res = yield* call("POST", "/api/admin/provision", {
-          headers: { "x-admin-secret": "test-admin-secret" },
-          body: { email: `dst-${i}@example.com` }
-        })
-        assert.strictEqual(res.status, 200, res.text)
-        const customerId: string = res.json.customerId
-        time.set(scenario.from)
-        yield* onClock(workflows.update(customerId, "performance-report", { schedule: scenario.schedule, timezone: scenario.timezone }))
-        const enabled = yield* onClock(workflows.toggle(customerId, "performance-report", true))
-        assert.strictEqual(enabled.nextRunAt, scenario.fires[0], scenario.title)
+        for (const [i, scenario] of scenarios.entries()) {
+          const res = yield* call("POST", "/api/admin/provision", {
+            headers: { "x-admin-secret": "test-admin-secret" },
+            body: { email: `dst-${i}@example.com` }
+          })
+          assert.strictEqual(res.status, 200, res.text)
+          const customerId: string = res.json.customerId
+          time.set(scenario.from)
+          yield* onClock(
+            workflows.update(customerId, "performance-report", {
+              schedule: scenario.schedule,
+              timezone: scenario.timezone
+            })
+          )
+          const enabled = yield* onClock(workflows.toggle(customerId, "performance-report", true))
+          assert.strictEqual(enabled.nextRunAt, scenario.fires[0], scenario.title)
 
-        const firedAt: Array<string> = []
-        for (let at = Date.parse(scenario.from); at <= Date.parse(scenario.to); at += step) {
-          time.set(new Date(at).toISOString())
-          const fired = yield* onClock(workflows.fireDue)
-          for (let n = 0; n < fired; n++) firedAt.push(new Date(at).toISOString())
+          const firedAt: Array<string> = []
+          for (let at = Date.parse(scenario.from); at <= Date.parse(scenario.to); at += step) {
+            time.set(new Date(at).toISOString())
+            const fired = yield* onClock(workflows.fireDue)
+            for (let n = 0; n < fired; n++) firedAt.push(new Date(at).toISOString())
+          }
+          assert.deepStrictEqual(firedAt, scenario.fires, scenario.title)
+          const runs = yield* sql<
+            { triggeredBy: string }
+          >`SELECT triggered_by FROM workflow_runs WHERE customer_id = ${customerId}`
+          assert.deepStrictEqual(runs.map((r) => r.triggeredBy), scenario.fires.map(() => "cron"), scenario.title)
+          // Off again: a disabled workflow never fires, however late the clock.
+          yield* onClock(workflows.toggle(customerId, "performance-report", false))
+          time.set("2027-06-01T00:00:00Z")
+          assert.strictEqual(yield* onClock(workflows.fireDue), 0, scenario.title)
         }
-        assert.deepStrictEqual(firedAt, scenario.fires, scenario.title)
-        const runs = yield* sql<{ triggeredBy: string }>`SELECT triggered_by FROM workflow_runs WHERE customer_id = ${customerId}`
-        assert.deepStrictEqual(runs.map((r) => r.triggeredBy), scenario.fires.map(() => "cron"), scenario.title)
-        // Off again: a disabled workflow never fires, however late the clock.
-        yield* onClock(workflows.toggle(customerId, "performance-report", false))
-        time.set("2027-06-01T00:00:00Z")
-        assert.strictEqual(yield* onClock(workflows.fireDue), 0, scenario.title)
-      }
-    }))
-})
+      }))
+  }
+)

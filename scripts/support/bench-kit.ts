@@ -6,8 +6,8 @@ import { Context, Effect, Layer, Option, Scope } from "effect"
 import { HttpServer } from "effect/http"
 import { createServer, type RequestListener } from "node:http"
 import { createRequire } from "node:module"
-import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
 import { AppLive } from "../../src/App.ts"
+import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
 
 // autocannon ships no type declarations.
 const autocannon = createRequire(import.meta.url)("autocannon") as (

@@ -21,10 +21,17 @@ export const startOwnRedis = async (): Promise<OwnRedis> => {
   const port = await freePort()
   let child: ChildProcess | undefined
   const start = async () => {
-    child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
+    child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+      stdio: "ignore"
+    })
     for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
       try {
-        if (execFileSync("redis-cli", ["-p", String(port), "ping"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() === "PONG") return
+        if (
+          execFileSync("redis-cli", ["-p", String(port), "ping"], {
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "ignore"]
+          }).trim() === "PONG"
+        ) return
       } catch {
         // not up yet
       }

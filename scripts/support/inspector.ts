@@ -13,7 +13,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 
 /** The Inspector's launcher (`mcp-inspector` bin): `--cli` selects the CLI. */
-export const launcher = join(createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector/package.json"), "..", "clients", "launcher", "build", "index.js")
+export const launcher = join(
+  createRequire(import.meta.url).resolve("@modelcontextprotocol/inspector/package.json"),
+  "..",
+  "clients",
+  "launcher",
+  "build",
+  "index.js"
+)
 
 export interface InspectorRun {
   /** 0 on success; the Inspector's exit-code map: 3 authentication needed, 5 the tool answered an error, ... */
@@ -65,7 +72,13 @@ export const inspect = (url: string, args: ReadonlyArray<string>, timeoutMs = 60
         const code = error === null ? 0 : typeof error.code === "number" ? error.code : -1
         const output = lastJson(stdout) as any
         const failure = (lastJson(stderr) ?? (output !== undefined && "error" in output ? output : undefined)) as any
-        resolve({ code, stdout, stderr, output: output !== undefined && "result" in output ? output : undefined, failure })
+        resolve({
+          code,
+          stdout,
+          stderr,
+          output: output !== undefined && "result" in output ? output : undefined,
+          failure
+        })
       }
     )
   })
@@ -110,26 +123,63 @@ export const inspectorChecks = async (
   for (const transport of inspectorTransports) {
     const url = `${baseUrl}${transport.path}`
     const auth = ["--header", `Authorization: Bearer ${key}`]
-    const record = (check: string, passed: boolean, shown: string) => checks.push({ transport: transport.name, check, passed, shown })
+    const record = (check: string, passed: boolean, shown: string) =>
+      checks.push({ transport: transport.name, check, passed, shown })
 
     // --strict: a schema portability problem of error severity ends the run with exit 6.
     const listed = await inspect(url, [...transport.args, ...auth, "--method", "tools/list", "--strict"])
     const tools: Array<{ name: string; inputSchema: unknown }> = listed.output?.result?.tools ?? []
     const sameTools = tools.length === expectedTools.length &&
-      expectedTools.every((expected, i) => tools[i]?.name === expected.name && JSON.stringify(tools[i]?.inputSchema) === JSON.stringify(expected.inputSchema))
-    record("tools/list", listed.code === 0 && sameTools, listed.code === 0 ? `exit 0: ${tools.length} tools: ${tools.map((t) => t.name).join(", ")}` : gist(listed))
+      expectedTools.every((expected, i) =>
+        tools[i]?.name === expected.name &&
+        JSON.stringify(tools[i]?.inputSchema) === JSON.stringify(expected.inputSchema)
+      )
+    record(
+      "tools/list",
+      listed.code === 0 && sameTools,
+      listed.code === 0 ? `exit 0: ${tools.length} tools: ${tools.map((t) => t.name).join(", ")}` : gist(listed)
+    )
 
-    const read = await inspect(url, [...transport.args, ...auth, "--method", "tools/call", "--tool-name", "query_ga4", "--tool-arg", `customerId=${customerId}`])
-    record("tools/call query_ga4", read.code === 0 && read.output?.result?.structuredContent?.source === "herald", gist(read))
+    const read = await inspect(url, [
+      ...transport.args,
+      ...auth,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "query_ga4",
+      "--tool-arg",
+      `customerId=${customerId}`
+    ])
+    record(
+      "tools/call query_ga4",
+      read.code === 0 && read.output?.result?.structuredContent?.source === "herald",
+      gist(read)
+    )
 
-    const invalid = await inspect(url, [...transport.args, ...auth, "--method", "tools/call", "--tool-name", "analyze_brand_url", "--tool-arg", `customerId=${customerId}`])
+    const invalid = await inspect(url, [
+      ...transport.args,
+      ...auth,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "analyze_brand_url",
+      "--tool-arg",
+      `customerId=${customerId}`
+    ])
     record(
       "tools/call with bad arguments",
-      invalid.code === 5 && invalid.output?.result?.isError === true && invalid.output.result.structuredContent?.code === "E_VALIDATION",
+      invalid.code === 5 && invalid.output?.result?.isError === true &&
+        invalid.output.result.structuredContent?.code === "E_VALIDATION",
       gist(invalid)
     )
 
-    const wrong = await inspect(url, [...transport.args, "--header", `Authorization: Bearer svc_live_${"0".repeat(64)}`, "--method", "tools/list"])
+    const wrong = await inspect(url, [
+      ...transport.args,
+      "--header",
+      `Authorization: Bearer svc_live_${"0".repeat(64)}`,
+      "--method",
+      "tools/list"
+    ])
     record("wrong key", wrong.code === 3 && wrong.failure?.error?.code === "auth_required", gist(wrong))
   }
   return checks

@@ -36,17 +36,32 @@ const fastify = async () => {
   app.get("/api/health", async () => ({ service: "herald", status: "ok", timestamp: new Date().toISOString() }))
   app.get<{ Params: { customerId: string } }>("/api/customer/:customerId", async (request, reply) => {
     const parsed = parseBearer(request.headers.authorization)
-    if (parsed._tag !== "Key" || !isWellFormedKey(prefix, parsed.key)) return reply.code(401).send({ error: "Invalid API key" })
+    if (parsed._tag !== "Key" || !isWellFormedKey(prefix, parsed.key)) {
+      return reply.code(401).send({ error: "Invalid API key" })
+    }
     const hash = hashApiKey(parsed.key)
     const [key] = await sql<Array<{ id: string; customer_id: string; role: string; status: string }>>`
       SELECT k.id, k.customer_id, k.member_id, k.role, k.key_hash, c.status
       FROM api_keys k JOIN customers c ON c.id = k.customer_id
       WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`
     if (key === undefined) return reply.code(401).send({ error: "Invalid API key" })
-    if (key.status !== "active" && key.status !== "onboarding") return reply.code(401).send({ error: "Account inactive" })
+    if (key.status !== "active" && key.status !== "onboarding") {
+      return reply.code(401).send({ error: "Account inactive" })
+    }
     const customerId = request.params.customerId.toLowerCase()
     if (key.customer_id !== customerId) return reply.code(403).send({ error: "Forbidden" })
-    const [row] = await sql<Array<{ id: string; email: string; status: string; brand_name: string | null; created_at: Date; trial_ends_at: Date | null }>>`
+    const [row] = await sql<
+      Array<
+        {
+          id: string
+          email: string
+          status: string
+          brand_name: string | null
+          created_at: Date
+          trial_ends_at: Date | null
+        }
+      >
+    >`
       SELECT id, email, plan, status, brand_name, created_at, trial_ends_at
       FROM customers WHERE id = ${customerId}`
     if (row === undefined) return reply.code(404).send({ error: "Customer not found" })

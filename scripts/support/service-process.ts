@@ -60,16 +60,23 @@ export const startService = async (
   const port = options.port ?? await freePort()
   const url = `http://127.0.0.1:${port}`
   const began = performance.now()
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "src/main.ts"], { cwd: options.root ?? root, env: serviceEnv(port, settings), stdio: ["ignore", "ignore", "pipe"] })
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "src/main.ts"], {
+    cwd: options.root ?? root,
+    env: serviceEnv(port, settings),
+    stdio: ["ignore", "ignore", "pipe"]
+  })
   let stderr = ""
   // The last 64 KiB say why it failed; a long-lived instance's warnings must not grow without bound.
   child.stderr?.on("data", (chunk) => (stderr = (stderr + String(chunk)).slice(-65_536)))
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })))
+    child.on("exit", (code, signal) => resolve({ code, signal }))
+  )
   for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
     if (child.exitCode !== null) throw new Error(`the service exited at start:\n${stderr}`)
     try {
-      if ((await fetch(`${url}/api/health`)).status === 200) return { url, child, exited, startMs: performance.now() - began }
+      if ((await fetch(`${url}/api/health`)).status === 200) {
+        return { url, child, exited, startMs: performance.now() - began }
+      }
     } catch {
       // not listening yet
     }

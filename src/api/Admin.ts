@@ -2,13 +2,15 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import { AdminAuthRequired, Conflict, NotFound, RateLimited, ValidationError } from "../domain/Errors.ts"
 import { Customer, Email, IssuedKey, ProvisionRequest, ProvisionResult } from "../domain/Identity.ts"
-import { CustomerIdParam, EmptyObject, NoStore, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, EmptyObject, NoStore, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
 /** `X-Admin-Secret` checked in constant time; the admin routes answer 404 when ADMIN_SECRET is unset. */
-export class AdminAuthentication extends HttpApiMiddleware.Service<AdminAuthentication>()("herald/api/AdminAuthentication", {
-  security: { adminSecret: HttpApiSecurity.apiKey({ key: "X-Admin-Secret", in: "header" }) },
-  error: [AdminAuthRequired, NotFound, RateLimited, Conflict, ValidationError]
-}) {}
+export class AdminAuthentication
+  extends HttpApiMiddleware.Service<AdminAuthentication>()("herald/api/AdminAuthentication", {
+    security: { adminSecret: HttpApiSecurity.apiKey({ key: "X-Admin-Secret", in: "header" }) },
+    error: [AdminAuthRequired, NotFound, RateLimited, Conflict, ValidationError]
+  })
+{}
 
 export class AdminApi extends HttpApiGroup.make("admin")
   .add(
@@ -28,7 +30,8 @@ export class AdminApi extends HttpApiGroup.make("admin")
       success: Schema.Struct({ customers: Schema.Array(Customer) })
     }).annotateMerge(OpenApi.annotations({
       summary: "Find customers by email",
-      description: "Every customer whose email is `email`, compared case-insensitively (cancelled ones included), oldest first."
+      description:
+        "Every customer whose email is `email`, compared case-insensitively (cancelled ones included), oldest first."
     })),
     HttpApiEndpoint.post("rotateCustomerKey", "/api/admin/customers/:customerId/rotate-key", {
       params: CustomerIdParam,

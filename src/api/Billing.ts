@@ -17,7 +17,7 @@ import {
   ValidationError
 } from "../domain/Errors.ts"
 import { PathId } from "../domain/Text.ts"
-import { NoStore, StrictPayload, strictParse } from "./Shared.ts"
+import { NoStore, strictParse, StrictPayload } from "./Shared.ts"
 
 /**
  * Limits of the sign-up routes, before anything else: checkout counts against

@@ -4,7 +4,7 @@ import { ChatRequest, ChatThread, ChatThreadSummary } from "../domain/Chat.ts"
 import { ValidationError } from "../domain/Errors.ts"
 import { PathId } from "../domain/Text.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
-import { CustomerIdParam, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, intQuery, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
 /** The chat answer as documented: an event stream (the handler writes it; this schema only documents it). */
 export const ChatEventStream = Schema.String.pipe(HttpApiSchema.asText({ contentType: "text/event-stream" }))
@@ -27,8 +27,7 @@ export class ChatApi extends HttpApiGroup.make("chat")
       error: [NotFoundError, ValidationError]
     }).annotate(StrictPayload, strictParse).annotateMerge(OpenApi.annotations({
       summary: "Chat with the marketing agent (streamed)",
-      description:
-        "Answers `text/event-stream`, never compressed. The agent answers with the language model, the " +
+      description: "Answers `text/event-stream`, never compressed. The agent answers with the language model, the " +
         "customer's brand profile and the thread's history, and may call the MCP tools (the same registry as " +
         "`/mcp`, run with the caller's key, role and budget, always for this customer: the model is not shown a " +
         "customerId and any it sends is ignored) for up to LLM_MAX_TOOL_ROUNDS rounds. Without `threadId` a " +

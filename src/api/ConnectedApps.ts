@@ -13,7 +13,8 @@ export class ConnectedAppsApi extends HttpApiGroup.make("connectedApps")
       success: ConnectedAppList
     }).annotateMerge(OpenApi.annotations({
       summary: "List connected apps",
-      description: "Assistants a person approved on the consent page (OAuth), newest first, at most 100: the role each was given and who approved it."
+      description:
+        "Assistants a person approved on the consent page (OAuth), newest first, at most 100: the role each was given and who approved it."
     })),
     HttpApiEndpoint.delete("revoke", "/api/apps/:customerId/:grantId", {
       params: { ...CustomerIdParam, grantId: PathId },
@@ -21,7 +22,8 @@ export class ConnectedAppsApi extends HttpApiGroup.make("connectedApps")
       error: NotFoundError
     }).annotate(RequiredRole, "viewer").annotateMerge(OpenApi.annotations({
       summary: "Disconnect an app",
-      description: "Its access and refresh tokens stop working at once. An admin disconnects any app of the customer; " +
+      description:
+        "Its access and refresh tokens stop working at once. An admin disconnects any app of the customer; " +
         "anyone else only the apps they approved (404 for the rest)."
     }))
   )

@@ -1,17 +1,10 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import {
-  ContentPiece,
-  ContentStatus,
-  ContentType,
-  ContentUpdate,
-  NewContent,
-  Review
-} from "../domain/Content.ts"
+import { ContentPiece, ContentStatus, ContentType, ContentUpdate, NewContent, Review } from "../domain/Content.ts"
 import { InvalidCursor, InvalidTransition, ValidationError } from "../domain/Errors.ts"
-import { Authentication, RequiredRole } from "./Security.ts"
-import { CustomerIdParam, EmptyObject, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
 import { isMaxChars, PathId, storableText } from "../domain/Text.ts"
+import { Authentication, RequiredRole } from "./Security.ts"
+import { CustomerIdParam, EmptyObject, intQuery, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
 const ContentIdParams = { ...CustomerIdParam, contentId: PathId }
 

@@ -19,12 +19,14 @@ export class CustomersApi extends HttpApiGroup.make("customers")
       params: CustomerIdParam,
       payload: EmptyObject,
       success: IssuedKey
-    }).annotate(RequiredRole, "owner").annotate(AcceptsRotationReplay, true).annotate(NoStore, true).annotateMerge(OpenApi.annotations({
-      summary: "Rotate the API key",
-      description:
-        "Issues a new owner key, shown once, and revokes the old one in the same transaction. Team-member keys are unaffected. Owner only. " +
-        "Send an `Idempotency-Key`: if the answer is lost, repeating the exact request (same key, same body, within 24 h) with the old key returns the same new key; the old key is refused for everything else."
-    })),
+    }).annotate(RequiredRole, "owner").annotate(AcceptsRotationReplay, true).annotate(NoStore, true).annotateMerge(
+      OpenApi.annotations({
+        summary: "Rotate the API key",
+        description:
+          "Issues a new owner key, shown once, and revokes the old one in the same transaction. Team-member keys are unaffected. Owner only. " +
+          "Send an `Idempotency-Key`: if the answer is lost, repeating the exact request (same key, same body, within 24 h) with the old key returns the same new key; the old key is refused for everything else."
+      })
+    ),
     HttpApiEndpoint.get("events", "/api/events/:customerId", {
       params: CustomerIdParam,
       query: {

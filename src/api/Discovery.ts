@@ -13,9 +13,13 @@ export const AgentCardTool = Schema.Struct({
   name: Schema.String,
   title: Schema.String,
   description: Schema.String,
-  inputSchema: Schema.Record(Schema.String, Schema.Unknown).annotate({ description: "JSON Schema (2020-12) of the tool's arguments" }),
+  inputSchema: Schema.Record(Schema.String, Schema.Unknown).annotate({
+    description: "JSON Schema (2020-12) of the tool's arguments"
+  }),
   annotations: ToolAnnotations,
-  available: Schema.Boolean.annotate({ description: "Whether this server runs the tool now (MCP `tools/list` lists exactly these)" })
+  available: Schema.Boolean.annotate({
+    description: "Whether this server runs the tool now (MCP `tools/list` lists exactly these)"
+  })
 }).annotate({ identifier: "AgentCardTool" })
 
 export const AgentCard = Schema.Struct({
@@ -41,11 +45,13 @@ export const AgentCard = Schema.Struct({
 
 export class DiscoveryApi extends HttpApiGroup.make("discovery")
   .add(
-    HttpApiEndpoint.get("agentCard", "/api/public/agent-card", { success: AgentCard }).annotateMerge(OpenApi.annotations({
-      summary: "Agent card",
-      description:
-        "The MCP tool registry as served to agents: every tool's name, description, JSON Schema input and annotations, whether this server runs it now, and the MCP endpoints. No authentication."
-    }))
+    HttpApiEndpoint.get("agentCard", "/api/public/agent-card", { success: AgentCard }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Agent card",
+        description:
+          "The MCP tool registry as served to agents: every tool's name, description, JSON Schema input and annotations, whether this server runs it now, and the MCP endpoints. No authentication."
+      })
+    )
   )
   .annotateMerge(OpenApi.annotations({ title: "Discovery", description: "Public documents for agents" }))
 {}

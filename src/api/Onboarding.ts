@@ -1,8 +1,14 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { FetchFailed, Unavailable } from "../domain/Errors.ts"
-import { AutoExtractRequest, BrandProfile, ConfirmedProfile, OnboardingStarted, ProfileConfirmed } from "../domain/Onboarding.ts"
+import {
+  AutoExtractRequest,
+  BrandProfile,
+  ConfirmedProfile,
+  OnboardingStarted,
+  ProfileConfirmed
+} from "../domain/Onboarding.ts"
 import { Authentication } from "./Security.ts"
-import { CustomerIdParam, EmptyObject, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, EmptyObject, strictParse, StrictPayload } from "./Shared.ts"
 
 /** Brand onboarding. Every endpoint needs the admin role. */
 export class OnboardingApi extends HttpApiGroup.make("onboarding")

@@ -28,9 +28,12 @@ export class ReportsApi extends HttpApiGroup.make("reports")
       error: NotFoundError
     }).annotateMerge(OpenApi.annotations({
       summary: "Get a report",
-      description: "The whole report: its Markdown body and its figures (money with its ISO 4217 currency). 404 when unknown or another customer's."
+      description:
+        "The whole report: its Markdown body and its figures (money with its ISO 4217 currency). 404 when unknown or another customer's."
     }))
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Reports", description: "Reports written for the marketer by runs and the agent" }))
+  .annotateMerge(
+    OpenApi.annotations({ title: "Reports", description: "Reports written for the marketer by runs and the agent" })
+  )
 {}

@@ -4,7 +4,7 @@ import { InvalidCursor, Unavailable } from "../domain/Errors.ts"
 import { ScanList, ScanRequest, ScanResult } from "../domain/Scan.ts"
 import { PathId } from "../domain/Text.ts"
 import { Authentication } from "./Security.ts"
-import { CustomerIdParam, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, intQuery, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
 const ScanParams = { ...CustomerIdParam, scanId: PathId }
 
@@ -53,7 +53,8 @@ export class ScanApi extends HttpApiGroup.make("scan")
       error: InvalidCursor
     }).annotateMerge(OpenApi.annotations({
       summary: "List scans",
-      description: "The customer's scans, newest first, running ones included, as summaries: scores, citability grade, " +
+      description:
+        "The customer's scans, newest first, running ones included, as summaries: scores, citability grade, " +
         "`counts` of checklist items by status (`pass`, `warn`, `fail`), url, error and dates; the full scan (checklist, " +
         "llms.txt, screenshot) is at `GET /api/scan/{customerId}/{scanId}`. `limit` 1-100 (default 25). Pass " +
         "`nextCursor` as `cursor` for the next page; it is null on the last page. Cursors are opaque and signed: an " +
@@ -63,10 +64,17 @@ export class ScanApi extends HttpApiGroup.make("scan")
       params: ScanParams,
       success: ScanResult,
       error: NotFoundError
-    }).annotateMerge(OpenApi.annotations({ summary: "Get a scan", description: "404 for an id this customer has no scan under. " + checks })),
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Get a scan",
+        description: "404 for an id this customer has no scan under. " + checks
+      })
+    ),
     HttpApiEndpoint.get("screenshot", "/api/scan/:customerId/:scanId/screenshot.png", {
       params: ScanParams,
-      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "image/png" })).annotate({ description: "The PNG screenshot of the scanned page" }),
+      success: Schema.Uint8Array.pipe(HttpApiSchema.asUint8Array({ contentType: "image/png" })).annotate({
+        description: "The PNG screenshot of the scanned page"
+      }),
       error: NotFoundError
     }).annotateMerge(OpenApi.annotations({
       summary: "Scan screenshot",

@@ -1,6 +1,14 @@
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { AccountInactive, AuthRequired, Conflict, Forbidden, InvalidApiKey, RateLimited, ValidationError } from "../domain/Errors.ts"
+import {
+  AccountInactive,
+  AuthRequired,
+  Conflict,
+  Forbidden,
+  InvalidApiKey,
+  RateLimited,
+  ValidationError
+} from "../domain/Errors.ts"
 import type { Role } from "../domain/Identity.ts"
 
 export interface Principal {

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { AutonomyUpdate, BudgetUpdate, Settings, TrackingUpdate } from "../domain/Settings.ts"
 import { Authentication } from "./Security.ts"
-import { CustomerIdParam, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, strictParse, StrictPayload } from "./Shared.ts"
 
 export class SettingsApi extends HttpApiGroup.make("settings")
   .add(

@@ -42,7 +42,9 @@ const isoDateTime = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(
 const daysInMonth = (year: number, month: number): number =>
   month === 2
     ? (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
-    : [4, 6, 9, 11].includes(month) ? 30 : 31
+    : [4, 6, 9, 11].includes(month)
+    ? 30
+    : 31
 
 /**
  * RFC 3339 date-time (seconds and zone required) whose every field is in range:

@@ -12,9 +12,9 @@ import {
 import {
   AnalyticsPeriod,
   AnalyticsReport,
+  Connections,
   ConnectLinks,
   ConnectRequest,
-  Connections,
   MediaUri,
   PublishAttempt,
   SocialPlatform,
@@ -22,18 +22,20 @@ import {
 } from "../domain/Social.ts"
 import { isMaxChars, PathId, storableText } from "../domain/Text.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
-import { CustomerIdParam, DateTime, EmptyObject, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
+import { CustomerIdParam, DateTime, EmptyObject, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
 export const PublishRequest = Schema.Struct({
   platform: SocialPlatform,
   body: Schema.String.check(Schema.isMinLength(1), isMaxChars(63206), storableText),
   media: Schema.optionalKey(Schema.Array(MediaUri).check(Schema.isMaxLength(20))),
   scheduledAt: Schema.optionalKey(DateTime.annotate({
-    description: "An instant with its offset (`Z` or `±hh:mm`), honoured as given; stored in UTC. A past instant is 400."
+    description:
+      "An instant with its offset (`Z` or `±hh:mm`), honoured as given; stored in UTC. A past instant is 400."
   })),
   spend: Schema.optionalKey(
     Schema.Finite.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
-      description: "Ad spend of this post: it becomes an `ad` piece and is charged to the `ads` budget channel now (403 `E_BUDGET_EXCEEDED` past a cap)"
+      description:
+        "Ad spend of this post: it becomes an `ad` piece and is charged to the `ads` budget channel now (403 `E_BUDGET_EXCEEDED` past a cap)"
     })
   )
 }).check(withinPlatformRules).annotate({
@@ -47,10 +49,12 @@ const PostParams = { ...CustomerIdParam, contentId: PathId }
 
 export const PublishPieceRequest = Schema.Struct({
   platform: Schema.optionalKey(SocialPlatform.annotate({
-    description: "Where to publish; the piece's own platform when omitted (required when it has none). The piece's platform becomes it."
+    description:
+      "Where to publish; the piece's own platform when omitted (required when it has none). The piece's platform becomes it."
   })),
   scheduledAt: Schema.optionalKey(DateTime.annotate({
-    description: "An instant with its offset (`Z` or `±hh:mm`), honoured as given; stored in UTC. Omitted: now. A past instant is 400."
+    description:
+      "An instant with its offset (`Z` or `±hh:mm`), honoured as given; stored in UTC. Omitted: now. A past instant is 400."
   }))
 }).annotate({ identifier: "PublishPieceRequest" })
 
@@ -64,7 +68,8 @@ export class SocialApi extends HttpApiGroup.make("social")
       success: Schema.Struct({ connections: Connections })
     }).annotateMerge(OpenApi.annotations({
       summary: "Social connections",
-      description: "One SocialConnection per platform (x, linkedin, instagram, facebook, tiktok, pinterest): `connected`, `accountName`, `connectedAt`."
+      description:
+        "One SocialConnection per platform (x, linkedin, instagram, facebook, tiktok, pinterest): `connected`, `accountName`, `connectedAt`."
     })),
     HttpApiEndpoint.post("publish", "/api/social/publish/:customerId", {
       params: CustomerIdParam,
@@ -82,7 +87,8 @@ export class SocialApi extends HttpApiGroup.make("social")
       error: NotFoundError
     }).annotateMerge(OpenApi.annotations({
       summary: "Publish attempts of a piece",
-      description: `Oldest first. \`status\`: \`sent\` (the provider took it), \`failed\` (with \`error\`), \`reconciled\` (found already posted before a retry). ${publisher}`
+      description:
+        `Oldest first. \`status\`: \`sent\` (the provider took it), \`failed\` (with \`error\`), \`reconciled\` (found already posted before a retry). ${publisher}`
     })),
     HttpApiEndpoint.post("publishPiece", "/api/social/posts/:customerId/:contentId/publish", {
       params: PostParams,
@@ -101,7 +107,8 @@ export class SocialApi extends HttpApiGroup.make("social")
       error: [NotFoundError, InvalidTransition, ValidationError, PlatformNotConnected, BudgetExceeded]
     }).annotate(RequiredRole, "editor").annotateMerge(OpenApi.annotations({
       summary: "Queue a piece again",
-      description: "Queues an approved, unpublished social piece for publication now (after a final failure, a cancel, or for an approved piece never queued), with a fresh set of 5 tries. 409 when published or not approved. The platform's rules apply as on every publishing path (400 `E_VALIDATION`, e.g. `body.media` for an instagram piece without media). An `ad` piece's `metadata.spend` is charged to the `ads` budget channel the first time the piece is queued, by whichever path (403 `E_BUDGET_EXCEEDED` past a cap, nothing queued); queueing it again charges nothing. Editor role."
+      description:
+        "Queues an approved, unpublished social piece for publication now (after a final failure, a cancel, or for an approved piece never queued), with a fresh set of 5 tries. 409 when published or not approved. The platform's rules apply as on every publishing path (400 `E_VALIDATION`, e.g. `body.media` for an instagram piece without media). An `ad` piece's `metadata.spend` is charged to the `ads` budget channel the first time the piece is queued, by whichever path (403 `E_BUDGET_EXCEEDED` past a cap, nothing queued); queueing it again charges nothing. Editor role."
     })),
     HttpApiEndpoint.post("cancel", "/api/social/posts/:customerId/:contentId/cancel", {
       params: PostParams,
@@ -110,11 +117,14 @@ export class SocialApi extends HttpApiGroup.make("social")
       error: [NotFoundError, InvalidTransition]
     }).annotate(RequiredRole, "editor").annotateMerge(OpenApi.annotations({
       summary: "Take a piece off the queue",
-      description: "The piece stays `approved` with `scheduledAt` null and is not published until queued again. 409 when published. Editor role."
+      description:
+        "The piece stays `approved` with `scheduledAt` null and is not published until queued again. 409 when published. Editor role."
     }))
   )
   .middleware(Authentication)
-  .annotateMerge(OpenApi.annotations({ title: "Social", description: "Platform connections, publishing and scheduling" }))
+  .annotateMerge(
+    OpenApi.annotations({ title: "Social", description: "Platform connections, publishing and scheduling" })
+  )
 {}
 
 export class ConnectionsApi extends HttpApiGroup.make("connections")

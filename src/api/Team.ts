@@ -2,9 +2,9 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conflict as ConflictError } from "../domain/Errors.ts"
 import { InvitedMember, TeamInvite, TeamMember } from "../domain/Identity.ts"
-import { Authentication, RequiredRole } from "./Security.ts"
-import { CustomerIdParam, NoStore, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
 import { PathId } from "../domain/Text.ts"
+import { Authentication, RequiredRole } from "./Security.ts"
+import { CustomerIdParam, NoStore, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
 export class TeamApi extends HttpApiGroup.make("team")
   .add(
@@ -24,7 +24,8 @@ export class TeamApi extends HttpApiGroup.make("team")
       success: Schema.Struct({ members: Schema.Array(TeamMember) })
     }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
       summary: "List team members",
-      description: "Live memberships, oldest first. Member keys are never listed. Admin role: member lists are personal data."
+      description:
+        "Live memberships, oldest first. Member keys are never listed. Admin role: member lists are personal data."
     })),
     HttpApiEndpoint.delete("remove", "/api/team/:customerId/members/:memberId", {
       params: { ...CustomerIdParam, memberId: PathId },

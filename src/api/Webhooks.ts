@@ -1,10 +1,26 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conflict, InvalidCursor, LimitReached, ValidationError } from "../domain/Errors.ts"
-import { CreatedWebhook, Delivery, DeliveryAttempt, recoveryWindowDays, Webhook, WebhookCreate } from "../domain/Webhooks.ts"
-import { Authentication, RequiredRole } from "./Security.ts"
-import { CustomerIdParam, DateTime, EmptyObject, intQuery, NoStore, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
 import { PathId } from "../domain/Text.ts"
+import {
+  CreatedWebhook,
+  Delivery,
+  DeliveryAttempt,
+  recoveryWindowDays,
+  Webhook,
+  WebhookCreate
+} from "../domain/Webhooks.ts"
+import { Authentication, RequiredRole } from "./Security.ts"
+import {
+  CustomerIdParam,
+  DateTime,
+  EmptyObject,
+  intQuery,
+  NoStore,
+  NotFoundError,
+  strictParse,
+  StrictPayload
+} from "./Shared.ts"
 
 const WebhookParams = { ...CustomerIdParam, webhookId: PathId }
 const DeliveryParams = { ...WebhookParams, deliveryId: PathId }

@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conflict, ValidationError } from "../domain/Errors.ts"
 import { PathId } from "../domain/Text.ts"
+import { isMaxChars, storableText } from "../domain/Text.ts"
 import {
   RunRequest,
   RunStatus,
@@ -12,8 +13,7 @@ import {
   WorkflowUpdate
 } from "../domain/Workflows.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
-import { CustomerIdParam, intQuery, NotFoundError, StrictPayload, strictParse } from "./Shared.ts"
-import { isMaxChars, storableText } from "../domain/Text.ts"
+import { CustomerIdParam, intQuery, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
 const WorkflowParams = { ...CustomerIdParam, workflowId: PathId }
 const RunParams = { ...CustomerIdParam, runId: PathId }
@@ -88,7 +88,8 @@ export class WorkflowsApi extends HttpApiGroup.make("workflows")
       error: [NotFoundError, Conflict]
     }).annotate(RequiredRole, "admin").annotateMerge(OpenApi.annotations({
       summary: "Cancel a run",
-      description: "Ends a pending, running or suspended run as `failed` with error `cancelled`; its pieces still `pending_approval` are rejected with the review note `run cancelled` (event and webhook as any rejection). 409 when it has already ended. Admin role."
+      description:
+        "Ends a pending, running or suspended run as `failed` with error `cancelled`; its pieces still `pending_approval` are rejected with the review note `run cancelled` (event and webhook as any rejection). 409 when it has already ended. Admin role."
     }))
   )
   .middleware(Authentication)

@@ -79,7 +79,11 @@ export const nextStatus = (current: CustomerStatus, signal: BillingSignal): Cust
       return undefined
     case "SubscriptionStatus":
       if (ended.has(signal.status)) return "cancelled"
-      if (delinquent.has(signal.status)) return current === "onboarding" || current === "active" ? "suspended" : undefined
+      if (delinquent.has(signal.status)) {
+        return current === "onboarding" || current === "active"
+          ? "suspended"
+          : undefined
+      }
       if (inGoodStanding.has(signal.status)) return current === "suspended" ? "active" : undefined
       return undefined
   }
@@ -148,7 +152,8 @@ export const signalOf = (type: string, object: Record<string, unknown>): Billing
 }
 
 /** `client_reference_id` of a completed Checkout Session: our checkout id. */
-export const checkoutReference = (object: Record<string, unknown>): string | undefined => text(object.client_reference_id)
+export const checkoutReference = (object: Record<string, unknown>): string | undefined =>
+  text(object.client_reference_id)
 export const providerSessionId = (object: Record<string, unknown>): string | undefined => text(object.id)
 export const providerIds = (object: Record<string, unknown>) => ({
   customer: reference(object.customer),

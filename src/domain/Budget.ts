@@ -63,7 +63,9 @@ export const exceededCap = (
  * `metadata.spend` (a number, or a decimal string, above 0); nothing for any
  * other piece or a spend that is not an amount.
  */
-export const adSpend = (piece: { readonly type: string; readonly metadata: Readonly<Record<string, unknown>> }): number => {
+export const adSpend = (
+  piece: { readonly type: string; readonly metadata: Readonly<Record<string, unknown>> }
+): number => {
   if (piece.type !== "ad") return 0
   const raw = piece.metadata["spend"]
   const amount = typeof raw === "number" ? raw : typeof raw === "string" && raw.trim() !== "" ? Number(raw) : Number.NaN

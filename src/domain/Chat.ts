@@ -8,9 +8,12 @@ export const ChatRequest = Schema.Struct({
   message: Schema.String.check(Schema.isMinLength(1), isMaxChars(10_000), storableText).annotate({
     description: "The user's message, 1-10000 characters"
   }),
-  threadId: Schema.optional(Schema.String.check(isMaxChars(200), storableText).annotate({
-    description: "A `threadId` from an earlier response: the message continues that thread (404 when it is not the caller's)"
-  }))
+  threadId: Schema.optional(
+    Schema.String.check(isMaxChars(200), storableText).annotate({
+      description:
+        "A `threadId` from an earlier response: the message continues that thread (404 when it is not the caller's)"
+    })
+  )
 })
 export type ChatRequest = typeof ChatRequest.Type
 

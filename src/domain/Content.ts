@@ -55,7 +55,9 @@ export const describeForbiddenMove = ({ action, from, to }: ForbiddenMove): stri
   action === "edit"
     ? `${label(from)} content cannot be edited (only draft, pending_approval and rejected pieces can)`
     : action === "submit"
-    ? `Only a draft can be submitted for approval; this piece is ${label(from)} (the move from ${from} to ${to} is not allowed)`
+    ? `Only a draft can be submitted for approval; this piece is ${
+      label(from)
+    } (the move from ${from} to ${to} is not allowed)`
     : `Cannot ${action} content: the move from ${from} to ${to} is not allowed`
 
 /** The one state machine every change of a piece goes through. Submitting is the draft's own move. */
@@ -96,7 +98,9 @@ export const Platform = Schema.String.check(
   Schema.isPattern(/^[a-z0-9][a-z0-9_.-]{0,39}$/, {
     message: "must be 1 to 40 lowercase letters, digits, '_', '.' or '-'"
   })
-).annotate({ description: "Where the piece goes: x, linkedin, instagram, facebook, tiktok, pinterest, or another channel name" })
+).annotate({
+  description: "Where the piece goes: x, linkedin, instagram, facebook, tiktok, pinterest, or another channel name"
+})
 
 export const Title = Schema.String.check(Schema.isMinLength(1), isMaxChars(300), storableText)
 export const Body = Schema.String.check(Schema.isMinLength(1), isMaxChars(100_000), storableText)

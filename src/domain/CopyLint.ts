@@ -1,5 +1,5 @@
-import { audienceGroups, type CopyKind, hashtag, isGenericHashtag, isPlural } from "./Copywriting.ts"
 import { platformBodyLimits } from "./Content.ts"
+import { audienceGroups, type CopyKind, hashtag, isGenericHashtag, isPlural } from "./Copywriting.ts"
 import { charLength } from "./Text.ts"
 
 /**
@@ -60,12 +60,30 @@ const doubledWords = (text: string): Array<string> => {
     const previous = list[i - 1]!
     const word = list[i]!
     // "that that" across a comma or a full stop is two clauses; only a plain repeat counts.
-    if (/^\p{L}+$/u.test(word) && /^\p{L}+$/u.test(previous) && word.toLowerCase() === previous.toLowerCase()) found.push(`${previous} ${word}`)
+    if (/^\p{L}+$/u.test(word) && /^\p{L}+$/u.test(previous) && word.toLowerCase() === previous.toLowerCase()) {
+      found.push(`${previous} ${word}`)
+    }
   }
   return found
 }
 
-const singularVerbs = ["is", "has", "was", "does", "helps", "gets", "wants", "needs", "asks", "tells", "cares", "makes", "works", "loves", "knows"]
+const singularVerbs = [
+  "is",
+  "has",
+  "was",
+  "does",
+  "helps",
+  "gets",
+  "wants",
+  "needs",
+  "asks",
+  "tells",
+  "cares",
+  "makes",
+  "works",
+  "loves",
+  "knows"
+]
 
 const agreement = (body: string, brief: LintBrief): Array<string> => {
   const lower = body.toLowerCase()
@@ -90,7 +108,9 @@ const agreement = (body: string, brief: LintBrief): Array<string> => {
       const phrase = `${subject} ${verb} `
       const at = lower.indexOf(phrase)
       // "brewers is" at the start of a phrase, not inside a longer word ("Xbrewers is").
-      if (at >= 0 && (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1]!))) found.push(`plural subject, singular verb: ${phrase.trim()}`)
+      if (at >= 0 && (at === 0 || !/[\p{L}\p{N}]/u.test(lower[at - 1]!))) {
+        found.push(`plural subject, singular verb: ${phrase.trim()}`)
+      }
     }
   }
   return found
@@ -119,7 +139,8 @@ const capitals = (piece: LintPiece, brandName: string): Array<string> => {
   const brandLast = words(brandName).at(-1) ?? ""
   const lowerStart = (text: string) => {
     const word = words(text)[0] ?? ""
-    return /^\p{Ll}/u.test(word) && !word.startsWith(brandFirst) && !/^(?:https?:|www\.)/.test(word) && !/^\p{Ll}+\p{Lu}/u.test(word)
+    return /^\p{Ll}/u.test(word) && !word.startsWith(brandFirst) && !/^(?:https?:|www\.)/.test(word) &&
+      !/^\p{Ll}+\p{Lu}/u.test(word)
   }
   if (lowerStart(piece.title)) found.push(`title: ${piece.title.slice(0, 40)}`)
   for (const rawLine of piece.body.split("\n")) {
@@ -211,7 +232,9 @@ const leftovers = (piece: LintPiece): Array<string> => {
     for (const mark of leftoverMarks) {
       const at = lower.indexOf(mark)
       const wordy = /^\p{L}/u.test(mark)
-      if (at >= 0 && (!wordy || (!/\p{L}/u.test(lower[at - 1] ?? " ") && !/\p{L}/u.test(lower[at + mark.length] ?? " ")))) found.push(mark)
+      if (
+        at >= 0 && (!wordy || (!/\p{L}/u.test(lower[at - 1] ?? " ") && !/\p{L}/u.test(lower[at + mark.length] ?? " ")))
+      ) found.push(mark)
     }
     for (const line of part.split("\n")) {
       if (/\S {2,}\S/.test(line)) found.push("double space")

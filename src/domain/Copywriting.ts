@@ -37,14 +37,18 @@ export interface Brief {
 }
 
 /** The brand part of a brief. */
-export type BrandFields = Pick<Brief, "brandName" | "description" | "voice" | "audience" | "products" | "topics" | "url">
+export type BrandFields = Pick<
+  Brief,
+  "brandName" | "description" | "voice" | "audience" | "products" | "topics" | "url"
+>
 
 /** Non-empty text, or a list of texts joined ("friendly, expert"): tone words and audiences are lists in a brand profile. */
 export const profileText = (value: unknown): string | undefined =>
   typeof value === "string" && value.trim().length > 0
     ? value.trim()
     : Array.isArray(value)
-    ? value.filter((v): v is string => typeof v === "string" && v.trim().length > 0).map((v) => v.trim()).join(", ") || undefined
+    ? value.filter((v): v is string => typeof v === "string" && v.trim().length > 0).map((v) => v.trim()).join(", ") ||
+      undefined
     : undefined
 
 const profileList = (value: unknown): ReadonlyArray<string> =>
@@ -59,7 +63,10 @@ const profileList = (value: unknown): ReadonlyArray<string> =>
  * that says something (e.g. a run's own options, then the confirmed brand
  * profile), else `fallbackName` for the name; never invented.
  */
-export const brandFrom = (sources: ReadonlyArray<Record<string, unknown> | undefined>, fallbackName: string): BrandFields => {
+export const brandFrom = (
+  sources: ReadonlyArray<Record<string, unknown> | undefined>,
+  fallbackName: string
+): BrandFields => {
   const first = <A>(read: (source: Record<string, unknown>) => A | undefined): A | undefined => {
     for (const source of sources) {
       const value = source === undefined ? undefined : read(source)
@@ -114,7 +121,8 @@ export const trimTrailing = (text: string, chars: string): string => {
 
 /** The groups of an audience: "brewers, enthusiasts and cafés" is three. */
 export const audienceGroups = (audience: string | null | undefined): Array<string> =>
-  clean(audience).split(/[,;]/).flatMap((part) => part.split(" and ")).map((a) => trimTrailing(clean(a), ".!?:")).filter((a) => a.length > 0)
+  clean(audience).split(/[,;]/).flatMap((part) => part.split(" and ")).map((a) => trimTrailing(clean(a), ".!?:"))
+    .filter((a) => a.length > 0)
 
 /** The first letter in capitals (a sentence or a title starts so). */
 export const capitalize = (text: string) => text.length === 0 ? text : text.charAt(0).toUpperCase() + text.slice(1)
@@ -159,7 +167,9 @@ const digitsMeet = (left: string, right: string) => /\p{N}$/u.test(left) && /^\p
  * between them ("Q3 2026" is `#Q3_2026`, never a new number).
  */
 export const hashtag = (text: string): string | undefined => {
-  const words = text.normalize("NFKD").replace(/\p{M}/gu, "").replace(/[^\p{L}\p{N} ]/gu, " ").split(/\s+/).filter((w) => w.length > 0)
+  const words = text.normalize("NFKD").replace(/\p{M}/gu, "").replace(/[^\p{L}\p{N} ]/gu, " ").split(/\s+/).filter((
+    w
+  ) => w.length > 0)
   let tag = ""
   for (const word of words.map(capitalize)) tag += tag.length > 0 && digitsMeet(tag, word) ? `_${word}` : word
   const cut = Array.from(tag).slice(0, 30).join("")
@@ -176,7 +186,21 @@ export const fitWords = (text: string, max: number): string => {
   return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/(?<![\s,;:.-])[\s,;:.-]+$/, "")}…`
 }
 
-const determiners = new Set(["a", "an", "the", "every", "each", "our", "your", "their", "all", "any", "some", "most", "many"])
+const determiners = new Set([
+  "a",
+  "an",
+  "the",
+  "every",
+  "each",
+  "our",
+  "your",
+  "their",
+  "all",
+  "any",
+  "some",
+  "most",
+  "many"
+])
 const irregularPlurals = new Set(["people", "children", "men", "women", "folks", "staff", "teams", "police", "clergy"])
 const singularInS = new Set(["news", "series", "species", "lens", "canvas", "atlas", "gas", "bonus", "campus"])
 
@@ -210,8 +234,14 @@ const pluralize = (phrase: string): string => {
   const words = head.split(" ")
   const first = words[0]!.toLowerCase()
   const last = words.at(-1)!
-  if (groupIsPlural(phrase) || determiners.has(first) || !/^\p{Ll}+$/u.test(last) || words.some((w) => determiners.has(w))) return phrase
-  const plural = /(?:[sxz]|ch|sh)$/.test(last) ? `${last}es` : last.endsWith("y") && !/[aeiou]y$/.test(last) ? `${last.slice(0, -1)}ies` : `${last}s`
+  if (
+    groupIsPlural(phrase) || determiners.has(first) || !/^\p{Ll}+$/u.test(last) || words.some((w) => determiners.has(w))
+  ) return phrase
+  const plural = /(?:[sxz]|ch|sh)$/.test(last)
+    ? `${last}es`
+    : last.endsWith("y") && !/[aeiou]y$/.test(last)
+    ? `${last.slice(0, -1)}ies`
+    : `${last}s`
   return [...words.slice(0, -1), plural].join(" ") + tail
 }
 
@@ -222,12 +252,22 @@ const topicMidSentence = (topic: string, brandName: string): string => {
   const significant = words.filter((w) => /^\p{L}{4,}/u.test(w))
   const titleCase = words.length > 1 && significant.length > 0 && significant.every((w) => /^\p{Lu}/u.test(w))
   return words.map((word, i) => {
-    const common = (/^\p{Lu}\p{Ll}+$/u.test(word) || (word === "A" && words.length > 1)) && !brandWords.has(word.toLowerCase())
+    const common = (/^\p{Lu}\p{Ll}+$/u.test(word) || (word === "A" && words.length > 1)) &&
+      !brandWords.has(word.toLowerCase())
     return common && (i === 0 || titleCase) ? word.toLowerCase() : word
   }).join(" ")
 }
 
-const generic = new Set(["marketing", "marketingtips", "smallbusiness", "business", "socialmedia", "contentmarketing", "growth", "tips"])
+const generic = new Set([
+  "marketing",
+  "marketingtips",
+  "smallbusiness",
+  "business",
+  "socialmedia",
+  "contentmarketing",
+  "growth",
+  "tips"
+])
 
 /** Whether a hashtag is one every brand uses (it says nothing of this one). */
 export const isGenericHashtag = (tag: string): boolean => generic.has(tag.replace(/^#/, "").toLowerCase())
@@ -270,7 +310,8 @@ const resolve = (brief: Brief): Resolved => {
   const products = (brief.products ?? []).map(clean).filter((p) => p.length > 0)
   const seed = stableHash(JSON.stringify([brief.kind, brandName, topic, brief.platform ?? "", brief.angle ?? 0]))
   const groups = audienceGroups(brief.audience)
-  const audienceList = groups.filter((g, i) => groups.findIndex((o) => o.toLowerCase() === g.toLowerCase()) === i).slice(0, 3).map((group) => pluralize(Array.from(group).slice(0, 60).join("").trim()))
+  const audienceList = groups.filter((g, i) => groups.findIndex((o) => o.toLowerCase() === g.toLowerCase()) === i)
+    .slice(0, 3).map((group) => pluralize(Array.from(group).slice(0, 60).join("").trim()))
   const audience = audienceList.length === 0 ? "our customers" : joinList(audienceList)
   return {
     kind: brief.kind,
@@ -292,7 +333,10 @@ const resolve = (brief: Brief): Resolved => {
 
 // Every template puts the topic where any noun phrase or clause reads well, and the brand in each hook.
 const hooks: ReadonlyArray<(b: Resolved) => string> = [
-  (b) => `${capitalize(b.audience)} ${verb(b, "asks", "ask")} us about ${b.topic} more than anything else, so here is what we at ${b.brandName} have learned.`,
+  (b) =>
+    `${capitalize(b.audience)} ${
+      verb(b, "asks", "ask")
+    } us about ${b.topic} more than anything else, so here is what we at ${b.brandName} have learned.`,
   (b) => `A few honest notes on ${b.topic} from the ${b.brandName} team.`,
   (b) => `If you care about ${b.topic}, this one is for you. From all of us at ${b.brandName}.`,
   (b) => `Here is how we think about ${b.topic} at ${b.brandName}.`,
@@ -312,7 +356,10 @@ const titles: ReadonlyArray<(b: Resolved) => string> = [
 const points: ReadonlyArray<(b: Resolved) => string> = [
   (b) => `At ${b.brandName} we spend a good part of every week on ${b.topic}, and we keep learning.`,
   (b) => `We wrote this for ${b.audience}: practical, honest and easy to act on.`,
-  (b) => b.product === undefined ? `Everything we make starts from what ${b.audience} ${verb(b, "tells", "tell")} us.` : `It is also why we made ${b.product}.`,
+  (b) =>
+    b.product === undefined
+      ? `Everything we make starts from what ${b.audience} ${verb(b, "tells", "tell")} us.`
+      : `It is also why we made ${b.product}.`,
   () => `Small changes add up: try one idea this week and see what difference it makes.`,
   (b) => `The best ideas on ${b.topic} come from you, so keep them coming.`,
   (b) => `No jargon and no hard sell, just what we have seen work for ${b.audience}.`
@@ -345,7 +392,9 @@ const hashtagsFor = (b: Resolved): ReadonlyArray<string> => {
   for (const candidate of candidates) {
     if (candidate.split(" ").length > 4) continue
     const tag = hashtag(candidate)
-    if (tag !== undefined && !isGenericHashtag(tag) && !tags.some((t) => t.toLowerCase() === tag.toLowerCase())) tags.push(tag)
+    if (tag !== undefined && !isGenericHashtag(tag) && !tags.some((t) => t.toLowerCase() === tag.toLowerCase())) {
+      tags.push(tag)
+    }
     if (tags.length === count) break
   }
   return tags
@@ -376,11 +425,20 @@ const socialBody = (b: Resolved, hook: string, body: ReadonlyArray<string>, cta:
     }
     case "instagram": {
       const lines = [hook, ...body, ...facts, b.url === undefined ? cta : "Link in bio."]
-      return firstFitting([...withTags(lines.join("\n\n")), ...withTags([hook, ...body, cta].join("\n\n")), ...withTags(hook)], limit)
+      return firstFitting([
+        ...withTags(lines.join("\n\n")),
+        ...withTags([hook, ...body, cta].join("\n\n")),
+        ...withTags(hook)
+      ], limit)
     }
     default: {
       const lines = [hook, ...body.map((p) => (b.platform === "linkedin" ? p : p)), ...facts, cta]
-      return firstFitting([...withTags(lines.join("\n\n")), ...withTags([hook, ...body, cta].join("\n\n")), ...withTags(`${hook}\n\n${cta}`), hook], limit)
+      return firstFitting([
+        ...withTags(lines.join("\n\n")),
+        ...withTags([hook, ...body, cta].join("\n\n")),
+        ...withTags(`${hook}\n\n${cta}`),
+        hook
+      ], limit)
     }
   }
 }
@@ -397,13 +455,29 @@ const reportAdvice = (b: Resolved): Array<string> => {
   const competitors = count("Competitor ")
   const performance = b.facts.some((f) => / posts? published/.test(f))
   const advice = [
-    ...(fixes > 0 ? [`- Start with the ${fixes === 1 ? "fix" : `${fixes} fixes`} above, the heaviest first: each one says what to change.`] : []),
-    ...(improvements > 0 ? [`- Then work through the ${improvements === 1 ? "improvement" : `${improvements} improvements`} and run the audit again to see the scores move.`] : []),
-    ...(competitors > 0 ? ["- Where a competitor scores higher, look at what its pages do that ours do not, and close that gap first."] : []),
+    ...(fixes > 0
+      ? [
+        `- Start with the ${
+          fixes === 1 ? "fix" : `${fixes} fixes`
+        } above, the heaviest first: each one says what to change.`
+      ]
+      : []),
+    ...(improvements > 0
+      ? [
+        `- Then work through the ${
+          improvements === 1 ? "improvement" : `${improvements} improvements`
+        } and run the audit again to see the scores move.`
+      ]
+      : []),
+    ...(competitors > 0
+      ? ["- Where a competitor scores higher, look at what its pages do that ours do not, and close that gap first."]
+      : []),
     ...(performance
       ? [
         "- Post more on the channels with the most engagements and clicks per post, and less where they stay at zero.",
-        ...(b.facts.some((f) => f.startsWith("Revenue: none")) ? ["- Record sales as revenue so the next report shows what the content earns."] : [])
+        ...(b.facts.some((f) => f.startsWith("Revenue: none"))
+          ? ["- Record sales as revenue so the next report shows what the content earns."]
+          : [])
       ]
       : []),
     `- Keep every piece aimed at ${b.audience}.`
@@ -416,7 +490,11 @@ export const writeDraft = (brief: Brief): Draft => {
   const b = resolve(brief)
   const chosenHook = `${pick(hooks, b.seed)(b)}${voiceTouch(b)}`
   // A short platform takes the shortest hook when the chosen one would not fit whole.
-  const room = b.platform === "x" || b.platform === "tiktok" ? 280 : b.platform === undefined ? undefined : platformBodyLimits[b.platform]
+  const room = b.platform === "x" || b.platform === "tiktok"
+    ? 280
+    : b.platform === undefined
+    ? undefined
+    : platformBodyLimits[b.platform]
   const hook = room === undefined || charLength(chosenHook) <= room || b.kind === "report"
     ? chosenHook
     : hooks.map((h) => h(b)).reduce((a, c) => (charLength(c) < charLength(a) ? c : a))
@@ -431,7 +509,9 @@ export const writeDraft = (brief: Brief): Draft => {
   const limit = b.platform === undefined || b.kind === "report" ? undefined : platformBodyLimits[b.platform]
 
   // A piece for a platform with a length limit is published there: it takes the platform's shape, whatever its kind.
-  const shape: CopyKind = limit !== undefined && (b.kind === "blog" || b.kind === "email" || b.kind === "outreach") ? "social" : b.kind
+  const shape: CopyKind = limit !== undefined && (b.kind === "blog" || b.kind === "email" || b.kind === "outreach")
+    ? "social"
+    : b.kind
   let body: string
   switch (shape) {
     case "social":
@@ -439,7 +519,12 @@ export const writeDraft = (brief: Brief): Draft => {
       break
     case "ad": {
       const line = `${hook} ${chosen[0]} ${cta}`
-      body = firstFitting([...(hashtags.length > 0 ? [`${line}\n\n${hashtags.join(" ")}`] : []), line, `${hook} ${cta}`, hook], limit ?? 63206)
+      body = firstFitting([
+        ...(hashtags.length > 0 ? [`${line}\n\n${hashtags.join(" ")}`] : []),
+        line,
+        `${hook} ${cta}`,
+        hook
+      ], limit ?? 63206)
       break
     }
     case "email":
@@ -448,7 +533,9 @@ export const writeDraft = (brief: Brief): Draft => {
     case "outreach":
       body = [
         `Hello,`,
-        `I am reaching out from ${b.brandName}${b.description === undefined ? "" : ` (${fitWords(trimTrailing(b.description, ".!?"), 160)})`}.`,
+        `I am reaching out from ${b.brandName}${
+          b.description === undefined ? "" : ` (${fitWords(trimTrailing(b.description, ".!?"), 160)})`
+        }.`,
         `We work with ${b.audience} on ${b.topic}, and I thought it might interest you too.`,
         `Would a short call next week be useful? ${cta}`,
         `Best regards,\n${b.brandName}`

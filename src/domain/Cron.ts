@@ -10,7 +10,9 @@ import { Cron } from "croner"
 /** Why a 5-field cron expression is refused, or undefined when it is valid. */
 export const cronProblem = (expression: string): string | undefined => {
   const fields = expression.trim().split(/\s+/)
-  if (expression.trim().length === 0 || fields.length !== 5) return "must be a 5-field cron expression (minute hour day month weekday)"
+  if (expression.trim().length === 0 || fields.length !== 5) {
+    return "must be a 5-field cron expression (minute hour day month weekday)"
+  }
   try {
     const cron = new Cron(expression, { timezone: "UTC" })
     // A year of leap days covers every calendar: no next run within 8 years means never.

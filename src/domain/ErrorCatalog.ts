@@ -19,8 +19,9 @@ export const errorClasses = (): ReadonlyArray<ErrorClassFacts> => {
     if (typeof value !== "function" || !(value.prototype instanceof Error)) continue
     // Every error class has constructor defaults for all its fields; the constructor's type differs per class.
     const instance = new (value as new(fields: object) => { readonly code?: unknown; readonly _tag?: unknown })({})
-    const status: unknown = (value as { readonly ast?: { readonly annotations?: { readonly httpApiStatus?: unknown } } }).ast?.annotations
-      ?.httpApiStatus
+    const status: unknown =
+      (value as { readonly ast?: { readonly annotations?: { readonly httpApiStatus?: unknown } } }).ast?.annotations
+        ?.httpApiStatus
     if (typeof instance.code === "string" && typeof instance._tag === "string" && typeof status === "number") {
       found.push({ tag: instance._tag, code: instance.code, status })
     }

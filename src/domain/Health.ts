@@ -56,5 +56,8 @@ export const PublicStatus = Schema.Struct({
   uptime7d: Schema.NullOr(Fraction),
   incidents: Schema.Array(Incident),
   components: Schema.Array(Schema.Struct({ name: Schema.String, status: ComponentStatus }))
-}).annotate({ identifier: "PublicStatus", description: "The public status page: overall status, uptime, components and incidents" })
+}).annotate({
+  identifier: "PublicStatus",
+  description: "The public status page: overall status, uptime, components and incidents"
+})
 export type PublicStatus = typeof PublicStatus.Type

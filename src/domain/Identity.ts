@@ -20,18 +20,46 @@ export const roleAllows = (role: Role, required: Role): boolean => rank[role] >=
 export const scopesByRole: Record<Role, ReadonlyArray<string>> = {
   viewer: ["read:content", "read:analytics", "read:workflows", "read:settings", "read:events"],
   editor: [
-    "read:content", "read:analytics", "read:workflows", "read:settings", "read:events",
-    "write:content", "review:content", "publish:social"
+    "read:content",
+    "read:analytics",
+    "read:workflows",
+    "read:settings",
+    "read:events",
+    "write:content",
+    "review:content",
+    "publish:social"
   ],
   admin: [
-    "read:content", "read:analytics", "read:workflows", "read:settings", "read:events",
-    "write:content", "review:content", "publish:social",
-    "write:settings", "write:workflows", "write:webhooks", "write:team", "run:scans", "use:chat"
+    "read:content",
+    "read:analytics",
+    "read:workflows",
+    "read:settings",
+    "read:events",
+    "write:content",
+    "review:content",
+    "publish:social",
+    "write:settings",
+    "write:workflows",
+    "write:webhooks",
+    "write:team",
+    "run:scans",
+    "use:chat"
   ],
   owner: [
-    "read:content", "read:analytics", "read:workflows", "read:settings", "read:events",
-    "write:content", "review:content", "publish:social",
-    "write:settings", "write:workflows", "write:webhooks", "write:team", "run:scans", "use:chat",
+    "read:content",
+    "read:analytics",
+    "read:workflows",
+    "read:settings",
+    "read:events",
+    "write:content",
+    "review:content",
+    "publish:social",
+    "write:settings",
+    "write:workflows",
+    "write:webhooks",
+    "write:team",
+    "run:scans",
+    "use:chat",
     "rotate:key"
   ]
 }

@@ -30,7 +30,8 @@ export const tokenPrefixes = { access: "hat_", refresh: "hrt_", code: "hac_" } a
 
 const tokenBody = /^[A-Za-z0-9_-]{43}$/
 
-export const newToken = (kind: keyof typeof tokenPrefixes): string => tokenPrefixes[kind] + randomBytes(32).toString("base64url")
+export const newToken = (kind: keyof typeof tokenPrefixes): string =>
+  tokenPrefixes[kind] + randomBytes(32).toString("base64url")
 
 export const isTokenOf = (kind: keyof typeof tokenPrefixes, value: string): boolean =>
   value.length === tokenPrefixes[kind].length + 43 && value.startsWith(tokenPrefixes[kind]) &&
@@ -56,7 +57,17 @@ export const verifiesS256 = (verifier: string, challenge: string): boolean => {
 }
 
 const loopbackHosts = new Set(["127.0.0.1", "localhost", "[::1]"])
-const refusedSchemes = new Set(["javascript:", "data:", "file:", "vbscript:", "about:", "blob:", "filesystem:", "http:", "https:"])
+const refusedSchemes = new Set([
+  "javascript:",
+  "data:",
+  "file:",
+  "vbscript:",
+  "about:",
+  "blob:",
+  "filesystem:",
+  "http:",
+  "https:"
+])
 const schemeShape = /^[a-z][a-z0-9+.-]*:$/
 
 /**
@@ -66,13 +77,19 @@ const schemeShape = /^[a-z][a-z0-9+.-]*:$/
  * why not, or undefined.
  */
 export const redirectUriProblem = (value: unknown): string | undefined => {
-  if (typeof value !== "string" || value.length === 0 || value.length > 2000) return "must be a URL of at most 2000 characters"
+  if (typeof value !== "string" || value.length === 0 || value.length > 2000) {
+    return "must be a URL of at most 2000 characters"
+  }
   if (!URL.canParse(value)) return "must be an absolute URL"
   const url = new URL(value)
   if (url.hash !== "" || value.includes("#")) return "must not have a fragment"
   if (url.username !== "" || url.password !== "") return "must not carry credentials"
   if (url.protocol === "https:") return undefined
-  if (url.protocol === "http:") return loopbackHosts.has(url.hostname) ? undefined : "http is allowed only for the loopback address"
+  if (url.protocol === "http:") {
+    return loopbackHosts.has(url.hostname)
+      ? undefined
+      : "http is allowed only for the loopback address"
+  }
   if (!schemeShape.test(url.protocol) || refusedSchemes.has(url.protocol)) return "uses a scheme that is not allowed"
   return undefined
 }
@@ -124,13 +141,19 @@ export const lifetimes = {
 /** An assistant connected by OAuth, as the customer sees it. */
 export const ConnectedApp = Schema.Struct({
   grantId: Schema.String,
-  clientId: Schema.String.annotate({ description: "A registered client id, or the URL of the client's metadata document" }),
+  clientId: Schema.String.annotate({
+    description: "A registered client id, or the URL of the client's metadata document"
+  }),
   clientName: Schema.String,
   role: Role,
-  memberId: Schema.NullOr(Schema.String).annotate({ description: "The team member who approved it; null for the owner" }),
+  memberId: Schema.NullOr(Schema.String).annotate({
+    description: "The team member who approved it; null for the owner"
+  }),
   createdAt: Schema.String.annotate({ format: "date-time" }),
   lastRenewedAt: Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
 }).annotate({ identifier: "ConnectedApp" })
 export type ConnectedApp = typeof ConnectedApp.Type
 
-export const ConnectedAppList = Schema.Struct({ apps: Schema.Array(ConnectedApp) }).annotate({ identifier: "ConnectedAppList" })
+export const ConnectedAppList = Schema.Struct({ apps: Schema.Array(ConnectedApp) }).annotate({
+  identifier: "ConnectedAppList"
+})

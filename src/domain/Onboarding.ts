@@ -12,13 +12,16 @@ export const BrandProfile = Schema.Struct({
   logoUrl: Schema.NullOr(Schema.String.annotate({ format: "uri" })),
   ogImage: Schema.NullOr(Schema.String.annotate({
     format: "uri",
-    description: "The image the page gives social networks (og:image): attached to posts on platforms that need media when the profile has no logo"
+    description:
+      "The image the page gives social networks (og:image): attached to posts on platforms that need media when the profile has no logo"
   })),
   colors: Schema.Array(Schema.String).annotate({ description: "Brand colours as #rrggbb, most used first" }),
   voice: Schema.Array(Schema.String).annotate({ description: "Tone words read from the copy" }),
   audience: Schema.Array(Schema.String).annotate({ description: "Who the page says it is for" }),
   products: Schema.Array(Schema.String),
-  socials: Schema.Record(Schema.String, Schema.String).annotate({ description: "Platform name to profile URL, as linked from the page" }),
+  socials: Schema.Record(Schema.String, Schema.String).annotate({
+    description: "Platform name to profile URL, as linked from the page"
+  }),
   sourceUrl: Schema.String.annotate({ format: "uri", description: "The page read, after redirects" })
 }).annotate({
   identifier: "BrandProfile",
@@ -29,7 +32,10 @@ export type BrandProfile = typeof BrandProfile.Type
 /** A short piece of profile text: 1 to `max` characters, not only spaces. */
 const profileText = (max: number) =>
   Schema.String.check(
-    Schema.makeFilter((text: string) => text.trim().length > 0, { message: "must not be empty", toJsonSchema: () => ({ minLength: 1 }) }),
+    Schema.makeFilter((text: string) => text.trim().length > 0, {
+      message: "must not be empty",
+      toJsonSchema: () => ({ minLength: 1 })
+    }),
     isMaxChars(max),
     storableText
   )
@@ -38,7 +44,8 @@ const profileText = (max: number) =>
 const listOf = <S extends Schema.Top>(item: S, max: number) =>
   Schema.Array(item).check(Schema.isMaxLength(max, { message: `must have at most ${max} items` }))
 
-const words = (description: string) => listOf(profileText(200), 50).annotate({ description: `${description}; at most 50, each 1 to 200 characters` })
+const words = (description: string) =>
+  listOf(profileText(200), 50).annotate({ description: `${description}; at most 50, each 1 to 200 characters` })
 
 const colourPattern = /^#[0-9a-fA-F]{6}$/
 
@@ -56,13 +63,20 @@ const Colour = Schema.String.check(
  * out or null (lists empty).
  */
 export const ConfirmedProfile = Schema.Struct({
-  brandName: profileText(200).annotate({ description: "The brand's name, 1 to 200 characters; becomes the customer's brand name" }),
-  description: Schema.optionalKey(Schema.NullOr(profileText(2000).annotate({ description: "What the brand does, at most 2000 characters" }))),
+  brandName: profileText(200).annotate({
+    description: "The brand's name, 1 to 200 characters; becomes the customer's brand name"
+  }),
+  description: Schema.optionalKey(
+    Schema.NullOr(profileText(2000).annotate({ description: "What the brand does, at most 2000 characters" }))
+  ),
   logoUrl: Schema.optionalKey(Schema.NullOr(HttpUrl.annotate({ description: "The logo: an absolute http(s) URL" }))),
   ogImage: Schema.optionalKey(Schema.NullOr(HttpUrl.annotate({
-    description: "The site's social sharing image (og:image): an absolute http(s) URL; posts that need media carry it when there is no logo"
+    description:
+      "The site's social sharing image (og:image): an absolute http(s) URL; posts that need media carry it when there is no logo"
   }))),
-  colors: Schema.optionalKey(listOf(Colour, 20).annotate({ description: "Brand colours as #rrggbb, most used first; at most 20" })),
+  colors: Schema.optionalKey(
+    listOf(Colour, 20).annotate({ description: "Brand colours as #rrggbb, most used first; at most 20" })
+  ),
   voice: Schema.optionalKey(words("Tone words the brand writes in")),
   audience: Schema.optionalKey(words("Who the brand is for")),
   products: Schema.optionalKey(words("What the brand sells")),
@@ -70,7 +84,9 @@ export const ConfirmedProfile = Schema.Struct({
     Schema.Record(Schema.String, HttpUrl).check(
       Schema.isMaxProperties(20, { message: "must have at most 20 keys" }),
       Schema.makeFilter((socials: Record<string, string>) =>
-        Object.keys(socials).every((name) => name.trim().length > 0 && charLength(name) <= 40) || "platform names must be 1 to 40 characters")
+        Object.keys(socials).every((name) => name.trim().length > 0 && charLength(name) <= 40) ||
+        "platform names must be 1 to 40 characters"
+      )
     ).annotate({
       description: "Platform name (1 to 40 characters) to profile URL (absolute http(s)); at most 20"
     })

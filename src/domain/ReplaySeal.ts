@@ -8,7 +8,15 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
  * its key can have its answer again.
  */
 const deriveKey = (idempotencyKey: string, serverSecret: string, scope: string): Buffer =>
-  Buffer.from(hkdfSync("sha256", Buffer.from(idempotencyKey, "utf8"), Buffer.from(serverSecret, "utf8"), `herald replay ${scope}`, 32))
+  Buffer.from(
+    hkdfSync(
+      "sha256",
+      Buffer.from(idempotencyKey, "utf8"),
+      Buffer.from(serverSecret, "utf8"),
+      `herald replay ${scope}`,
+      32
+    )
+  )
 
 /** `v1.` + base64url(iv ‖ tag ‖ ciphertext). */
 export const sealReplay = (plaintext: string, idempotencyKey: string, serverSecret: string, scope: string): string => {
@@ -19,12 +27,21 @@ export const sealReplay = (plaintext: string, idempotencyKey: string, serverSecr
 }
 
 /** The plaintext, or undefined when the seal is not one this key and scope made. */
-export const openReplay = (sealed: string, idempotencyKey: string, serverSecret: string, scope: string): string | undefined => {
+export const openReplay = (
+  sealed: string,
+  idempotencyKey: string,
+  serverSecret: string,
+  scope: string
+): string | undefined => {
   if (!sealed.startsWith("v1.")) return undefined
   const raw = Buffer.from(sealed.slice(3), "base64url")
   if (raw.length < 28) return undefined
   try {
-    const decipher = createDecipheriv("aes-256-gcm", deriveKey(idempotencyKey, serverSecret, scope), raw.subarray(0, 12))
+    const decipher = createDecipheriv(
+      "aes-256-gcm",
+      deriveKey(idempotencyKey, serverSecret, scope),
+      raw.subarray(0, 12)
+    )
     decipher.setAuthTag(raw.subarray(12, 28))
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8")
   } catch {

@@ -9,13 +9,17 @@ export const ReportKind = Schema.Literals(["seo-audit", "competitor-brief", "per
 export type ReportKind = typeof ReportKind.Type
 
 /** ISO 4217 code, three capitals. */
-const Currency = Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/, { message: "must be a three-letter ISO 4217 code such as USD" }))
+const Currency = Schema.String.check(
+  Schema.isPattern(/^[A-Z]{3}$/, { message: "must be a three-letter ISO 4217 code such as USD" })
+)
 
 /** One figure of a report: a count, or money in its currency (never a bare amount of money). */
 export const ReportFigure = Schema.Struct({
   label: Schema.String.check(Schema.isMinLength(1), isMaxChars(200), storableText),
   value: Schema.Finite,
-  currency: Schema.optionalKey(Currency.annotate({ description: "Set for money: the amount is in this currency's major unit" }))
+  currency: Schema.optionalKey(
+    Currency.annotate({ description: "Set for money: the amount is in this currency's major unit" })
+  )
 }).annotate({ identifier: "ReportFigure" })
 export type ReportFigure = typeof ReportFigure.Type
 

@@ -87,7 +87,9 @@ export const parseRobots = (robotsUrl: string, content: string): RobotsTxt => {
       case "disallow":
         for (const agent of agents) {
           const rules = ensure(agent)
-          if (value.length > 0) rules.push({ pattern: normaliseEncoding(value), allow: name === "allow", line: index + 1 })
+          if (value.length > 0) {
+            rules.push({ pattern: normaliseEncoding(value), allow: name === "allow", line: index + 1 })
+          }
         }
         break
       case "crawl-delay":
@@ -124,8 +126,10 @@ export const isAllowed = (robots: RobotsTxt, url: string, userAgent?: string): b
   } catch {
     return false
   }
-  if (target.protocol !== robots.origin.protocol || target.hostname !== robots.origin.hostname ||
-    withPort(target) !== withPort(robots.origin)) return false
+  if (
+    target.protocol !== robots.origin.protocol || target.hostname !== robots.origin.hostname ||
+    withPort(target) !== withPort(robots.origin)
+  ) return false
   const token = userAgentToken(userAgent ?? "*")
   const rules = robots.groups.get(token) ?? robots.groups.get("*") ?? []
   const rule = findRule(upperEscapes(target.pathname + target.search), rules)
@@ -135,8 +139,17 @@ export const isAllowed = (robots: RobotsTxt, url: string, userAgent?: string): b
 // ---- Lighthouse's robots-txt validator ---------------------------------------
 
 const safelist = new Set([
-  "user-agent", "disallow", "allow", "sitemap", "crawl-delay", "clean-param", "host",
-  "request-rate", "visit-time", "noindex", "content-signal"
+  "user-agent",
+  "disallow",
+  "allow",
+  "sitemap",
+  "crawl-delay",
+  "clean-param",
+  "host",
+  "request-rate",
+  "visit-time",
+  "noindex",
+  "content-signal"
 ])
 
 export interface RobotsError {
@@ -154,7 +167,9 @@ const directiveError = (name: string, value: string): string | undefined => {
   }
   if (name === "user-agent" && value.length === 0) return "No user-agent specified"
   if (name === "allow" || name === "disallow") {
-    if (value !== "" && value[0] !== "/" && value[0] !== "*") return "Pattern should either be empty, start with \"/\" or \"*\""
+    if (value !== "" && value[0] !== "/" && value[0] !== "*") {
+      return "Pattern should either be empty, start with \"/\" or \"*\""
+    }
     const dollar = value.indexOf("$")
     if (dollar !== -1 && dollar !== value.length - 1) return "\"$\" should only be used at the end of the pattern"
   }

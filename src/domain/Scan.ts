@@ -78,7 +78,11 @@ export const scoreChecklist = (items: ReadonlyArray<CheckOutcome>): Scores => {
   // Lighthouse counts an audit as passed or failed; our warn never occurs on its ids.
   const lighthouse = items.flatMap((item) =>
     item !== undefined && item.id in lighthouseSeoWeights
-      ? [{ ...item, weight: lighthouseSeoWeights[item.id], status: item.status === "fail" ? "fail" as const : "pass" as const }]
+      ? [{
+        ...item,
+        weight: lighthouseSeoWeights[item.id],
+        status: item.status === "fail" ? "fail" as const : "pass" as const
+      }]
       : []
   )
   return {
@@ -107,7 +111,9 @@ export const ChecklistItemSchema = Schema.Struct({
   category: Schema.Literals(["seo", "geo", "cro"]),
   title: Schema.String,
   status: Schema.Literals(["pass", "warn", "fail"]),
-  weight: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 10 })).annotate({ description: "Weight in its category's score" }),
+  weight: Schema.Finite.check(Schema.isBetween({ minimum: 0, maximum: 10 })).annotate({
+    description: "Weight in its category's score"
+  }),
   detail: Schema.String.annotate({ description: "What was found" }),
   recommendation: Schema.String.annotate({ description: "What to change (empty when it passes)" })
 }).annotate({ identifier: "ChecklistItem" })
@@ -156,6 +162,8 @@ export type ScanSummary = typeof ScanSummary.Type
 
 export const ScanList = Schema.Struct({
   scans: Schema.Array(ScanSummary),
-  nextCursor: Schema.NullOr(Schema.String).annotate({ description: "Pass as `cursor` for the next page; null on the last page" })
+  nextCursor: Schema.NullOr(Schema.String).annotate({
+    description: "Pass as `cursor` for the next page; null on the last page"
+  })
 }).annotate({ identifier: "ScanList" })
 export type ScanList = typeof ScanList.Type

@@ -3,11 +3,24 @@ import { ContentType } from "./Content.ts"
 
 /** The MCP tools and workflow ids an autonomy override may name. */
 export const skillNames = [
-  "run_research", "run_content_creation", "ask_cmo", "schedule_content", "publish_to_social",
-  "generate_lead_magnet", "ai_seo_audit", "cro_audit", "query_ga4", "track_revenue",
-  "check_ai_visibility", "analyze_brand_url",
-  "weekly-content-plan", "daily-social-posts", "monthly-seo-audit", "competitor-research",
-  "lead-magnet", "performance-report"
+  "run_research",
+  "run_content_creation",
+  "ask_cmo",
+  "schedule_content",
+  "publish_to_social",
+  "generate_lead_magnet",
+  "ai_seo_audit",
+  "cro_audit",
+  "query_ga4",
+  "track_revenue",
+  "check_ai_visibility",
+  "analyze_brand_url",
+  "weekly-content-plan",
+  "daily-social-posts",
+  "monthly-seo-audit",
+  "competitor-research",
+  "lead-magnet",
+  "performance-report"
 ] as const
 export type SkillName = typeof skillNames[number]
 
@@ -45,15 +58,22 @@ export const Budget = Schema.Struct({
   weekly: Schema.NullOr(Amount),
   monthly: Schema.NullOr(Amount),
   channels: keyed(budgetChannels, Amount)
-}).annotate({ identifier: "Budget", description: "Caps in the account currency; null means no cap. Channel caps apply per calendar month (UTC)." })
+}).annotate({
+  identifier: "Budget",
+  description: "Caps in the account currency; null means no cap. Channel caps apply per calendar month (UTC)."
+})
 export type Budget = typeof Budget.Type
 
 export const Tracking = Schema.Struct({
-  links: Schema.Boolean.annotate({ description: "Rewrite http(s) links of published posts to tracked `/r/{code}` links with UTM parameters" })
+  links: Schema.Boolean.annotate({
+    description: "Rewrite http(s) links of published posts to tracked `/r/{code}` links with UTM parameters"
+  })
 }).annotate({ identifier: "Tracking" })
 export type Tracking = typeof Tracking.Type
 
-export const Settings = Schema.Struct({ autonomy: Autonomy, budget: Budget, tracking: Tracking }).annotate({ identifier: "Settings" })
+export const Settings = Schema.Struct({ autonomy: Autonomy, budget: Budget, tracking: Tracking }).annotate({
+  identifier: "Settings"
+})
 export type Settings = typeof Settings.Type
 
 export const defaultSettings: Settings = {
@@ -69,7 +89,8 @@ export const AutonomyUpdate = Schema.Struct({
   skills: Schema.optionalKey(keyed(skillNames, Schema.NullOr(AutonomyLevel)))
 }).annotate({
   identifier: "AutonomyUpdate",
-  description: "Merged into the current autonomy; a `null` category or skill removes that override. Unknown keys are rejected."
+  description:
+    "Merged into the current autonomy; a `null` category or skill removes that override. Unknown keys are rejected."
 })
 export type AutonomyUpdate = typeof AutonomyUpdate.Type
 
@@ -109,5 +130,8 @@ export const mergeBudget = (current: Budget, update: BudgetUpdate): Budget => ({
 
 export const TrackingUpdate = Schema.Struct({
   links: Schema.optionalKey(Schema.Boolean)
-}).annotate({ identifier: "TrackingUpdate", description: "Merged into the current tracking settings. Unknown keys are rejected." })
+}).annotate({
+  identifier: "TrackingUpdate",
+  description: "Merged into the current tracking settings. Unknown keys are rejected."
+})
 export type TrackingUpdate = typeof TrackingUpdate.Type

@@ -21,7 +21,9 @@ export const isSocialPlatform = (name: string | null | undefined): name is Socia
   name != null && (socialPlatforms as ReadonlyArray<string>).includes(name)
 
 /** Per-platform rules: body length in characters and whether media is required. */
-export const platformRules: Readonly<Record<SocialPlatform, { readonly maxLength: number; readonly mediaRequired: boolean }>> = {
+export const platformRules: Readonly<
+  Record<SocialPlatform, { readonly maxLength: number; readonly mediaRequired: boolean }>
+> = {
   x: { maxLength: 280, mediaRequired: false },
   linkedin: { maxLength: 3000, mediaRequired: false },
   instagram: { maxLength: 2200, mediaRequired: true },
@@ -53,7 +55,9 @@ export const publishViolation = (
 
 /** A piece's media: the addresses in `metadata.media` (anything else in the list is not a medium). */
 export const mediaOf = (metadata: unknown): ReadonlyArray<string> => {
-  const listed = typeof metadata === "object" && metadata !== null ? (metadata as { readonly media?: unknown }).media : undefined
+  const listed = typeof metadata === "object" && metadata !== null
+    ? (metadata as { readonly media?: unknown }).media
+    : undefined
   return Array.isArray(listed) ? listed.filter((m): m is string => typeof m === "string") : []
 }
 
@@ -93,7 +97,13 @@ export const MediaUri = Schema.String.check(
 )
 
 export const withinPlatformRules = Schema.makeFilter(
-  (input: { readonly platform: SocialPlatform; readonly body: string; readonly media?: ReadonlyArray<string> | undefined }) => {
+  (
+    input: {
+      readonly platform: SocialPlatform
+      readonly body: string
+      readonly media?: ReadonlyArray<string> | undefined
+    }
+  ) => {
     const violation = publishViolation(input.platform, input.body, input.media)
     return violation === undefined ? undefined : { path: [violation.path], issue: violation.message }
   }
@@ -132,7 +142,11 @@ export type PublishAttempt = typeof PublishAttempt.Type
 
 export const AnalyticsPeriod = Schema.Literals(["last_7_days", "last_30_days", "last_90_days"])
 export type AnalyticsPeriod = typeof AnalyticsPeriod.Type
-export const periodDays: Readonly<Record<AnalyticsPeriod, number>> = { last_7_days: 7, last_30_days: 30, last_90_days: 90 }
+export const periodDays: Readonly<Record<AnalyticsPeriod, number>> = {
+  last_7_days: 7,
+  last_30_days: 30,
+  last_90_days: 90
+}
 
 export const analyticsChannels = [...socialPlatforms, "web", "email"] as const
 export const metricNames = ["posts", "clicks", "impressions", "engagements", "revenue"] as const
@@ -144,14 +158,19 @@ export const ChannelMetrics = Schema.Struct({
   clicks: Count,
   impressions: Count,
   engagements: Count,
-  revenue: Schema.Finite.annotate({ description: "Sum of tracked revenue amounts (mixed currencies are summed as recorded)" })
+  revenue: Schema.Finite.annotate({
+    description: "Sum of tracked revenue amounts (mixed currencies are summed as recorded)"
+  })
 }).annotate({ identifier: "ChannelMetrics" })
 export type ChannelMetrics = typeof ChannelMetrics.Type
 
 export const AnalyticsReport = Schema.Struct({
   period: AnalyticsPeriod,
   channels: Schema.Struct(
-    Object.fromEntries(analyticsChannels.map((c) => [c, ChannelMetrics])) as Record<typeof analyticsChannels[number], typeof ChannelMetrics>
+    Object.fromEntries(analyticsChannels.map((c) => [c, ChannelMetrics])) as Record<
+      typeof analyticsChannels[number],
+      typeof ChannelMetrics
+    >
   ),
   totals: ChannelMetrics
 }).annotate({ identifier: "AnalyticsReport" })
@@ -174,7 +193,8 @@ export interface StatePayload {
   readonly e: number
 }
 
-const mac = (secret: string, text: string) => createHmac("sha256", secret).update(`connect-state.${text}`).digest("base64url")
+const mac = (secret: string, text: string) =>
+  createHmac("sha256", secret).update(`connect-state.${text}`).digest("base64url")
 
 /** `base64url(JSON payload).base64url(HMAC)`. */
 export const signState = (secret: string, payload: StatePayload): string => {
@@ -192,7 +212,9 @@ export const verifyState = (secret: string, state: string, nowSeconds: number): 
   if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return undefined
   try {
     const payload = JSON.parse(Buffer.from(text, "base64url").toString("utf8")) as StatePayload
-    if (typeof payload.n !== "string" || typeof payload.c !== "string" || typeof payload.p !== "string") return undefined
+    if (typeof payload.n !== "string" || typeof payload.c !== "string" || typeof payload.p !== "string") {
+      return undefined
+    }
     if (typeof payload.e !== "number" || payload.e <= nowSeconds) return undefined
     return payload
   } catch {

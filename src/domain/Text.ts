@@ -97,5 +97,8 @@ const isHttpUrl = (value: string): boolean => {
 export const HttpUrl = Schema.String.check(
   isMaxChars(2048),
   storableText,
-  Schema.makeFilter(isHttpUrl, { message: "must be an absolute http or https URL", toJsonSchema: () => ({ format: "uri" }) })
+  Schema.makeFilter(isHttpUrl, {
+    message: "must be an absolute http or https URL",
+    toJsonSchema: () => ({ format: "uri" })
+  })
 )

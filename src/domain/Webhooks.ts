@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { WebhookEventType } from "./WebhookEvents.ts"
 import { HttpUrl } from "./Text.ts"
+import { WebhookEventType } from "./WebhookEvents.ts"
 
 /** At most this many live (not deleted) subscriptions per customer. */
 export const maxWebhooksPerCustomer = 25

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { cronProblem, isTimeZone } from "./Cron.ts"
-import { socialPlatforms, SocialPlatform } from "./Social.ts"
+import { SocialPlatform, socialPlatforms } from "./Social.ts"
 import { isMaxChars, storableJson, storableText } from "./Text.ts"
 
 /** The default catalog, in the order it is listed. */
@@ -91,32 +91,51 @@ const WebUrl = Schema.String.check(
 )
 /** An instant with its zone, as the rest of the API writes them. */
 const Instant = Schema.String.check(
-  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/, { message: "must be an ISO 8601 date-time with a zone" }),
-  Schema.makeFilter((value: string) => !Number.isNaN(Date.parse(value)) || "must be an ISO 8601 date-time with a zone", {
-    toJsonSchema: () => ({ format: "date-time" })
-  })
+  Schema.isPattern(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})$/, {
+    message: "must be an ISO 8601 date-time with a zone"
+  }),
+  Schema.makeFilter(
+    (value: string) => !Number.isNaN(Date.parse(value)) || "must be an ISO 8601 date-time with a zone",
+    {
+      toJsonSchema: () => ({ format: "date-time" })
+    }
+  )
 )
 const count = (min: number, max: number, description: string) =>
-  Schema.Int.check(Schema.isBetween({ minimum: min, maximum: max }, { message: `must be an integer between ${min} and ${max}` }))
+  Schema.Int.check(
+    Schema.isBetween({ minimum: min, maximum: max }, { message: `must be an integer between ${min} and ${max}` })
+  )
     .annotate({ description })
 
 export const optionFields = {
   platforms: Schema.optionalKey(
     list(SocialPlatform, socialPlatforms.length, "Platforms to write for, in turn (default linkedin and x)")
   ),
-  topics: Schema.optionalKey(list(words(500, "A topic"), 20, "Topics to write about, in turn (default: topics from the brand)")),
+  topics: Schema.optionalKey(
+    list(words(500, "A topic"), 20, "Topics to write about, in turn (default: topics from the brand)")
+  ),
   keywords: Schema.optionalKey(list(words(100, "A keyword"), 20, "Keywords to work into the copy")),
   postsPerWeek: Schema.optionalKey(count(1, 21, "Social posts per run (default 3)")),
   postsPerDay: Schema.optionalKey(count(1, 12, "Social posts per run (default one per platform)")),
-  scheduledAt: Schema.optionalKey(Instant.annotate({ description: "When approved posts go out (a future instant; default at once)" })),
+  scheduledAt: Schema.optionalKey(
+    Instant.annotate({ description: "When approved posts go out (a future instant; default at once)" })
+  ),
   competitors: Schema.optionalKey(list(WebUrl, 5, "Competitors' sites (http(s) URLs) to scan and compare with")),
-  competitorNames: Schema.optionalKey(list(words(300, "A competitor's name"), 10, "Competitors without a site to scan, named in the brief")),
-  url: Schema.optionalKey(Schema.NullOr(WebUrl).annotate({ description: "The site to audit (default: the brand profile's sourceUrl)" })),
+  competitorNames: Schema.optionalKey(
+    list(words(300, "A competitor's name"), 10, "Competitors without a site to scan, named in the brief")
+  ),
+  url: Schema.optionalKey(
+    Schema.NullOr(WebUrl).annotate({ description: "The site to audit (default: the brand profile's sourceUrl)" })
+  ),
   period: Schema.optionalKey(
-    Schema.Literals(["7d", "30d", "90d", "last_7_days", "last_30_days", "last_90_days"]).annotate({ description: "The period reported on (default 7d)" })
+    Schema.Literals(["7d", "30d", "90d", "last_7_days", "last_30_days", "last_90_days"]).annotate({
+      description: "The period reported on (default 7d)"
+    })
   ),
   topic: Schema.optionalKey(words(500, "The topic of this run")),
-  format: Schema.optionalKey(Schema.Literals(["checklist", "guide", "template", "ebook"]).annotate({ description: "The lead magnet's format" })),
+  format: Schema.optionalKey(
+    Schema.Literals(["checklist", "guide", "template", "ebook"]).annotate({ description: "The lead magnet's format" })
+  ),
   brandName: Schema.optionalKey(words(200, "The brand written for (default: the brand profile's)")),
   description: Schema.optionalKey(words(2000, "What the brand does")),
   voice: Schema.optionalKey(textOrList(300, "The brand's voice")),
@@ -130,15 +149,38 @@ export type RunOptions = Schema.Struct<typeof optionFields>["Type"]
 
 const brandOptions = ["brandName", "description", "voice", "audience", "products"] as const
 const pick = <const K extends ReadonlyArray<OptionName>>(workflow: CatalogId, identifier: string, names: K) =>
-  Schema.Struct(Object.fromEntries(names.map((name) => [name, optionFields[name]])) as { [N in K[number]]: typeof optionFields[N] })
+  Schema.Struct(
+    Object.fromEntries(names.map((name) => [name, optionFields[name]])) as { [N in K[number]]: typeof optionFields[N] }
+  )
     .annotate({ identifier, description: `The options (\`config\`, and a run's \`input\`) of \`${workflow}\`` })
 
 /** Each catalog workflow's options: what `config` (and a run's `input`) may say. */
 export const workflowOptions = {
-  "weekly-content-plan": pick("weekly-content-plan", "WeeklyContentPlanOptions", ["platforms", "topics", "keywords", "postsPerWeek", "scheduledAt", ...brandOptions]),
-  "daily-social-posts": pick("daily-social-posts", "DailySocialPostsOptions", ["platforms", "topics", "keywords", "postsPerDay", "scheduledAt", ...brandOptions]),
+  "weekly-content-plan": pick("weekly-content-plan", "WeeklyContentPlanOptions", [
+    "platforms",
+    "topics",
+    "keywords",
+    "postsPerWeek",
+    "scheduledAt",
+    ...brandOptions
+  ]),
+  "daily-social-posts": pick("daily-social-posts", "DailySocialPostsOptions", [
+    "platforms",
+    "topics",
+    "keywords",
+    "postsPerDay",
+    "scheduledAt",
+    ...brandOptions
+  ]),
   "monthly-seo-audit": pick("monthly-seo-audit", "MonthlySeoAuditOptions", ["url", "keywords", ...brandOptions]),
-  "competitor-research": pick("competitor-research", "CompetitorResearchOptions", ["competitors", "competitorNames", "topics", "topic", "keywords", ...brandOptions]),
+  "competitor-research": pick("competitor-research", "CompetitorResearchOptions", [
+    "competitors",
+    "competitorNames",
+    "topics",
+    "topic",
+    "keywords",
+    ...brandOptions
+  ]),
   "lead-magnet": pick("lead-magnet", "LeadMagnetOptions", ["topics", "topic", "format", "keywords", ...brandOptions]),
   "performance-report": pick("performance-report", "PerformanceReportOptions", ["period", "keywords", ...brandOptions])
 } satisfies Record<CatalogId, Schema.Top>
@@ -160,7 +202,8 @@ export const WorkflowConfig = Schema.Record(Schema.String, Schema.Unknown).check
     toJsonSchema: ({ schemas }) => [{ anyOf: schemas }, true]
   })
 ).annotate({
-  description: "The workflow's options: each workflow takes its own (see its schema among these); an unknown option or a wrong value is 400 naming it"
+  description:
+    "The workflow's options: each workflow takes its own (see its schema among these); an unknown option or a wrong value is 400 naming it"
 })
 
 export const WorkflowUpdate = Schema.Struct({

@@ -18,7 +18,9 @@ export interface ClaimLoopOptions<J, E, R> {
  * own fiber, claims again at once after a full batch, else waits for the poll
  * interval or a freed slot. Forked into the caller's scope.
  */
-export const forkClaimLoop = <J, E, R>(options: ClaimLoopOptions<J, E, R>): Effect.Effect<void, never, R | Scope.Scope> =>
+export const forkClaimLoop = <J, E, R>(
+  options: ClaimLoopOptions<J, E, R>
+): Effect.Effect<void, never, R | Scope.Scope> =>
   Effect.gen(function*() {
     const fibers = yield* FiberSet.make()
     const slotFreed = yield* Latch.make()
@@ -30,12 +32,15 @@ export const forkClaimLoop = <J, E, R>(options: ClaimLoopOptions<J, E, R>): Effe
       const jobs = yield* options.claim(free)
       for (const job of jobs) {
         inFlight++
-        yield* FiberSet.run(fibers, options.run(job).pipe(
-          Effect.ensuring(Effect.suspend(() => {
-            inFlight--
-            return slotFreed.open
-          }))
-        ))
+        yield* FiberSet.run(
+          fibers,
+          options.run(job).pipe(
+            Effect.ensuring(Effect.suspend(() => {
+              inFlight--
+              return slotFreed.open
+            }))
+          )
+        )
       }
       // A full batch means more may be due: claim again at once.
       if (jobs.length < free) yield* Effect.sleep(options.pollInterval)

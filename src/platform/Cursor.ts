@@ -29,33 +29,37 @@ export class Cursors extends Context.Service<Cursors, {
     cursor: string
   ) => Effect.Effect<A, InvalidCursor>
 }>()("herald/platform/Cursors") {
-  static readonly layer = Layer.effect(Cursors, Effect.gen(function*() {
-    const key = Buffer.from(yield* serverSecret("cursor"), "utf8")
+  static readonly layer = Layer.effect(
+    Cursors,
+    Effect.gen(function*() {
+      const key = Buffer.from(yield* serverSecret("cursor"), "utf8")
 
-    const sign = (payload: string) => createHmac("sha256", key).update(payload).digest()
+      const sign = (payload: string) => createHmac("sha256", key).update(payload).digest()
 
-    const encode = (scope: string, customerId: string, position: unknown) => {
-      const payload = Buffer.from(JSON.stringify({ s: scope, c: customerId, p: position })).toString("base64url")
-      return `${payload}.${sign(payload).toString("base64url")}`
-    }
+      const encode = (scope: string, customerId: string, position: unknown) => {
+        const payload = Buffer.from(JSON.stringify({ s: scope, c: customerId, p: position })).toString("base64url")
+        return `${payload}.${sign(payload).toString("base64url")}`
+      }
 
-    const decode = <A>(scope: string, customerId: string, schema: Schema.Codec<A>, cursor: string) =>
-      Effect.gen(function*() {
-        const [payload, signature, ...rest] = cursor.split(".")
-        if (payload === undefined || signature === undefined || rest.length > 0) return yield* new InvalidCursor()
-        const given = Buffer.from(signature, "base64url")
-        const expected = sign(payload)
-        if (given.length !== expected.length || !timingSafeEqual(given, expected)) return yield* new InvalidCursor()
-        const parsed = yield* Effect.try({
-          try: () => JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { s: unknown; c: unknown; p: unknown },
-          catch: () => new InvalidCursor()
+      const decode = <A>(scope: string, customerId: string, schema: Schema.Codec<A>, cursor: string) =>
+        Effect.gen(function*() {
+          const [payload, signature, ...rest] = cursor.split(".")
+          if (payload === undefined || signature === undefined || rest.length > 0) return yield* new InvalidCursor()
+          const given = Buffer.from(signature, "base64url")
+          const expected = sign(payload)
+          if (given.length !== expected.length || !timingSafeEqual(given, expected)) return yield* new InvalidCursor()
+          const parsed = yield* Effect.try({
+            try: () =>
+              JSON.parse(Buffer.from(payload, "base64url").toString("utf8")) as { s: unknown; c: unknown; p: unknown },
+            catch: () => new InvalidCursor()
+          })
+          if (parsed.s !== scope || parsed.c !== customerId) return yield* new InvalidCursor()
+          const position = Schema.decodeUnknownResult(schema)(parsed.p)
+          if (position._tag === "Failure") return yield* new InvalidCursor()
+          return position.success
         })
-        if (parsed.s !== scope || parsed.c !== customerId) return yield* new InvalidCursor()
-        const position = Schema.decodeUnknownResult(schema)(parsed.p)
-        if (position._tag === "Failure") return yield* new InvalidCursor()
-        return position.success
-      })
 
-    return Cursors.of({ encode, decode })
-  }))
+      return Cursors.of({ encode, decode })
+    })
+  )
 }

@@ -4,10 +4,10 @@ import { Cause, Duration, Effect, FileSystem, Layer, Option, Path, Redacted, Sch
 import { SqlClient, SqlError } from "effect/sql"
 import type { Migrator } from "effect/sql"
 import { mkdirSync, readdirSync } from "node:fs"
-import { Worker } from "node:worker_threads"
 import { connect } from "node:net"
 import type { Duplex } from "node:stream"
 import { fileURLToPath } from "node:url"
+import { Worker } from "node:worker_threads"
 import { AppConfig, type AppConfigShape } from "../Config.ts"
 import { checkStartupSpace, DataDirFull, diskGuard } from "./DiskGuard.ts"
 
@@ -59,7 +59,10 @@ const defaultEmbedded: EmbeddedOptions = { durable: true, reserveBytes: 0 }
 
 const workerEntry = new URL("./embeddedWorker.ts", import.meta.url)
 
-type WorkerAnswer = { readonly ready: true; readonly port: number } | { readonly failed: true; readonly message: string }
+type WorkerAnswer = { readonly ready: true; readonly port: number } | {
+  readonly failed: true
+  readonly message: string
+}
 
 /** Starts the database thread and waits until it serves, or says why it cannot. */
 const startWorker = (dataDir: string | undefined, durable: boolean, port: number) =>
@@ -74,7 +77,8 @@ const startWorker = (dataDir: string | undefined, durable: boolean, port: number
       settle(() => reject(new Error(answer.message)))
       void worker.terminate()
     }
-    const onExit = (code: number) => settle(() => reject(new Error(`the database thread ended (exit code ${code}) before it served`)))
+    const onExit = (code: number) =>
+      settle(() => reject(new Error(`the database thread ended (exit code ${code}) before it served`)))
     // Without a listener an `error` event would be thrown on this thread; `exit` follows it and says what matters.
     worker.on("error", () => undefined)
     worker.on("message", onMessage).on("exit", onExit)
@@ -124,15 +128,18 @@ export const embeddedServer = (dataDir: string | undefined, options: EmbeddedOpt
       stopping = true
       return Effect.promise(() => stopWorker(current.worker))
     })
-    const ended = (worker: Worker) => Effect.callback<number>((resume) => {
-      worker.once("exit", (code) => resume(Effect.succeed(code)))
-    })
+    const ended = (worker: Worker) =>
+      Effect.callback<number>((resume) => {
+        worker.once("exit", (code) => resume(Effect.succeed(code)))
+      })
     const restart = Effect.gen(function*() {
       const code = yield* ended(current.worker)
       if (stopping) return yield* Effect.interrupt
       yield* Effect.logError("the embedded database thread ended; starting it again", { exitCode: code, port })
       current = yield* startChecked(dataDir, options, port).pipe(
-        Effect.tapCause((cause) => Effect.logError("the embedded database did not start again", { cause: Cause.pretty(cause) })),
+        Effect.tapCause((cause) =>
+          Effect.logError("the embedded database did not start again", { cause: Cause.pretty(cause) })
+        ),
         Effect.sandbox,
         Effect.retry(Schedule.spaced(Duration.seconds(1)))
       )
@@ -239,7 +246,9 @@ export const dedicatedPostgresPool = (maxConnections: number) =>
   Layer.unwrap(Effect.gen(function*() {
     const config = yield* AppConfig
     const target = databaseTarget(config)
-    if (target._tag !== "postgres") return yield* Effect.die("dedicatedPostgresPool needs DATABASE_URL to be a PostgreSQL server")
+    if (target._tag !== "postgres") {
+      return yield* Effect.die("dedicatedPostgresPool needs DATABASE_URL to be a PostgreSQL server")
+    }
     return postgresClient(target.url, maxConnections, config.dbResponseTimeoutMs)
   }))
 
@@ -264,22 +273,28 @@ const pgLayer = Layer.unwrap(Effect.gen(function*() {
   const reserveBytes = config.dataDirReserveMb * 1024 * 1024
   const durable = !config.pgliteUnsafeNoFsync
   if (!durable && target.dataDir !== undefined) {
-    yield* Effect.logWarning("PGLITE_UNSAFE_NO_FSYNC is set: writes are answered before they reach the disk; " +
-      "an operating-system crash or power loss can lose them")
+    yield* Effect.logWarning(
+      "PGLITE_UNSAFE_NO_FSYNC is set: writes are answered before they reach the disk; " +
+        "an operating-system crash or power loss can lose them"
+    )
   }
   const guard = target.dataDir === undefined ? Layer.empty : diskGuard(target.dataDir, reserveBytes)
-  return Layer.unwrap(Effect.map(embeddedServer(target.dataDir, { durable, reserveBytes }), ({ port }) =>
-    Layer.provideMerge(guard, PgClient.layer({
-      ...clientOptions,
-      host: "127.0.0.1",
-      port,
-      stream: watchedSocket("127.0.0.1", port, config.dbResponseTimeoutMs),
-      username: "postgres",
-      database: "postgres",
-      // PGlite is one session: two pooled connections would interleave transactions.
-      maxConnections: 1
-    }))
-  ))
+  return Layer.unwrap(
+    Effect.map(embeddedServer(target.dataDir, { durable, reserveBytes }), ({ port }) =>
+      Layer.provideMerge(
+        guard,
+        PgClient.layer({
+          ...clientOptions,
+          host: "127.0.0.1",
+          port,
+          stream: watchedSocket("127.0.0.1", port, config.dbResponseTimeoutMs),
+          username: "postgres",
+          database: "postgres",
+          // PGlite is one session: two pooled connections would interleave transactions.
+          maxConnections: 1
+        })
+      ))
+  )
 }))
 
 const migrate = PgMigrator.run({ loader: sqlFileLoader, table: "herald_migrations" }).pipe(
@@ -290,6 +305,8 @@ const migrate = PgMigrator.run({ loader: sqlFileLoader, table: "herald_migration
 )
 
 /** The SQL client with every migration applied. */
-export const DatabaseLive = waitingForDatabase(Layer.effectDiscard(migrate).pipe(
-  Layer.provideMerge(pgLayer)
-))
+export const DatabaseLive = waitingForDatabase(
+  Layer.effectDiscard(migrate).pipe(
+    Layer.provideMerge(pgLayer)
+  )
+)

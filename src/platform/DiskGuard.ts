@@ -40,7 +40,9 @@ export class DataDirFull extends Data.TaggedError("DataDirFull")<{
 export const checkStartupSpace = (dataDir: string, reserveBytes: number, fresh: boolean): DataDirFull | undefined => {
   const free = freeBytes(dataDir)
   const needed = reserveBytes + (fresh ? freshDatabaseBytes : 0)
-  return free !== undefined && free < needed ? new DataDirFull({ dataDir, freeBytes: free, neededBytes: needed }) : undefined
+  return free !== undefined && free < needed
+    ? new DataDirFull({ dataDir, freeBytes: free, neededBytes: needed })
+    : undefined
 }
 
 /**
@@ -68,29 +70,32 @@ const checkInterval = Duration.millis(200)
  * setting made on the pool's one connection holds for every statement.
  */
 export const diskGuard = (dataDir: string, reserveBytes: number) =>
-  Layer.effect(WriteRefusal, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    let refusing = false
-    const set = (readOnly: boolean) =>
-      sql.unsafe(`SET default_transaction_read_only = ${readOnly ? "on" : "off"}`).raw
-    const check = Effect.gen(function*() {
-      const free = freeBytes(dataDir)
-      if (free === undefined) return
-      if (!refusing && free < reserveBytes) {
-        yield* set(true)
-        refusing = true
-        yield* Effect.logWarning(`${noSpaceCause}: writes are refused until space is freed`).pipe(
-          Effect.annotateLogs({ dataDir: resolve(dataDir), freeMiB: inMib(free), reserveMiB: inMib(reserveBytes) })
-        )
-      } else if (refusing && free >= reserveBytes + mib) {
-        yield* set(false)
-        refusing = false
-        yield* Effect.logInfo("space freed in DATA_DIR: writes are accepted again").pipe(
-          Effect.annotateLogs({ dataDir: resolve(dataDir), freeMiB: inMib(free) })
-        )
-      }
+  Layer.effect(
+    WriteRefusal,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      let refusing = false
+      const set = (readOnly: boolean) =>
+        sql.unsafe(`SET default_transaction_read_only = ${readOnly ? "on" : "off"}`).raw
+      const check = Effect.gen(function*() {
+        const free = freeBytes(dataDir)
+        if (free === undefined) return
+        if (!refusing && free < reserveBytes) {
+          yield* set(true)
+          refusing = true
+          yield* Effect.logWarning(`${noSpaceCause}: writes are refused until space is freed`).pipe(
+            Effect.annotateLogs({ dataDir: resolve(dataDir), freeMiB: inMib(free), reserveMiB: inMib(reserveBytes) })
+          )
+        } else if (refusing && free >= reserveBytes + mib) {
+          yield* set(false)
+          refusing = false
+          yield* Effect.logInfo("space freed in DATA_DIR: writes are accepted again").pipe(
+            Effect.annotateLogs({ dataDir: resolve(dataDir), freeMiB: inMib(free) })
+          )
+        }
+      })
+      yield* check.pipe(Effect.ignore)
+      yield* check.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(checkInterval)), Effect.forkScoped)
+      return { current: () => (refusing ? noSpaceCause : undefined) }
     })
-    yield* check.pipe(Effect.ignore)
-    yield* check.pipe(Effect.ignore, Effect.repeat(Schedule.spaced(checkInterval)), Effect.forkScoped)
-    return { current: () => (refusing ? noSpaceCause : undefined) }
-  }))
+  )

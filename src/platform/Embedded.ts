@@ -73,7 +73,9 @@ const createFresh = async (create: (loadDataDir?: Blob) => Promise<PGlite>, data
     } catch {
       // A damaged snapshot: drop it and whatever it left, and run initdb.
       rmSync(pgliteSnapshotFile, { force: true })
-      if (dataDir !== undefined) for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true })
+      if (dataDir !== undefined) {
+        for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true })
+      }
     }
   }
   const db = await create()

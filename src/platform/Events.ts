@@ -90,66 +90,74 @@ export class Events extends Context.Service<Events, {
   readonly list: (customerId: string, query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
   readonly page: (customerId: string, query: EventQuery) => Effect.Effect<EventPage>
 }>()("herald/platform/Events") {
-  static readonly layer = Layer.effect(Events, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+  static readonly layer = Layer.effect(
+    Events,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
 
-    const insertMany = (entries: ReadonlyArray<EventEntry>) =>
-      Effect.gen(function*() {
-        if (entries.length === 0) return
-        const actors = yield* Effect.forEach(entries, (entry) => resolveActor(entry.actor))
-        const rows = entries.map((e, i) => ({
-          customer_id: e.customerId,
-          type: e.type,
-          data: e.data,
-          actor_type: actors[i]!.type,
-          actor_id: actors[i]!.id,
-          n: i
-        }))
-        // One JSON parameter whatever the count (nulls included, which typed arrays cannot carry); ids follow the given order.
-        yield* sql`INSERT INTO events (customer_id, type, data, actor_type, actor_id)
+      const insertMany = (entries: ReadonlyArray<EventEntry>) =>
+        Effect.gen(function*() {
+          if (entries.length === 0) return
+          const actors = yield* Effect.forEach(entries, (entry) => resolveActor(entry.actor))
+          const rows = entries.map((e, i) => ({
+            customer_id: e.customerId,
+            type: e.type,
+            data: e.data,
+            actor_type: actors[i]!.type,
+            actor_id: actors[i]!.id,
+            n: i
+          }))
+          // One JSON parameter whatever the count (nulls included, which typed arrays cannot carry); ids follow the given order.
+          yield* sql`INSERT INTO events (customer_id, type, data, actor_type, actor_id)
           SELECT e.customer_id, e.type, e.data, e.actor_type, e.actor_id
           FROM json_to_recordset(${JSON.stringify(rows)}::json)
             AS e(customer_id uuid, type text, data json, actor_type text, actor_id text, n int)
           ORDER BY e.n`
-      }).pipe(Effect.orDie)
+        }).pipe(Effect.orDie)
 
-    const record = (customerId: string, type: string, data: Record<string, unknown> = {}, actor?: Actor) =>
-      insertMany([{ customerId, type, data, actor }]).pipe(Effect.withSpan("Events.record"))
+      const record = (customerId: string, type: string, data: Record<string, unknown> = {}, actor?: Actor) =>
+        insertMany([{ customerId, type, data, actor }]).pipe(Effect.withSpan("Events.record"))
 
-    const recordMany = (entries: ReadonlyArray<EventEntry>) => insertMany(entries).pipe(Effect.withSpan("Events.recordMany"))
+      const recordMany = (entries: ReadonlyArray<EventEntry>) =>
+        insertMany(entries).pipe(Effect.withSpan("Events.recordMany"))
 
-    // Newest first; the row comparison walks the (customer_id, created_at, id) index backwards.
-    const page = (customerId: string, query: EventQuery) =>
-      sql<EventRow>`
+      // Newest first; the row comparison walks the (customer_id, created_at, id) index backwards.
+      const page = (customerId: string, query: EventQuery) =>
+        sql<EventRow>`
         SELECT public_id, type, created_at, data::text AS data, actor_type, actor_id, id::text AS row_id,
           to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position
         FROM events
         WHERE customer_id = ${customerId}
         ${query.since === undefined ? sql`` : sql`AND created_at >= ${sinceBound(query.since)}`}
-        ${query.after === undefined ? sql`` : sql`AND (created_at, id) < ((${query.after.t}::timestamp AT TIME ZONE 'UTC'), ${query.after.i}::bigint)`}
+        ${
+          query.after === undefined
+            ? sql``
+            : sql`AND (created_at, id) < ((${query.after.t}::timestamp AT TIME ZONE 'UTC'), ${query.after.i}::bigint)`
+        }
         ORDER BY created_at DESC, id DESC
         LIMIT ${query.limit + 1}`.pipe(
-        Effect.map((rows): EventPage => {
-          const shown = rows.slice(0, query.limit)
-          const last = shown[shown.length - 1]
-          return {
-            // Stored JSON goes out as text: the client's snake-to-camel renaming must not touch the data's keys.
-            events: shown.map((row) => ({
-              id: row.publicId,
-              type: row.type,
-              timestamp: new Date(row.createdAt).toISOString(),
-              actor: { type: row.actorType, id: row.actorId },
-              data: JSON.parse(row.data) as Record<string, unknown>
-            })),
-            next: rows.length > query.limit && last !== undefined ? { t: last.position, i: last.rowId } : undefined
-          }
-        }),
-        Effect.orDie,
-        Effect.withSpan("Events.page")
-      )
+          Effect.map((rows): EventPage => {
+            const shown = rows.slice(0, query.limit)
+            const last = shown[shown.length - 1]
+            return {
+              // Stored JSON goes out as text: the client's snake-to-camel renaming must not touch the data's keys.
+              events: shown.map((row) => ({
+                id: row.publicId,
+                type: row.type,
+                timestamp: new Date(row.createdAt).toISOString(),
+                actor: { type: row.actorType, id: row.actorId },
+                data: JSON.parse(row.data) as Record<string, unknown>
+              })),
+              next: rows.length > query.limit && last !== undefined ? { t: last.position, i: last.rowId } : undefined
+            }
+          }),
+          Effect.orDie,
+          Effect.withSpan("Events.page")
+        )
 
-    const list = (customerId: string, query: EventQuery) => Effect.map(page(customerId, query), (p) => p.events)
+      const list = (customerId: string, query: EventQuery) => Effect.map(page(customerId, query), (p) => p.events)
 
-    return Events.of({ record, recordMany, list, page })
-  }))
+      return Events.of({ record, recordMany, list, page })
+    })
+  )
 }

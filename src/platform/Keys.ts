@@ -75,85 +75,102 @@ export class Keys extends Context.Service<Keys, {
   /** Revokes a team member's live keys (in the caller's transaction). */
   readonly revokeMemberKeys: (memberId: string) => Effect.Effect<void>
 }>()("herald/platform/Keys") {
-  static readonly layer = Layer.effect(Keys, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const config = yield* AppConfig
-    const tokens = yield* AccessTokens
+  static readonly layer = Layer.effect(
+    Keys,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const config = yield* AppConfig
+      const tokens = yield* AccessTokens
 
-    // A token is good while its grant is and the key that approved it is live, for an active customer's status check.
-    const authenticateToken = Effect.fnUntraced(function*(resolve: TokenResolver["resolve"], token: string) {
-      const grant = yield* resolve(token)
-      if (Option.isNone(grant)) return yield* new InvalidApiKey()
-      const { grantId, customerId, memberId, keyId, role, resource } = grant.value
-      const rows = yield* sql<{ status: CustomerStatus }>`
+      // A token is good while its grant is and the key that approved it is live, for an active customer's status check.
+      const authenticateToken = Effect.fnUntraced(function*(resolve: TokenResolver["resolve"], token: string) {
+        const grant = yield* resolve(token)
+        if (Option.isNone(grant)) return yield* new InvalidApiKey()
+        const { grantId, customerId, memberId, keyId, role, resource } = grant.value
+        const rows = yield* sql<{ status: CustomerStatus }>`
         SELECT c.status FROM api_keys k JOIN customers c ON c.id = k.customer_id
         WHERE k.id = ${keyId} AND k.customer_id = ${customerId} AND k.revoked_at IS NULL`.pipe(Effect.orDie)
-      if (rows[0] === undefined) return yield* new InvalidApiKey()
-      return { principal: { keyId: grantId, customerId, memberId, role }, status: rows[0].status, audience: resource } satisfies Authenticated
-    })
+        if (rows[0] === undefined) return yield* new InvalidApiKey()
+        return {
+          principal: { keyId: grantId, customerId, memberId, role },
+          status: rows[0].status,
+          audience: resource
+        } satisfies Authenticated
+      })
 
-    const issue = (customerId: string, role: Role, memberId: string | null) =>
-      Effect.gen(function*() {
-        const apiKey = generateApiKey(config.apiKeyPrefix)
-        yield* sql`INSERT INTO api_keys (id, customer_id, member_id, key_hash, role)
+      const issue = (customerId: string, role: Role, memberId: string | null) =>
+        Effect.gen(function*() {
+          const apiKey = generateApiKey(config.apiKeyPrefix)
+          yield* sql`INSERT INTO api_keys (id, customer_id, member_id, key_hash, role)
           VALUES (${keyId()}, ${customerId}, ${memberId}, ${hashApiKey(apiKey)}, ${role})`
-        return apiKey
-      }).pipe(Effect.orDie)
+          return apiKey
+        }).pipe(Effect.orDie)
 
-    // On every authenticated request: untraced (docs/design/http-core.md, "What the fast paths cost").
-    const authenticate = Effect.fnUntraced(function*(key: string) {
-      const resolver = tokens.current()
-      if (resolver !== undefined && resolver.isToken(key)) return yield* authenticateToken(resolver.resolve, key)
-      if (!isWellFormedKey(config.apiKeyPrefix, key)) return yield* new InvalidApiKey()
-      const hash = hashApiKey(key)
-      const rows = yield* sql<{
-        id: string
-        customerId: string
-        memberId: string | null
-        role: Role
-        keyHash: string
-        status: CustomerStatus
-      }>`
+      // On every authenticated request: untraced (docs/design/http-core.md, "What the fast paths cost").
+      const authenticate = Effect.fnUntraced(function*(key: string) {
+        const resolver = tokens.current()
+        if (resolver !== undefined && resolver.isToken(key)) return yield* authenticateToken(resolver.resolve, key)
+        if (!isWellFormedKey(config.apiKeyPrefix, key)) return yield* new InvalidApiKey()
+        const hash = hashApiKey(key)
+        const rows = yield* sql<{
+          id: string
+          customerId: string
+          memberId: string | null
+          role: Role
+          keyHash: string
+          status: CustomerStatus
+        }>`
         SELECT k.id, k.customer_id, k.member_id, k.role, k.key_hash, c.status
         FROM api_keys k JOIN customers c ON c.id = k.customer_id
         WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.orDie)
-      const row = Option.fromNullishOr(rows[0])
-      if (Option.isNone(row) || !safeEqual(row.value.keyHash, hash)) return yield* new InvalidApiKey()
-      const { id, customerId, memberId, role, status } = row.value
-      return { principal: { keyId: id, customerId, memberId, role }, status } as Authenticated
-    })
+        const row = Option.fromNullishOr(rows[0])
+        if (Option.isNone(row) || !safeEqual(row.value.keyHash, hash)) return yield* new InvalidApiKey()
+        const { id, customerId, memberId, role, status } = row.value
+        return { principal: { keyId: id, customerId, memberId, role }, status } as Authenticated
+      })
 
-    const revokedByRotation = Effect.fnUntraced(function*(key: string, idempotencyKey: string) {
-      if (!isWellFormedKey(config.apiKeyPrefix, key)) return Option.none()
-      const hash = hashApiKey(key)
-      const rows = yield* sql<{ id: string; customerId: string; keyHash: string }>`
+      const revokedByRotation = Effect.fnUntraced(function*(key: string, idempotencyKey: string) {
+        if (!isWellFormedKey(config.apiKeyPrefix, key)) return Option.none()
+        const hash = hashApiKey(key)
+        const rows = yield* sql<{ id: string; customerId: string; keyHash: string }>`
         SELECT id, customer_id, key_hash FROM api_keys
         WHERE key_hash = ${hash} AND member_id IS NULL AND revoked_at > now() - interval '24 hours'
           AND rotation_key_hash = ${sha256Hex(idempotencyKey)}`.pipe(Effect.orDie)
-      const row = rows[0]
-      if (row === undefined || !safeEqual(row.keyHash, hash)) return Option.none()
-      return Option.some<Principal>({ keyId: row.id, customerId: row.customerId, memberId: null, role: "owner" })
-    })
+        const row = rows[0]
+        if (row === undefined || !safeEqual(row.keyHash, hash)) return Option.none()
+        return Option.some<Principal>({ keyId: row.id, customerId: row.customerId, memberId: null, role: "owner" })
+      })
 
-
-    const byId = Effect.fnUntraced(function*(keyId: string) {
-      const rows = yield* sql<{ id: string; customerId: string; memberId: string | null; role: Role; status: CustomerStatus }>`
+      const byId = Effect.fnUntraced(function*(keyId: string) {
+        const rows = yield* sql<
+          { id: string; customerId: string; memberId: string | null; role: Role; status: CustomerStatus }
+        >`
         SELECT k.id, k.customer_id, k.member_id, k.role, c.status
         FROM api_keys k JOIN customers c ON c.id = k.customer_id
         WHERE k.id = ${keyId} AND k.revoked_at IS NULL`.pipe(Effect.orDie)
-      const row = rows[0]
-      if (row === undefined) return yield* new InvalidApiKey()
-      return { principal: { keyId: row.id, customerId: row.customerId, memberId: row.memberId, role: row.role }, status: row.status }
-    })
+        const row = rows[0]
+        if (row === undefined) return yield* new InvalidApiKey()
+        return {
+          principal: { keyId: row.id, customerId: row.customerId, memberId: row.memberId, role: row.role },
+          status: row.status
+        }
+      })
 
-    const revokeOwnerKeys = (customerId: string, idempotencyKey: string | undefined) =>
-      sql`UPDATE api_keys SET revoked_at = now(),
+      const revokeOwnerKeys = (customerId: string, idempotencyKey: string | undefined) =>
+        sql`UPDATE api_keys SET revoked_at = now(),
           rotation_key_hash = ${idempotencyKey === undefined ? null : sha256Hex(idempotencyKey)}
-        WHERE customer_id = ${customerId} AND member_id IS NULL AND revoked_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+        WHERE customer_id = ${customerId} AND member_id IS NULL AND revoked_at IS NULL`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
 
-    const revokeMemberKeys = (memberId: string) =>
-      sql`UPDATE api_keys SET revoked_at = now() WHERE member_id = ${memberId} AND revoked_at IS NULL`.pipe(Effect.asVoid, Effect.orDie)
+      const revokeMemberKeys = (memberId: string) =>
+        sql`UPDATE api_keys SET revoked_at = now() WHERE member_id = ${memberId} AND revoked_at IS NULL`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
 
-    return Keys.of({ authenticate, byId, issue, revokedByRotation, revokeOwnerKeys, revokeMemberKeys })
-  }))
+      return Keys.of({ authenticate, byId, issue, revokedByRotation, revokeOwnerKeys, revokeMemberKeys })
+    })
+  )
 }

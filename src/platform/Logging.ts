@@ -1,7 +1,8 @@
 import { Formatter, Logger } from "effect"
 
 const isPlain = (value: unknown): boolean =>
-  value === null || value === undefined || typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+  value === null || value === undefined || typeof value === "string" || typeof value === "number" ||
+  typeof value === "boolean"
 
 const allPlain = (record: Readonly<Record<string, unknown>>): boolean => {
   for (const key in record) if (!isPlain(record[key])) return false
@@ -17,10 +18,13 @@ const allPlain = (record: Readonly<Record<string, unknown>>): boolean => {
  * `JSON.stringify` writes it. Anything else (a Redacted value, an object,
  * an error) still goes through effect's formatter.
  */
-export const formatJson = Logger.map(Logger.formatStructured, (entry) =>
-  isPlain(entry.message) && allPlain(entry.annotations) && allPlain(entry.spans)
-    ? JSON.stringify(entry)
-    : Formatter.formatJson(entry))
+export const formatJson = Logger.map(
+  Logger.formatStructured,
+  (entry) =>
+    isPlain(entry.message) && allPlain(entry.annotations) && allPlain(entry.spans)
+      ? JSON.stringify(entry)
+      : Formatter.formatJson(entry)
+)
 
 /** `Logger.consoleJson` with the cheaper formatter. */
 export const consoleJson = Logger.withConsoleLog(formatJson)

@@ -44,7 +44,9 @@ const parseIpv6 = (input: string): Uint8Array | undefined => {
   const groups = (s: string) => (s.length === 0 ? [] : s.split(":").map((g) => parseInt(g, 16)))
   const left = groups(head)
   const right = rest === undefined ? [] : groups(rest)
-  const words = rest === undefined ? left : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right]
+  const words = rest === undefined
+    ? left
+    : [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right]
   if (words.length !== 8) return undefined
   return Uint8Array.from(words.flatMap((w) => [w >> 8, w & 0xff]))
 }
@@ -154,7 +156,10 @@ export const lookupTimeoutMs = 5_000
 const lookupAll = (host: string) =>
   new Promise<Array<dns.LookupAddress>>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new OutboundError({ reason: "timeout", message: `${host} did not resolve within ${lookupTimeoutMs} ms` })),
+      () =>
+        reject(
+          new OutboundError({ reason: "timeout", message: `${host} did not resolve within ${lookupTimeoutMs} ms` })
+        ),
       lookupTimeoutMs
     )
     dns.lookup(host, { all: true }, (error, addresses) => {
@@ -273,22 +278,35 @@ const requestOnce = (hop: Hop, options: SafeFetchOptions, signal: AbortSignal): 
         if (size > maxBytes && options.overflow === "truncate") {
           chunks.push(chunk.subarray(0, chunk.length - (size - maxBytes)))
           response.destroy()
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), url: hop.url.href })
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+            url: hop.url.href
+          })
         } else if (size > maxBytes) {
           response.destroy()
           reject(new OutboundError({ reason: "too_large", message: `response body exceeds ${maxBytes} bytes` }))
         } else chunks.push(chunk)
       })
       response.on("error", reject)
-      response.on("end", () =>
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks), url: hop.url.href })
+      response.on(
+        "end",
+        () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+            url: hop.url.href
+          })
       )
     })
     request.on("error", reject)
     request.end(hop.body)
   })
 
-const isRedirect = (status: number) => status === 301 || status === 302 || status === 303 || status === 307 || status === 308
+const isRedirect = (status: number) =>
+  status === 301 || status === 302 || status === 303 || status === 307 || status === 308
 
 const toOutboundError = (error: unknown, timedOut: boolean): OutboundError => {
   if (error instanceof OutboundError) return error
@@ -319,8 +337,13 @@ export const safeFetch = (target: string, options: SafeFetchOptions): Effect.Eff
           if (redirects >= maxRedirects) {
             throw new OutboundError({ reason: "redirects", message: `more than ${maxRedirects} redirects` })
           }
-          const keep = response.status === 307 || response.status === 308 || hop.method === "GET" || hop.method === "HEAD"
-          hop = { url: new URL(location, hop.url), method: keep ? hop.method : "GET", body: keep ? hop.body : undefined }
+          const keep = response.status === 307 || response.status === 308 || hop.method === "GET" ||
+            hop.method === "HEAD"
+          hop = {
+            url: new URL(location, hop.url),
+            method: keep ? hop.method : "GET",
+            body: keep ? hop.body : undefined
+          }
         }
       },
       catch: (error) => toOutboundError(error, deadline.aborted)

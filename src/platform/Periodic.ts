@@ -33,7 +33,9 @@ const checkEvery = (period: Duration.Duration) => Duration.min(period, Duration.
  * metrics refresh, sweeps): each process checks every few seconds, the one
  * that claims the period runs it. Forked into the caller's scope.
  */
-export const forkPeriodic = <R>(options: PeriodicOptions<R>): Effect.Effect<void, never, R | SqlClient.SqlClient | Scope.Scope> =>
+export const forkPeriodic = <R>(
+  options: PeriodicOptions<R>
+): Effect.Effect<void, never, R | SqlClient.SqlClient | Scope.Scope> =>
   Effect.gen(function*() {
     const once = Effect.gen(function*() {
       if (yield* claimPeriod(options.name, options.period)) yield* options.run

@@ -4,13 +4,15 @@ const describe = (value: unknown): string =>
   value instanceof Error ? (value.stack ?? `${value.name}: ${value.message}`) : String(value)
 
 const report = (message: string, value: unknown) => {
-  process.stderr.write(JSON.stringify({
-    message,
-    logLevel: "FATAL",
-    timestamp: new Date().toISOString(),
-    cause: describe(value),
-    annotations: { policy: "logged; the service keeps running" }
-  }) + "\n")
+  process.stderr.write(
+    JSON.stringify({
+      message,
+      logLevel: "FATAL",
+      timestamp: new Date().toISOString(),
+      cause: describe(value),
+      annotations: { policy: "logged; the service keeps running" }
+    }) + "\n"
+  )
 }
 
 /**

@@ -31,5 +31,9 @@ export class PublishQueue extends Context.Service<PublishQueue, {
    * budget the first time the piece is queued and never again; past a cap
    * nothing is queued.
    */
-  readonly enqueue: (customerId: string, piece: QueuedPiece, due?: Date | undefined) => Effect.Effect<Enqueued, BudgetExceeded>
+  readonly enqueue: (
+    customerId: string,
+    piece: QueuedPiece,
+    due?: Date | undefined
+  ) => Effect.Effect<Enqueued, BudgetExceeded>
 }>()("herald/platform/PublishQueue") {}

@@ -37,58 +37,65 @@ export class RateLimitStore extends Context.Service<RateLimitStore, {
    * open, and the client keeps reconnecting in the background.
    */
   static readonly layerRedis = (url: string, keyPrefix = "herald:", commandTimeoutMs = 1000, connectWaitMs = 3000) =>
-    Layer.effect(RateLimitStore, Effect.gen(function*() {
-      // Loaded only when REDIS_URL is set: the package costs ~90 ms of every start.
-      const { createClient } = yield* Effect.promise(() => import("redis"))
-      const client = createClient({
-        url,
-        // Commands sent while disconnected fail rather than queue behind the outage.
-        disableOfflineQueue: true,
-        socket: { connectTimeout: 2000, reconnectStrategy: (n) => Math.min(n * 100, 2000) }
-      })
-      client.on("error", () => undefined)
-      yield* Effect.acquireRelease(
-        // Resolves once connected, and the client retries by itself until then;
-        // start-up gives it `connectWaitMs` so that a healthy Redis counts from the first request.
-        Effect.promise(() => client.connect().then(() => undefined, () => undefined)).pipe(
-          Effect.timeoutOrElse({ duration: connectWaitMs, orElse: () => Effect.logWarning("rate limit store unreachable at start; counting in it once it answers") })
-        ),
-        // Nothing to flush (a count is one round trip), and a graceful close would wait on a hung Redis.
-        () => Effect.sync(() => client.isOpen && client.destroy())
-      )
-      const unavailable = (cause: unknown) => new Error("rate limit store unavailable", { cause })
-      // After a failure the store is left alone for a while: a hung Redis would
-      // otherwise cost every request a timeout per count.
-      let restingUntil = 0
-      const command = <A>(run: () => Promise<A>) =>
-        Effect.suspend(() => {
-          if (Date.now() < restingUntil) return Effect.fail(unavailable("resting after a failure"))
-          return Effect.tryPromise({ try: run, catch: unavailable }).pipe(
-            Effect.timeoutOrElse({
-              duration: commandTimeoutMs,
-              orElse: () => Effect.fail(unavailable(`no answer within ${commandTimeoutMs} ms`))
-            }),
-            Effect.tapError(() => Effect.sync(() => void (restingUntil = Date.now() + commandTimeoutMs)))
-          )
+    Layer.effect(
+      RateLimitStore,
+      Effect.gen(function*() {
+        // Loaded only when REDIS_URL is set: the package costs ~90 ms of every start.
+        const { createClient } = yield* Effect.promise(() => import("redis"))
+        const client = createClient({
+          url,
+          // Commands sent while disconnected fail rather than queue behind the outage.
+          disableOfflineQueue: true,
+          socket: { connectTimeout: 2000, reconnectStrategy: (n) => Math.min(n * 100, 2000) }
         })
-      const script = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
+        client.on("error", () => undefined)
+        yield* Effect.acquireRelease(
+          // Resolves once connected, and the client retries by itself until then;
+          // start-up gives it `connectWaitMs` so that a healthy Redis counts from the first request.
+          Effect.promise(() => client.connect().then(() => undefined, () => undefined)).pipe(
+            Effect.timeoutOrElse({
+              duration: connectWaitMs,
+              orElse: () => Effect.logWarning("rate limit store unreachable at start; counting in it once it answers")
+            })
+          ),
+          // Nothing to flush (a count is one round trip), and a graceful close would wait on a hung Redis.
+          () => Effect.sync(() => client.isOpen && client.destroy())
+        )
+        const unavailable = (cause: unknown) => new Error("rate limit store unavailable", { cause })
+        // After a failure the store is left alone for a while: a hung Redis would
+        // otherwise cost every request a timeout per count.
+        let restingUntil = 0
+        const command = <A>(run: () => Promise<A>) =>
+          Effect.suspend(() => {
+            if (Date.now() < restingUntil) return Effect.fail(unavailable("resting after a failure"))
+            return Effect.tryPromise({ try: run, catch: unavailable }).pipe(
+              Effect.timeoutOrElse({
+                duration: commandTimeoutMs,
+                orElse: () => Effect.fail(unavailable(`no answer within ${commandTimeoutMs} ms`))
+              }),
+              Effect.tapError(() => Effect.sync(() => void (restingUntil = Date.now() + commandTimeoutMs)))
+            )
+          })
+        const script = `local c = redis.call('INCRBY', KEYS[1], ARGV[1])
 if c == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return c`
-      return RateLimitStore.of({
-        hit: (key, cost, windowMs) =>
-          command(() => client.eval(script, { keys: [`${keyPrefix}${key}`], arguments: [String(cost), String(windowMs)] }))
-            .pipe(Effect.map(Number)),
-        ping: Effect.asVoid(command(() => client.ping()))
+        return RateLimitStore.of({
+          hit: (key, cost, windowMs) =>
+            command(() =>
+              client.eval(script, { keys: [`${keyPrefix}${key}`], arguments: [String(cost), String(windowMs)] })
+            )
+              .pipe(Effect.map(Number)),
+          ping: Effect.asVoid(command(() => client.ping()))
+        })
       })
-    }))
+    )
 
   /** Redis when REDIS_URL is set, so several processes share one budget. */
   static readonly layer = Layer.unwrap(Effect.map(AppConfig, (config) =>
     Option.match(config.redisUrl, {
       onNone: () => RateLimitStore.layerMemory,
       onSome: (url) => RateLimitStore.layerRedis(Redacted.value(url), config.redisKeyPrefix)
-    })
-  ))
+    })))
 }
 
 export interface Policy {
@@ -101,8 +108,12 @@ export interface Policy {
   readonly setting?: keyof RateLimitSettings
 }
 
-const configured = (setting: keyof RateLimitSettings, name: string): Policy =>
-  ({ name, limit: rateLimitDefaults[setting], windowSeconds: 60, setting })
+const configured = (setting: keyof RateLimitSettings, name: string): Policy => ({
+  name,
+  limit: rateLimitDefaults[setting],
+  windowSeconds: 60,
+  setting
+})
 
 /**
  * The six rate limits (docs/api-rules.md, "Rate limits"), each configurable. Features
@@ -144,67 +155,74 @@ export class RateLimits extends Context.Service<RateLimits, {
   /** Fails with 429 when the budget is already spent, without counting. */
   readonly check: (policy: Policy, key: string) => Effect.Effect<Usage, RateLimited>
 }>()("herald/platform/RateLimits") {
-  static readonly layer = Layer.effect(RateLimits, Effect.gen(function*() {
-    const store = yield* RateLimitStore
-    const config = yield* AppConfig
-    // A policy with its configured limit, made once per policy so usages compare by identity.
-    const effective = new Map<Policy, Policy>()
-    const resolve = (policy: Policy): Policy => {
-      if (policy.setting === undefined) return policy
-      let found = effective.get(policy)
-      if (found === undefined) {
-        found = { ...policy, limit: config.rateLimits[policy.setting] }
-        effective.set(policy, found)
+  static readonly layer = Layer.effect(
+    RateLimits,
+    Effect.gen(function*() {
+      const store = yield* RateLimitStore
+      const config = yield* AppConfig
+      // A policy with its configured limit, made once per policy so usages compare by identity.
+      const effective = new Map<Policy, Policy>()
+      const resolve = (policy: Policy): Policy => {
+        if (policy.setting === undefined) return policy
+        let found = effective.get(policy)
+        if (found === undefined) {
+          found = { ...policy, limit: config.rateLimits[policy.setting] }
+          effective.set(policy, found)
+        }
+        return found
       }
-      return found
-    }
-    let lastWarnedAt = Number.NEGATIVE_INFINITY
+      let lastWarnedAt = Number.NEGATIVE_INFINITY
 
-    // Untraced, like the other per-request steps of authentication: a span and a captured stack on every request cost more than they tell.
-    const count = Effect.fnUntraced(function*(given: Policy, key: string, cost = 1) {
-      const policy = resolve(given)
-      const now = yield* Clock.currentTimeMillis
-      const windowMs = policy.windowSeconds * 1000
-      const window = Math.floor(now / windowMs)
-      const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000))
-      // An unreachable store must not take the API down with it: fail open.
-      const used = yield* store.hit(`${policy.name}:${key}:${window}`, cost, windowMs).pipe(
-        Effect.tapError((error) => {
-          // Once per 10 s at most: an outage under load would otherwise log a line per request.
-          if (now - lastWarnedAt < 10_000) return Effect.void
-          lastWarnedAt = now
-          return Effect.logWarning("rate limit store unavailable; failing open").pipe(
-            Effect.annotateLogs({ reason: String(error.cause ?? error.message) })
-          )
-        }),
-        Effect.orElseSucceed(() => 0)
-      )
-      return { policy, count: used, remaining: Math.max(0, policy.limit - used), resetSeconds } satisfies Usage
-    })
-
-    const show = (usage: Usage) =>
-      Effect.flatMap(Effect.serviceOption(CurrentRequest), (state) => {
-        if (Option.isNone(state)) return Effect.void
-        const previous = shown.get(state.value)
-        if (previous !== undefined && usage.remaining > previous) return Effect.void
-        shown.set(state.value, usage.remaining)
-        return addResponseHeaders(rateLimitHeaders(usage))
+      // Untraced, like the other per-request steps of authentication: a span and a captured stack on every request cost more than they tell.
+      const count = Effect.fnUntraced(function*(given: Policy, key: string, cost = 1) {
+        const policy = resolve(given)
+        const now = yield* Clock.currentTimeMillis
+        const windowMs = policy.windowSeconds * 1000
+        const window = Math.floor(now / windowMs)
+        const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000))
+        // An unreachable store must not take the API down with it: fail open.
+        const used = yield* store.hit(`${policy.name}:${key}:${window}`, cost, windowMs).pipe(
+          Effect.tapError((error) => {
+            // Once per 10 s at most: an outage under load would otherwise log a line per request.
+            if (now - lastWarnedAt < 10_000) return Effect.void
+            lastWarnedAt = now
+            return Effect.logWarning("rate limit store unavailable; failing open").pipe(
+              Effect.annotateLogs({ reason: String(error.cause ?? error.message) })
+            )
+          }),
+          Effect.orElseSucceed(() => 0)
+        )
+        return { policy, count: used, remaining: Math.max(0, policy.limit - used), resetSeconds } satisfies Usage
       })
 
-    const refuse = (usage: Usage) =>
-      show(usage).pipe(
-        Effect.andThen(addResponseHeaders({ "retry-after": String(usage.resetSeconds) })),
-        Effect.andThen(Effect.fail(new RateLimited()))
-      )
+      const show = (usage: Usage) =>
+        Effect.flatMap(Effect.serviceOption(CurrentRequest), (state) => {
+          if (Option.isNone(state)) return Effect.void
+          const previous = shown.get(state.value)
+          if (previous !== undefined && usage.remaining > previous) return Effect.void
+          shown.set(state.value, usage.remaining)
+          return addResponseHeaders(rateLimitHeaders(usage))
+        })
 
-    const enforce = (policy: Policy, key: string) =>
-      Effect.flatMap(count(policy, key), (usage) =>
-        usage.count > usage.policy.limit ? refuse(usage) : Effect.as(show(usage), usage))
+      const refuse = (usage: Usage) =>
+        show(usage).pipe(
+          Effect.andThen(addResponseHeaders({ "retry-after": String(usage.resetSeconds) })),
+          Effect.andThen(Effect.fail(new RateLimited()))
+        )
 
-    const check = (policy: Policy, key: string) =>
-      Effect.flatMap(count(policy, key, 0), (usage) =>
-        usage.count > usage.policy.limit ? refuse(usage) : Effect.succeed(usage))
+      const enforce = (policy: Policy, key: string) =>
+        Effect.flatMap(
+          count(policy, key),
+          (usage) => usage.count > usage.policy.limit ? refuse(usage) : Effect.as(show(usage), usage)
+        )
 
-    return RateLimits.of({ count, show, enforce, check })
-  })).pipe(Layer.provideMerge(RateLimitStore.layer))
+      const check = (policy: Policy, key: string) =>
+        Effect.flatMap(
+          count(policy, key, 0),
+          (usage) => usage.count > usage.policy.limit ? refuse(usage) : Effect.succeed(usage)
+        )
+
+      return RateLimits.of({ count, show, enforce, check })
+    })
+  ).pipe(Layer.provideMerge(RateLimitStore.layer))
 }

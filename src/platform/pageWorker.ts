@@ -29,7 +29,11 @@ let dying = false
 const die = (error: unknown) => {
   if (dying) return
   dying = true
-  const message = { crashed: true, id: owner.getStore() ?? null, reason: `processing the page failed (${reasonOf(error)})` }
+  const message = {
+    crashed: true,
+    id: owner.getStore() ?? null,
+    reason: `processing the page failed (${reasonOf(error)})`
+  }
   // Exit once the message is on its way; if the channel is gone, at once.
   if (process.send === undefined || !process.connected) process.exit(1)
   process.send(message, () => process.exit(1))
@@ -57,8 +61,10 @@ process.on("disconnect", () => process.exit(0))
 
 // A module that fails to load fails the first job naming it, with its reason. A module may export
 // `warm`, run once here so that the first job does not pay for a cold process.
-await Promise.allSettled(process.argv.slice(2).map(async (module) => {
-  const loaded: Record<string, unknown> = await import(module)
-  if (typeof loaded.warm === "function") await loaded.warm()
-}))
+await Promise.allSettled(
+  process.argv.slice(2).map(async (module) => {
+    const loaded: Record<string, unknown> = await import(module)
+    if (typeof loaded.warm === "function") await loaded.warm()
+  })
+)
 answer({ ready: true })

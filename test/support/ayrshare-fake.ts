@@ -123,7 +123,11 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
       }
       case "POST /api/profiles/generateJWT": {
         if (typeof b.domain !== "string" || typeof b.privateKey !== "string" || !profiles.has(b.profileKey)) {
-          return send(res, 400, { status: "error", code: 189, message: "Error generating JWT: domain, privateKey and profileKey required" })
+          return send(res, 400, {
+            status: "error",
+            code: 189,
+            message: "Error generating JWT: domain, privateKey and profileKey required"
+          })
         }
         const token = randomBytes(24).toString("base64url")
         const redirect = typeof b.redirect === "string" ? `&redirect=${encodeURIComponent(b.redirect)}` : ""
@@ -141,7 +145,11 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
         const linked = [...profile!.linked]
         return send(res, 200, {
           activeSocialAccounts: linked,
-          displayNames: linked.map((platform) => ({ platform, displayName: `${platform} user`, username: `${platform}_user` })),
+          displayNames: linked.map((platform) => ({
+            platform,
+            displayName: `${platform} user`,
+            username: `${platform}_user`
+          })),
           title: profile!.title,
           refId: profile!.refId
         })
@@ -151,7 +159,13 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
         if (fake.mode === "refuse") {
           return send(res, 400, {
             status: "error",
-            errors: [{ action: "post", status: "error", code: 110, message: "Status is a duplicate.", platform: b.platforms?.[0] }],
+            errors: [{
+              action: "post",
+              status: "error",
+              code: 110,
+              message: "Status is a duplicate.",
+              platform: b.platforms?.[0]
+            }],
             postIds: [],
             id: undefined
           })
@@ -162,7 +176,11 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
           return send(res, 400, {
             status: "error",
             errors: unlinked.map((platform) => ({
-              action: "post", status: "error", code: 156, message: `${platform} is not linked`, platform
+              action: "post",
+              status: "error",
+              code: 156,
+              message: `${platform} is not linked`,
+              platform
             })),
             postIds: []
           })
@@ -186,7 +204,9 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
           held.push(res)
           return
         }
-        if (fake.mode === "lose-answer" || late) return send(res, 502, { status: "error", code: 500, message: "Bad gateway" })
+        if (fake.mode === "lose-answer" || late) {
+          return send(res, 502, { status: "error", code: 500, message: "Bad gateway" })
+        }
         return send(res, 200, {
           status: post.status === "pending" ? "scheduled" : "success",
           errors: [],
@@ -215,7 +235,12 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
         // Ayrshare: "history results are cached for 1 minute if limit is greater than the default 25".
         const cached = historyCache.get(String(profileKey))
         if (limit > 25 && cached !== undefined && Date.now() - cached.at < 60_000) {
-          return send(res, 200, { history: cached.history, refId: profile!.refId, count: cached.history.length, lastUpdated: new Date(cached.at).toISOString() })
+          return send(res, 200, {
+            history: cached.history,
+            refId: profile!.refId,
+            count: cached.history.length,
+            lastUpdated: new Date(cached.at).toISOString()
+          })
         }
         const history = posts
           .filter((p) => p.profileKey === profileKey && p.status !== "deleted")
@@ -238,7 +263,12 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
             status: p.status
           }))
         if (limit > 25) historyCache.set(String(profileKey), { at: Date.now(), history })
-        return send(res, 200, { history, refId: profile!.refId, count: history.length, lastUpdated: new Date().toISOString() })
+        return send(res, 200, {
+          history,
+          refId: profile!.refId,
+          count: history.length,
+          lastUpdated: new Date().toISOString()
+        })
       }
       case "POST /api/analytics/post": {
         if (!needProfile()) return
@@ -260,7 +290,9 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
   const address = server.address()
-  ;(fake as { url: string }).url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+  ;(fake as { url: string }).url = `http://127.0.0.1:${
+    typeof address === "object" && address !== null ? address.port : 0
+  }`
   const alias = createNetServer((socket) => server.emit("connection", socket))
   await new Promise<void>((resolve) => alias.listen(0, "127.0.0.2", () => resolve()))
   ;(fake as { aliasUrl: string }).aliasUrl = `http://127.0.0.2:${(alias.address() as AddressInfo).port}`

@@ -11,7 +11,13 @@ export const launchBrowser = Effect.acquireRelease(
     chromium.launch({
       executablePath: "/usr/bin/chromium",
       headless: true,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update"]
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update"
+      ]
     })
   ),
   (browser) => Effect.promise(() => browser.close())
@@ -24,7 +30,10 @@ export interface WatchedPage {
 }
 
 /** A page that records console errors and uncaught exceptions (CSP violations included). */
-export const openPage = (browser: Browser, options: { width?: number; height?: number; headers?: Record<string, string> } = {}) =>
+export const openPage = (
+  browser: Browser,
+  options: { width?: number; height?: number; headers?: Record<string, string> } = {}
+) =>
   Effect.acquireRelease(
     Effect.promise(async (): Promise<WatchedPage> => {
       const context = await browser.newContext({

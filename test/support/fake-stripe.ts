@@ -94,14 +94,24 @@ export const startFakeStripe = (secretKey: string, priceId: string): Promise<Fak
         if (key !== undefined && byIdempotencyKey.has(key)) return json(res, byIdempotencyKey.get(key))
         if (form.mode !== "subscription") return error(res, 400, "invalid_request_error", "Missing mode", "mode")
         if (form["line_items[0][price]"] !== priceId) {
-          return error(res, 400, "invalid_request_error", `No such price: '${form["line_items[0][price]"]}'`, "line_items[0][price]")
+          return error(
+            res,
+            400,
+            "invalid_request_error",
+            `No such price: '${form["line_items[0][price]"]}'`,
+            "line_items[0][price]"
+          )
         }
-        if (form.success_url === undefined) return error(res, 400, "invalid_request_error", "Missing success_url", "success_url")
+        if (form.success_url === undefined) {
+          return error(res, 400, "invalid_request_error", "Missing success_url", "success_url")
+        }
         const id = `cs_test_${randomBytes(12).toString("hex")}`
         const metadata: Record<string, string> = {}
         for (const [name, value] of Object.entries(form)) {
           const match = /^metadata\[(.+)\]$/.exec(name)
-          if (match !== null) metadata[match[1]] = value
+          if (match !== null) {
+            metadata[match[1]] = value
+          }
         }
         const session: FakeStripeSession = {
           id,
@@ -121,7 +131,9 @@ export const startFakeStripe = (secretKey: string, priceId: string): Promise<Fak
           livemode: false
         }
         sessions.set(id, session)
-        if (key !== undefined) byIdempotencyKey.set(key, session)
+        if (key !== undefined) {
+          byIdempotencyKey.set(key, session)
+        }
         return json(res, session)
       }
       const retrieve = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path)

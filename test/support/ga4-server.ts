@@ -72,13 +72,21 @@ export const startGa4Stub = async (): Promise<Ga4Stub> => {
       const header = JSON.parse(Buffer.from(parts[0], "base64url").toString("utf8"))
       const claims = JSON.parse(Buffer.from(parts[1], "base64url").toString("utf8"))
       if (header.alg !== "RS256") return grantError("Invalid JWT: alg")
-      const signed = verify("RSA-SHA256", Buffer.from(`${parts[0]}.${parts[1]}`), publicKey, Buffer.from(parts[2], "base64url"))
+      const signed = verify(
+        "RSA-SHA256",
+        Buffer.from(`${parts[0]}.${parts[1]}`),
+        publicKey,
+        Buffer.from(parts[2], "base64url")
+      )
       if (!signed) return grantError("Invalid JWT Signature.")
       const now = Math.floor(Date.now() / 1000)
       if (claims.iss !== clientEmail) return grantError("Invalid issuer")
       if (claims.aud !== tokenUri) return grantError("Invalid JWT: aud")
       if (claims.scope !== "https://www.googleapis.com/auth/analytics.readonly") return grantError("Invalid scope")
-      if (typeof claims.iat !== "number" || typeof claims.exp !== "number" || claims.exp <= now || claims.exp - claims.iat > 3600) {
+      if (
+        typeof claims.iat !== "number" || typeof claims.exp !== "number" || claims.exp <= now ||
+        claims.exp - claims.iat > 3600
+      ) {
         return grantError("Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.")
       }
       const token = `ya29.${randomBytes(16).toString("hex")}`
@@ -110,7 +118,11 @@ export const startGa4Stub = async (): Promise<Ga4Stub> => {
       const dimensions = (request.dimensions ?? []).map((d) => d.name)
       const unknown = metrics.find((m) => !knownMetrics.has(m)) ?? dimensions.find((d) => !knownDimensions.has(d))
       if (unknown !== undefined) {
-        return apiError(400, "INVALID_ARGUMENT", `Field ${unknown} is not a valid metric or dimension. For a list of valid metrics and dimensions, see https://developers.google.com/analytics/devguides/reporting/data/v1/api-schema`)
+        return apiError(
+          400,
+          "INVALID_ARGUMENT",
+          `Field ${unknown} is not a valid metric or dimension. For a list of valid metrics and dimensions, see https://developers.google.com/analytics/devguides/reporting/data/v1/api-schema`
+        )
       }
       // Grouped by the requested dimensions, summed.
       const groups = new Map<string, { dims: Array<string>; sums: Array<number> }>()

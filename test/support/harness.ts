@@ -4,8 +4,8 @@ import { HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
 import { randomBytes } from "node:crypto"
 import { createServer } from "node:net"
-import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
 import { AppLive } from "../../src/App.ts"
+import { AppConfig, appConfig, type AppConfigShape } from "../../src/Config.ts"
 
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
 delete process.env.BASE_URL
@@ -87,34 +87,44 @@ export const testConfig = (databaseUrl: string, port: number, overrides: Partial
  * settings; `databaseUrl` (default: a fresh database) may point elsewhere.
  */
 export const testApp = (overrides: Partial<AppConfigShape> & { readonly database?: string } = {}) =>
-  Layer.effect(TestServer, Effect.gen(function*() {
-    const databaseUrl = overrides.database ?? (yield* testDatabaseUrl)
-    const { database: _, ...rest } = overrides
-    const scope = yield* Scope.Scope
-    // The port is chosen first so the app's own BASE_URL (in links, the OpenAPI servers and
-    // WWW-Authenticate) is the address the tests call. Another process can take it before the app
-    // listens (start-up takes a while): then the app is started again on another port.
-    for (let attempt = 1;; attempt++) {
-      const config = yield* testConfig(databaseUrl, yield* Effect.promise(freePort), rest)
-      const child = yield* Scope.fork(scope)
-      // @effect/vitest hands layers a TestClock; the app's prober, dispatcher and
-      // rate-limit windows must run on real time, whatever the test file asks for.
-      const built = yield* Effect.exit(Layer.buildWithScope(
-        AppLive.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
-        child
-      ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue())))
-      if (Exit.isFailure(built)) {
-        yield* Scope.close(child, built)
-        if (attempt < 3 && Cause.pretty(built.cause).includes("EADDRINUSE")) continue
-        return yield* Effect.failCause(built.cause)
+  Layer.effect(
+    TestServer,
+    Effect.gen(function*() {
+      const databaseUrl = overrides.database ?? (yield* testDatabaseUrl)
+      const { database: _, ...rest } = overrides
+      const scope = yield* Scope.Scope
+      // The port is chosen first so the app's own BASE_URL (in links, the OpenAPI servers and
+      // WWW-Authenticate) is the address the tests call. Another process can take it before the app
+      // listens (start-up takes a while): then the app is started again on another port.
+      for (let attempt = 1;; attempt++) {
+        const config = yield* testConfig(databaseUrl, yield* Effect.promise(freePort), rest)
+        const child = yield* Scope.fork(scope)
+        // @effect/vitest hands layers a TestClock; the app's prober, dispatcher and
+        // rate-limit windows must run on real time, whatever the test file asks for.
+        const built = yield* Effect.exit(
+          Layer.buildWithScope(
+            AppLive.pipe(Layer.provideMerge(Layer.succeed(AppConfig, config))),
+            child
+          ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
+        )
+        if (Exit.isFailure(built)) {
+          yield* Scope.close(child, built)
+          if (attempt < 3 && Cause.pretty(built.cause).includes("EADDRINUSE")) continue
+          return yield* Effect.failCause(built.cause)
+        }
+        const context = built.value
+        const server = Context.get(context, HttpServer.HttpServer)
+        const address = server.address
+        if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
+        return {
+          url: `http://127.0.0.1:${address.port}`,
+          config,
+          sql: Context.get(context, SqlClient.SqlClient),
+          services: context
+        }
       }
-      const context = built.value
-      const server = Context.get(context, HttpServer.HttpServer)
-      const address = server.address
-      if (address._tag === "UnixPathAddress") return yield* Effect.die("expected an internet address")
-      return { url: `http://127.0.0.1:${address.port}`, config, sql: Context.get(context, SqlClient.SqlClient), services: context }
-    }
-  }))
+    })
+  )
 
 export interface Reply {
   readonly status: number
@@ -137,7 +147,12 @@ export const call = (method: string, path: string, options: CallOptions = {}) =>
     return yield* Effect.promise(() => send(url, method, path, options))
   })
 
-export const send = async (baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<Reply> => {
+export const send = async (
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {}
+): Promise<Reply> => {
   const headers: Record<string, string> = { ...options.headers }
   let body: string | Uint8Array | undefined
   if (options.body !== undefined) {
@@ -150,7 +165,12 @@ export const send = async (baseUrl: string, method: string, path: string, option
       headers["content-type"] = "application/json"
     }
   }
-  const response = await fetch(baseUrl + path, { method, headers, redirect: "manual", ...(body === undefined ? {} : { body }) })
+  const response = await fetch(baseUrl + path, {
+    method,
+    headers,
+    redirect: "manual",
+    ...(body === undefined ? {} : { body })
+  })
   const text = await response.text()
   let json: unknown
   try {

@@ -46,13 +46,25 @@ try {
 
   const timers = new Set<NodeJS.Timeout>()
   const pages: Record<string, (req: http.IncomingMessage, res: http.ServerResponse) => void> = {
-    "/popup": (_req, res) => html(res, page(`<h1>Popups</h1><a id="a" href="/x" target="_blank">x</a>
-<script>window.open("/x"); window.open("/x", "_blank"); setInterval(() => window.open("/x"), 20); document.getElementById("a").click()</script>`)),
-    "/dialogs": (_req, res) => html(res, page(`<h1>Dialogs</h1><script>for (;;) { alert("a"); confirm("b"); prompt("c") }</script>`)),
-    "/download": (_req, res) => html(res, page(`<h1>Download</h1><iframe src="/file.bin"></iframe>
-<script>const a = document.createElement("a"); a.href = "/file.bin"; a.download = "x.bin"; document.body.append(a); a.click(); location.href = "/file.bin"</script>`)),
+    "/popup": (_req, res) =>
+      html(
+        res,
+        page(`<h1>Popups</h1><a id="a" href="/x" target="_blank">x</a>
+<script>window.open("/x"); window.open("/x", "_blank"); setInterval(() => window.open("/x"), 20); document.getElementById("a").click()</script>`)
+      ),
+    "/dialogs": (_req, res) =>
+      html(res, page(`<h1>Dialogs</h1><script>for (;;) { alert("a"); confirm("b"); prompt("c") }</script>`)),
+    "/download": (_req, res) =>
+      html(
+        res,
+        page(`<h1>Download</h1><iframe src="/file.bin"></iframe>
+<script>const a = document.createElement("a"); a.href = "/file.bin"; a.download = "x.bin"; document.body.append(a); a.click(); location.href = "/file.bin"</script>`)
+      ),
     "/file.bin": (_req, res) => {
-      res.writeHead(200, { "content-type": "application/octet-stream", "content-disposition": "attachment; filename=x.bin" })
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-disposition": "attachment; filename=x.bin"
+      })
       res.end(megabyte)
     },
     "/drip": (_req, res) => {
@@ -65,7 +77,11 @@ try {
         timers.delete(timer)
       })
     },
-    "/images": (_req, res) => html(res, page(`<h1>Images</h1>${Array.from({ length: 60 }, (_, i) => `<img src="/img/${i}.png" alt="${i}">`).join("")}`)),
+    "/images": (_req, res) =>
+      html(
+        res,
+        page(`<h1>Images</h1>${Array.from({ length: 60 }, (_, i) => `<img src="/img/${i}.png" alt="${i}">`).join("")}`)
+      ),
     "/huge": (_req, res) => {
       res.writeHead(200, { "content-type": "text/html" })
       res.write("<html><body><h1>Huge</h1><p>")
@@ -79,14 +95,27 @@ try {
       }
       more()
     },
-    "/redos": (_req, res) => html(res, page(`${redosHeading}<h2>for ${"a".repeat(170)}#</h2><p>${"for ".repeat(2000)}</p><h3>${"a ".repeat(5000)}!</h3>`,
-      `<meta name="description" content="${"a".repeat(5000)}#"><meta property="og:site_name" content="for ${"a".repeat(170)}#">`)),
-    "/refresh": (_req, res) => html(res, page(`<h1>Refresh</h1>${webrtc}`, `<meta http-equiv="refresh" content="0;url=/refresh">`)),
+    "/redos": (_req, res) =>
+      html(
+        res,
+        page(
+          `${redosHeading}<h2>for ${"a".repeat(170)}#</h2><p>${"for ".repeat(2000)}</p><h3>${"a ".repeat(5000)}!</h3>`,
+          `<meta name="description" content="${"a".repeat(5000)}#"><meta property="og:site_name" content="for ${
+            "a".repeat(170)
+          }#">`
+        )
+      ),
+    "/refresh": (_req, res) =>
+      html(res, page(`<h1>Refresh</h1>${webrtc}`, `<meta http-equiv="refresh" content="0;url=/refresh">`)),
     "/webrtc": (_req, res) => html(res, page(`<h1>WebRTC</h1>${webrtc}`)),
-    "/crash": (_req, res) => html(res, page(`<h1>Crash</h1><script>
+    "/crash": (_req, res) =>
+      html(
+        res,
+        page(`<h1>Crash</h1><script>
 setTimeout(() => { try { location.href = "chrome://crash" } catch {} }, 0)
 const keep = []; for (;;) keep.push(new Array(1e7).fill(1))
-</script>`))
+</script>`)
+      )
   }
   const server = http.createServer((req, res) => {
     const path = (req.url ?? "/").split("?")[0]
@@ -111,7 +140,10 @@ const keep = []; for (;;) keep.push(new Array(1e7).fill(1))
   const names = ["popup", "dialogs", "download", "drip", "images", "huge", "redos", "refresh", "webrtc", "crash"]
   return {
     origin,
-    pages: { ...Object.fromEntries(names.map((name) => [name, `${origin}/${name}`])), redirect: `${origin}/redirect/0` },
+    pages: {
+      ...Object.fromEntries(names.map((name) => [name, `${origin}/${name}`])),
+      redirect: `${origin}/redirect/0`
+    },
     udpPackets: () => packets,
     close: () =>
       new Promise<void>((resolve) => {

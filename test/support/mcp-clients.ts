@@ -20,7 +20,9 @@ export const httpClient = (url: string, key: string) =>
     Effect.promise(async () => {
       const client = new Client({ name: "test", version: "1.0.0" })
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } })
+        new StreamableHTTPClientTransport(new URL(`${url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${key}` } }
+        })
       )
       return client
     }),

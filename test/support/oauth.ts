@@ -1,4 +1,5 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/client"
+import { Effect } from "effect"
 import { execFileSync } from "node:child_process"
 import { createHash, randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync } from "node:fs"
@@ -6,7 +7,6 @@ import https from "node:https"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import tls from "node:tls"
-import { Effect } from "effect"
 import { freePort } from "./harness.ts"
 
 type ProviderShape = Omit<OAuthClientProvider, "redirectUrl" | "clientMetadata">
@@ -95,9 +95,23 @@ export const trustedLocalCertificate = () => {
   if (certificate !== undefined) return certificate
   const dir = mkdtempSync(join(tmpdir(), "herald-oauth-tls-"))
   execFileSync("openssl", [
-    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-    "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")
+    "req",
+    "-x509",
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:prime256v1",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=127.0.0.1",
+    "-addext",
+    "subjectAltName=IP:127.0.0.1",
+    "-keyout",
+    join(dir, "key.pem"),
+    "-out",
+    join(dir, "cert.pem")
   ], { stdio: "ignore" })
   certificate = { key: readFileSync(join(dir, "key.pem"), "utf8"), cert: readFileSync(join(dir, "cert.pem"), "utf8") }
   tls.setDefaultCACertificates([...tls.getCACertificates("default"), certificate.cert])
@@ -114,7 +128,11 @@ export interface DocumentServer {
  * An https server on the loopback publishing client metadata documents:
  * `documents` maps a path to what it answers (a body, or a status and body).
  */
-export const documentServer = (documents: (origin: string) => Record<string, { readonly status?: number; readonly body: string; readonly type?: string }>) =>
+export const documentServer = (
+  documents: (
+    origin: string
+  ) => Record<string, { readonly status?: number; readonly body: string; readonly type?: string }>
+) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const { key, cert } = trustedLocalCertificate()

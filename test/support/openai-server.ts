@@ -35,7 +35,11 @@ export type Script =
     readonly usage: { prompt: number; completion: number }
   }
   /** A refusal: `delta.refusal` fragments instead of content. */
-  | { readonly kind: "refusal"; readonly chunks: ReadonlyArray<string>; readonly usage: { prompt: number; completion: number } }
+  | {
+    readonly kind: "refusal"
+    readonly chunks: ReadonlyArray<string>
+    readonly usage: { prompt: number; completion: number }
+  }
   /** Streams these text chunks, then drops the connection mid-stream. */
   | { readonly kind: "drop"; readonly chunks: ReadonlyArray<string> }
   /** Streams these text chunks, then an error event as OpenAI sends one mid-stream. */
@@ -92,7 +96,16 @@ export const startOpenAiServer = async (): Promise<OpenAiServer> => {
     const id = `chatcmpl-${served}`
     const created = Math.floor(Date.now() / 1000)
     const chunk = (choices: Array<unknown>, usage?: unknown) =>
-      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model: request.model, choices, ...(usage === undefined ? {} : { usage }) })}\n\n`
+      `data: ${
+        JSON.stringify({
+          id,
+          object: "chat.completion.chunk",
+          created,
+          model: request.model,
+          choices,
+          ...(usage === undefined ? {} : { usage })
+        })
+      }\n\n`
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" })
     res.write(chunk([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]))
     const includeUsage = request.stream_options?.include_usage === true
@@ -131,7 +144,14 @@ export const startOpenAiServer = async (): Promise<OpenAiServer> => {
         const callId = `call_${served}`
         script.argumentFragments.forEach((fragment, i) => {
           const delta = i === 0
-            ? { tool_calls: [{ index: 0, id: callId, type: "function", function: { name: script.name, arguments: fragment } }] }
+            ? {
+              tool_calls: [{
+                index: 0,
+                id: callId,
+                type: "function",
+                function: { name: script.name, arguments: fragment }
+              }]
+            }
             : { tool_calls: [{ index: 0, function: { arguments: fragment } }] }
           res.write(chunk([{ index: 0, delta, finish_reason: null }]))
         })
@@ -147,7 +167,14 @@ export const startOpenAiServer = async (): Promise<OpenAiServer> => {
             const fragment = call.argumentFragments[step]
             if (fragment === undefined) return
             const delta = step === 0
-              ? { tool_calls: [{ index, id: `call_${served}_${index}`, type: "function", function: { name: call.name, arguments: fragment } }] }
+              ? {
+                tool_calls: [{
+                  index,
+                  id: `call_${served}_${index}`,
+                  type: "function",
+                  function: { name: call.name, arguments: fragment }
+                }]
+              }
               : { tool_calls: [{ index, function: { arguments: fragment } }] }
             res.write(chunk([{ index: 0, delta, finish_reason: null }]))
           })
@@ -158,17 +185,23 @@ export const startOpenAiServer = async (): Promise<OpenAiServer> => {
         return
       }
       case "refusal":
-        for (const text of script.chunks) res.write(chunk([{ index: 0, delta: { refusal: text }, finish_reason: null }]))
+        for (const text of script.chunks) {
+          res.write(chunk([{ index: 0, delta: { refusal: text }, finish_reason: null }]))
+        }
         res.write(chunk([{ index: 0, delta: {}, finish_reason: "stop" }]))
         if (includeUsage) res.write(chunk([], usageOf(script.usage)))
         res.end("data: [DONE]\n\n")
         return
       case "drop":
-        for (const text of script.chunks) res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]))
+        for (const text of script.chunks) {
+          res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]))
+        }
         setTimeout(() => res.socket?.destroy(), 20)
         return
       case "error-event":
-        for (const text of script.chunks) res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]))
+        for (const text of script.chunks) {
+          res.write(chunk([{ index: 0, delta: { content: text }, finish_reason: null }]))
+        }
         res.end(`data: ${JSON.stringify({ error: { message: script.message, type: "server_error" } })}\n\n`)
         return
     }

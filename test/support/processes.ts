@@ -12,6 +12,7 @@
  * - `awaitFreshWindow`: waits out the end of a fixed 60 s rate-limit window.
  */
 import { PgClient } from "@effect/sql-pg"
+import { assert } from "@effect/vitest"
 import { PGlite } from "@electric-sql/pglite"
 import { Context, Effect, Layer, Redacted, Scope, String as Str } from "effect"
 import { SqlClient } from "effect/sql"
@@ -20,19 +21,17 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { fileURLToPath } from "node:url"
 import { Api } from "../../src/api/Api.ts"
 import { Authentication } from "../../src/api/Security.ts"
+import type { AppConfigShape } from "../../src/Config.ts"
 import type { Role } from "../../src/domain/Identity.ts"
 import { requiredRole } from "../../src/platform/Security.ts"
-import type { AppConfigShape } from "../../src/Config.ts"
-import { assert } from "@effect/vitest"
-import { servePglite } from "./pgliteServer.ts"
 import { call, externalDatabaseUrl, freePort, freshSchemaUrl, type Reply, send, testApp } from "./harness.ts"
+import { servePglite } from "./pgliteServer.ts"
 
 export { freePort }
 
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url))
 
 // ---------------------------------------------------------------- processes
-
 
 export interface ServerProcess {
   readonly url: string
@@ -69,7 +68,13 @@ export const startServer = async (options: SpawnOptions = {}): Promise<ServerPro
   delete env.BASE_URL
   // Test files run side by side on one Redis: each file's services count their limits apart (as one
   // deployment would), so another file's provisioning cannot spend this one's admin budget.
-  Object.assign(env, { PORT: String(port), HOST: "127.0.0.1", BASE_URL: url, LOG_LEVEL: "warn", REDIS_KEY_PREFIX: `test-${process.pid}:` })
+  Object.assign(env, {
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    BASE_URL: url,
+    LOG_LEVEL: "warn",
+    REDIS_KEY_PREFIX: `test-${process.pid}:`
+  })
   for (const [name, value] of Object.entries(options.env ?? {})) {
     if (value === undefined) delete env[name]
     else env[name] = value
@@ -183,7 +188,10 @@ export const randomIp = () => {
 
 export const uniqueEmail = (tag = "user") => `${tag}-${randomUUID().slice(0, 8)}@example.com`
 
-export const bearer = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra })
+export const bearer = (key: string, extra: Record<string, string> = {}) => ({
+  authorization: `Bearer ${key}`,
+  ...extra
+})
 
 export interface Provisioned {
   readonly customerId: string

@@ -119,20 +119,26 @@ ${canonical === null ? "" : `<link rel="canonical" href="${canonical}">`}
 <link rel="alternate" hreflang="en" href="${origin}/">
 <link rel="alternate" hreflang="de-DE" href="${origin}/de/">
 <link rel="alternate" hreflang="x-default" href="${origin}/">
-<script type="application/ld+json">${JSON.stringify({
-    "@context": "https://schema.org",
-    "@graph": [
-      { "@type": "Organization", name: "Acme Analytics", url: `${origin}/`, telephone: "+1-555-0100" },
-      {
-        "@type": "Article",
-        headline: "Product analytics for SaaS teams",
-        datePublished: daysAgo(90),
-        dateModified: daysAgo(10),
-        author: { "@type": "Person", name: "Jane Doe", url: `${origin}/team/jane` }
-      },
-      { "@type": "Product", name: "Acme", aggregateRating: { "@type": "AggregateRating", ratingValue: "4.8", reviewCount: "312" } }
-    ]
-  })}</script>
+<script type="application/ld+json">${
+    JSON.stringify({
+      "@context": "https://schema.org",
+      "@graph": [
+        { "@type": "Organization", name: "Acme Analytics", url: `${origin}/`, telephone: "+1-555-0100" },
+        {
+          "@type": "Article",
+          headline: "Product analytics for SaaS teams",
+          datePublished: daysAgo(90),
+          dateModified: daysAgo(10),
+          author: { "@type": "Person", name: "Jane Doe", url: `${origin}/team/jane` }
+        },
+        {
+          "@type": "Product",
+          name: "Acme",
+          aggregateRating: { "@type": "AggregateRating", ratingValue: "4.8", reviewCount: "312" }
+        }
+      ]
+    })
+  }</script>
 ${options.head ?? ""}
 </head>
 <body>
@@ -170,12 +176,19 @@ weekly renew 11% more often than teams that review it quarterly.</p>
 }
 
 const goodFiles = (origin: string): Record<string, Reply> => ({
-  "/robots.txt": { headers: { "content-type": "text/plain" }, body: `User-agent: *\nAllow: /\n\nSitemap: ${origin}/sitemap.xml\n` },
+  "/robots.txt": {
+    headers: { "content-type": "text/plain" },
+    body: `User-agent: *\nAllow: /\n\nSitemap: ${origin}/sitemap.xml\n`
+  },
   "/llms.txt": {
     headers: { "content-type": "text/plain" },
-    body: `# Acme Analytics\n\n> Product analytics for SaaS teams.\n\n## Docs\n\n- [Quick start](${origin}/docs): set up in five minutes\n`
+    body:
+      `# Acme Analytics\n\n> Product analytics for SaaS teams.\n\n## Docs\n\n- [Quick start](${origin}/docs): set up in five minutes\n`
   },
-  "/llms-full.txt": { headers: { "content-type": "text/plain" }, body: "# Acme Analytics\n\nEverything, in one file.\n" },
+  "/llms-full.txt": {
+    headers: { "content-type": "text/plain" },
+    body: "# Acme Analytics\n\nEverything, in one file.\n"
+  },
   "/sitemap.xml": {
     headers: { "content-type": "application/xml" },
     body: `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
@@ -189,7 +202,11 @@ const text = (body: string, status = 200): Reply => ({ status, headers: { "conte
 export const sites = {
   wellMarkedUp: (origin) => ({ "/": html(goodPage(origin)), ...goodFiles(origin) }),
   bare: () => ({ "/": html("<html><body><p>Hello</p></body></html>") }),
-  blockedByRobots: (origin) => ({ "/": html(goodPage(origin)), ...goodFiles(origin), "/robots.txt": text("User-agent: *\nDisallow: /\n") }),
+  blockedByRobots: (origin) => ({
+    "/": html(goodPage(origin)),
+    ...goodFiles(origin),
+    "/robots.txt": text("User-agent: *\nDisallow: /\n")
+  }),
   noindex: (origin) => ({ "/": html(goodPage(origin, { robotsMeta: "noindex, follow" })), ...goodFiles(origin) }),
   noindexHeader: (origin) => ({ "/": html(goodPage(origin), { "x-robots-tag": "noindex" }), ...goodFiles(origin) }),
   brokenCanonical: (origin) => ({ "/": html(goodPage(origin, { canonical: "/elsewhere" })), ...goodFiles(origin) }),
@@ -200,7 +217,9 @@ export const sites = {
   aiCrawlersBlocked: (origin) => ({
     "/": html(goodPage(origin)),
     ...goodFiles(origin),
-    "/robots.txt": text("User-agent: GPTBot\nDisallow: /\n\nUser-agent: OAI-SearchBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n")
+    "/robots.txt": text(
+      "User-agent: GPTBot\nDisallow: /\n\nUser-agent: OAI-SearchBot\nDisallow: /\n\nUser-agent: *\nAllow: /\n"
+    )
   }),
   trainingBlocked: (origin) => ({
     "/": html(goodPage(origin)),
@@ -225,11 +244,22 @@ export const sites = {
     ...goodFiles(origin),
     "/robots.txt": { ...text("User-agent: *\nAllow: /\n"), delayMs: 3_000 }
   }),
-  notFound: () => ({ "/missing": { status: 404, headers: { "content-type": "text/html" }, body: "<html><head><title>Not found</title></head><body>Gone</body></html>" } }),
-  heavy: () => ({ "/": html(`<html><head><title>Heavy</title></head><body>${"<p>filler text</p>".repeat(70_000)}</body></html>`) }),
+  notFound: () => ({
+    "/missing": {
+      status: 404,
+      headers: { "content-type": "text/html" },
+      body: "<html><head><title>Not found</title></head><body>Gone</body></html>"
+    }
+  }),
+  heavy: () => ({
+    "/": html(`<html><head><title>Heavy</title></head><body>${"<p>filler text</p>".repeat(70_000)}</body></html>`)
+  }),
   huge: () => ({ "/": html(`<html><body>${"x".repeat(6 * 1024 * 1024)}</body></html>`) }),
   slow: () => ({ "/": { ...html("<html><body>late</body></html>"), delayMs: 11_000 } }),
-  redirectLoop: () => ({ "/a": { status: 302, headers: { location: "/b" } }, "/b": { status: 302, headers: { location: "/a" } } }),
+  redirectLoop: () => ({
+    "/a": { status: 302, headers: { location: "/b" } },
+    "/b": { status: 302, headers: { location: "/a" } }
+  }),
   redirectToFile: () => ({ "/": { status: 302, headers: { location: "file:///etc/passwd" } } }),
   brand: () => ({
     "/": html(`<!doctype html><html lang="en"><head>
@@ -239,13 +269,15 @@ export const sites = {
 <meta property="og:image" content="/img/northwind-share.jpg">
 <link rel="icon" href="/favicon.ico">
 <style>.hero { background: #F2A541; color: #fff } .btn { background: #7a3e1d } a { color: #F2A541 } body { color: #222 }</style>
-<script type="application/ld+json">${JSON.stringify({
-      "@context": "https://schema.org",
-      "@type": "Organization",
-      name: "Northwind Coffee",
-      logo: { "@type": "ImageObject", url: "/img/northwind-logo.svg" },
-      sameAs: ["https://www.instagram.com/northwindcoffee"]
-    })}</script>
+<script type="application/ld+json">${
+      JSON.stringify({
+        "@context": "https://schema.org",
+        "@type": "Organization",
+        name: "Northwind Coffee",
+        logo: { "@type": "ImageObject", url: "/img/northwind-logo.svg" },
+        sameAs: ["https://www.instagram.com/northwindcoffee"]
+      })
+    }</script>
 <script type="application/ld+json">${JSON.stringify({ "@type": "Product", name: "Ethiopia Yirgacheffe" })}</script>
 </head><body>
 <h1>Fresh coffee for home baristas</h1>

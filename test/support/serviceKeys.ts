@@ -69,7 +69,8 @@ export interface LayerExport {
 // An initializer built with the Layer module, a router or an HTTP API builder, or a
 // service's own layer; or another layer under a new name. Read from the syntax: the
 // type checker gives the same list on this code but takes about a minute.
-const layerish = /\bLayer\.|\bHttpRouter\.(?:use|middleware)\b|\bleanGroup\(|\.toLayer\(|\.layer\b|\bHttpApiBuilder\.layer\(|\bjsonDocumentRoute\(/
+const layerish =
+  /\bLayer\.|\bHttpRouter\.(?:use|middleware)\b|\bleanGroup\(|\.toLayer\(|\.layer\b|\bHttpApiBuilder\.layer\(|\bjsonDocumentRoute\(/
 
 const exported = (statement: ts.VariableStatement) =>
   statement.modifiers?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword) === true
@@ -82,7 +83,10 @@ export const layerExports = (root: string): ReadonlyArray<LayerExport> =>
       statement.declarationList.declarations.flatMap((declaration) => {
         const init = declaration.initializer
         if (init === undefined || !ts.isIdentifier(declaration.name)) return []
-        if (ts.isArrowFunction(init) || ts.isFunctionExpression(init) || ts.isObjectLiteralExpression(init) || ts.isArrayLiteralExpression(init) || ts.isAsExpression(init)) return []
+        if (
+          ts.isArrowFunction(init) || ts.isFunctionExpression(init) || ts.isObjectLiteralExpression(init) ||
+          ts.isArrayLiteralExpression(init) || ts.isAsExpression(init)
+        ) return []
         const isLayer = layerish.test(init.getText()) || (ts.isIdentifier(init) && layerName.test(init.text))
         return isLayer ? [{ file, name: declaration.name.text }] : []
       })

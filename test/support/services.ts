@@ -1,6 +1,6 @@
 import { Effect, Layer, Option, Redacted } from "effect"
-import { AppConfig, appConfig } from "../../src/Config.ts"
 import { Services } from "../../src/App.ts"
+import { AppConfig, appConfig } from "../../src/Config.ts"
 import { testDatabaseUrl } from "./harness.ts"
 
 /**

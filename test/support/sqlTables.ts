@@ -14,7 +14,8 @@ export interface TableReference {
 export const migrationTables = (migrations: string): ReadonlySet<string> =>
   new Set(
     readdirSync(migrations).filter((f) => f.endsWith(".sql")).flatMap((f) =>
-      [...readFileSync(join(migrations, f), "utf8").matchAll(/\bCREATE TABLE (?:IF NOT EXISTS )?([a-z_][a-z0-9_]*)/gi)].map((m) => m[1]!.toLowerCase())
+      [...readFileSync(join(migrations, f), "utf8").matchAll(/\bCREATE TABLE (?:IF NOT EXISTS )?([a-z_][a-z0-9_]*)/gi)]
+        .map((m) => m[1]!.toLowerCase())
     )
   )
 

@@ -68,20 +68,31 @@ export interface SharedUse {
 
 const owns = (owner: string, file: string) => file === owner || file.startsWith(`${owner}/`)
 
-export const ownerOf = (table: string): string | undefined => table.startsWith("cluster_") ? clusterTablesOwner : tableOwners[table]
+export const ownerOf = (table: string): string | undefined =>
+  table.startsWith("cluster_") ? clusterTablesOwner : tableOwners[table]
 
 /** What the references break: unowned tables, and uses by others that no shared use declares. */
-export const ownershipViolations = (references: ReadonlyArray<TableReference>, shared: ReadonlyArray<SharedUse>): ReadonlyArray<string> =>
+export const ownershipViolations = (
+  references: ReadonlyArray<TableReference>,
+  shared: ReadonlyArray<SharedUse>
+): ReadonlyArray<string> =>
   references.flatMap((ref) => {
     const owner = ownerOf(ref.table)
     if (owner === undefined) return [`${ref.table} has no owner (named in ${ref.file})`]
     if (owns(owner, ref.file)) return []
     const declared = shared.find((s) => s.file === ref.file && s.table === ref.table)
     if (declared === undefined) return [`${ref.file} names ${ref.table}, owned by ${owner}`]
-    if (declared.reads && !ref.readOnly) return [`${ref.file} writes ${ref.table} (owned by ${owner}); it is declared to read it only`]
+    if (declared.reads && !ref.readOnly) {
+      return [`${ref.file} writes ${ref.table} (owned by ${owner}); it is declared to read it only`]
+    }
     return []
   })
 
 /** Declared shared uses that the code no longer has: the list only shrinks, so stale lines fail. */
-export const staleSharedUses = (references: ReadonlyArray<TableReference>, shared: ReadonlyArray<SharedUse>): ReadonlyArray<string> =>
-  shared.filter((s) => !references.some((r) => r.file === s.file && r.table === s.table)).map((s) => `${s.file} ${s.table}`)
+export const staleSharedUses = (
+  references: ReadonlyArray<TableReference>,
+  shared: ReadonlyArray<SharedUse>
+): ReadonlyArray<string> =>
+  shared.filter((s) => !references.some((r) => r.file === s.file && r.table === s.table)).map((s) =>
+    `${s.file} ${s.table}`
+  )

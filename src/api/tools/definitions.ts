@@ -1,4 +1,3 @@
-import type { AnyToolDefinition, ToolAnnotations, ToolDefinition } from "./Tool.ts"
 import {
   AnalyzeBrandUrlInput,
   AskCmoInput,
@@ -12,14 +11,35 @@ import {
   TrackRevenueInput,
   UrlAuditInput
 } from "./inputs.ts"
+import type { AnyToolDefinition, ToolAnnotations, ToolDefinition } from "./Tool.ts"
 
-const readOnly: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+const readOnly: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false
+}
 /** Creates something in Herald (a piece, a run, a record) without touching anything outside. */
-const creates: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false }
+const creates: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false
+}
 /** Reads the open web (fetches the given URL) and stores what it found. */
-const fetchesWeb: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true }
+const fetchesWeb: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true
+}
 /** Posts to a social network in the customer's name: cannot be taken back. */
-const publishes: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true }
+const publishes: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true
+}
 
 export const customerNote = "Pass the customerId of your API key's customer."
 

@@ -1,10 +1,10 @@
 import { Schema } from "effect"
-import { DateTime } from "../Shared.ts"
-import { PublishRequest } from "../Social.ts"
 import { ContentType, Platform } from "../../domain/Content.ts"
 import { PageUrl } from "../../domain/Scan.ts"
 import { AnalyticsPeriod, SocialPlatform, withinPlatformRules } from "../../domain/Social.ts"
 import { isMaxChars, storableText } from "../../domain/Text.ts"
+import { DateTime } from "../Shared.ts"
+import { PublishRequest } from "../Social.ts"
 
 /**
  * Argument schemas of the tools. Where the REST API has the same field its
@@ -68,7 +68,9 @@ const publish = PublishRequest.fields
 /** The publish request's fields (REST POST /api/social/publish), described for a model. */
 const PostFields = {
   customerId: CustomerId,
-  platform: SocialPlatform.annotate({ description: "The social network: x, linkedin, instagram, facebook, tiktok or pinterest (it must be connected)" }),
+  platform: SocialPlatform.annotate({
+    description: "The social network: x, linkedin, instagram, facebook, tiktok or pinterest (it must be connected)"
+  }),
   body: publish.body.check(describedAs(
     "The post's text; it must fit the platform: x 280, linkedin 3000, instagram 2200, facebook 63206, tiktok 2200, pinterest 500 characters"
   )),
@@ -76,13 +78,16 @@ const PostFields = {
     description: "Up to 20 image or video URLs (http(s)); instagram, tiktok and pinterest posts need at least one"
   }),
   spend: publish.spend.annotate({
-    description: "Ad spend of this post, in the account currency: it becomes an ad piece and is charged to the ads budget now (E_BUDGET_EXCEEDED past a cap)"
+    description:
+      "Ad spend of this post, in the account currency: it becomes an ad piece and is charged to the ads budget now (E_BUDGET_EXCEEDED past a cap)"
   })
 }
 
 export const ScheduleContentInput = Schema.Struct({
   ...PostFields,
-  scheduledAt: DateTime.annotate({ description: "When to publish: an ISO 8601 date-time with its zone (Z or ±hh:mm), in the future" })
+  scheduledAt: DateTime.annotate({
+    description: "When to publish: an ISO 8601 date-time with its zone (Z or ±hh:mm), in the future"
+  })
 }).check(withinPlatformRules)
 
 export const PublishToSocialInput = Schema.Struct({
@@ -108,39 +113,60 @@ export const UrlAuditInput = Schema.Struct({
 
 export const QueryGa4Input = Schema.Struct({
   customerId: CustomerId,
-  period: Schema.optionalKey(AnalyticsPeriod.annotate({ description: "Reporting window: last_7_days (default), last_30_days or last_90_days" })),
+  period: Schema.optionalKey(
+    AnalyticsPeriod.annotate({ description: "Reporting window: last_7_days (default), last_30_days or last_90_days" })
+  ),
   metrics: Schema.optionalKey(
-    Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Za-z][A-Za-z0-9_:]{0,99}$/, { message: "must be a GA4 metric name" })))
+    Schema.Array(
+      Schema.String.check(Schema.isPattern(/^[A-Za-z][A-Za-z0-9_:]{0,99}$/, { message: "must be a GA4 metric name" }))
+    )
       .check(Schema.isMinLength(1), Schema.isMaxLength(10))
-      .annotate({ description: "GA4 metric names (default sessions, totalUsers, screenPageViews, conversions); at most 10" })
+      .annotate({
+        description: "GA4 metric names (default sessions, totalUsers, screenPageViews, conversions); at most 10"
+      })
   ),
   dimensions: Schema.optionalKey(
-    Schema.Array(Schema.String.check(Schema.isPattern(/^[A-Za-z][A-Za-z0-9_:]{0,99}$/, { message: "must be a GA4 dimension name" })))
+    Schema.Array(
+      Schema.String.check(
+        Schema.isPattern(/^[A-Za-z][A-Za-z0-9_:]{0,99}$/, { message: "must be a GA4 dimension name" })
+      )
+    )
       .check(Schema.isMaxLength(9))
-      .annotate({ description: "GA4 dimension names to break the figures down by, e.g. date, sessionSource; at most 9" })
+      .annotate({
+        description: "GA4 dimension names to break the figures down by, e.g. date, sessionSource; at most 9"
+      })
   ),
   limit: Schema.optionalKey(
-    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })).annotate({ description: "Rows at most (default 100)" })
+    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })).annotate({
+      description: "Rows at most (default 100)"
+    })
   )
 })
 
 /** Whole or fractional, at most 6 decimal places (what the revenue table keeps). */
-const atMostSixDecimals = Schema.makeFilter((n: number) => Number(n.toFixed(6)) === n || "must have at most 6 decimal places")
+const atMostSixDecimals = Schema.makeFilter((n: number) =>
+  Number(n.toFixed(6)) === n || "must have at most 6 decimal places"
+)
 
 /** The ISO 4217 codes this runtime knows (ICU's list). */
 const currencyCodes = new Set(Intl.supportedValuesOf("currency"))
 
 export const RevenueAmount = Schema.Finite.annotate({
-  description: "Amount earned, in the currency's major unit (49.90 is forty-nine ninety), more than 0 and at most 1000000000, at most 6 decimals"
+  description:
+    "Amount earned, in the currency's major unit (49.90 is forty-nine ninety), more than 0 and at most 1000000000, at most 6 decimals"
 }).check(
   Schema.isGreaterThan(0),
   Schema.isLessThanOrEqualTo(1_000_000_000),
   atMostSixDecimals
 )
 
-export const CurrencyCode = Schema.String.annotate({ description: "ISO 4217 currency code, e.g. USD, EUR, GBP (stored in capitals)" }).check(
+export const CurrencyCode = Schema.String.annotate({
+  description: "ISO 4217 currency code, e.g. USD, EUR, GBP (stored in capitals)"
+}).check(
   Schema.isPattern(/^[A-Za-z]{3}$/, { message: "must be a three-letter ISO 4217 code such as USD" }),
-  Schema.makeFilter((code: string) => currencyCodes.has(code.toUpperCase()) || "must be an ISO 4217 currency code such as USD")
+  Schema.makeFilter((code: string) =>
+    currencyCodes.has(code.toUpperCase()) || "must be an ISO 4217 currency code such as USD"
+  )
 )
 
 /** Links.trackRevenue's input (amount, currency, contentId, link, campaign), plus the customer. */
@@ -148,14 +174,23 @@ export const TrackRevenueInput = Schema.Struct({
   customerId: CustomerId,
   amount: RevenueAmount,
   currency: CurrencyCode,
-  contentId: Schema.optionalKey(text(100, "The content piece that earned it (its id); the revenue counts under its platform, email or web")),
-  link: Schema.optionalKey(text(2048, "The tracked link that earned it: its code or its full /r/{code} address; the revenue counts under the link's platform")),
+  contentId: Schema.optionalKey(
+    text(100, "The content piece that earned it (its id); the revenue counts under its platform, email or web")
+  ),
+  link: Schema.optionalKey(
+    text(
+      2048,
+      "The tracked link that earned it: its code or its full /r/{code} address; the revenue counts under the link's platform"
+    )
+  ),
   campaign: Schema.optionalKey(text(200, "A campaign name to group revenue by"))
 })
 
 export const CheckAiVisibilityInput = Schema.Struct({
   customerId: CustomerId,
-  url: pageUrl("The brand's site to check for AI-answer readiness (llms.txt, structured data, citability): an absolute http(s) URL")
+  url: pageUrl(
+    "The brand's site to check for AI-answer readiness (llms.txt, structured data, citability): an absolute http(s) URL"
+  )
 })
 
 export const AnalyzeBrandUrlInput = Schema.Struct({

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
-import { Customers } from "../customers/Customers.ts"
 import { leanGroup } from "../../platform/http/LeanGroup.ts"
+import { Customers } from "../customers/Customers.ts"
 
 export const AdminHandlers = leanGroup(Effect.gen(function*() {
   const customers = yield* Customers
@@ -19,6 +19,5 @@ export const AdminHandlers = leanGroup(Effect.gen(function*() {
       }),
       findCustomers: ({ query }) => Effect.map(customers.findByEmail(query.email), (list) => ({ customers: list })),
       rotateCustomerKey: ({ params }) => customers.recoverKey(params.customerId)
-    })
-  )
+    }))
 }))

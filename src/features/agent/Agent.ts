@@ -1,8 +1,8 @@
 import { Context, Data, Effect, Layer } from "effect"
 import { type AiError, Chat, LanguageModel, type Prompt, type Tool, type Toolkit } from "effect/ai"
 import { AppConfig } from "../../Config.ts"
-import { type Brief, type CopyKind, fitWords } from "../../domain/Copywriting.ts"
 import { platformBodyLimits } from "../../domain/Content.ts"
+import { type Brief, type CopyKind, fitWords } from "../../domain/Copywriting.ts"
 import { BudgetExceeded } from "../../domain/Errors.ts"
 import { briefMarker, makeHouseModel } from "./HouseModel.ts"
 
@@ -91,33 +91,36 @@ export class Writer extends Context.Service<Writer, {
     request: WriteRequest
   ) => Effect.Effect<Written, BudgetExceeded | ModelFailed>
 }>()("herald/features/agent/Writer") {
-  static readonly layer = Layer.effect(Writer, Effect.gen(function*() {
-    const model = yield* LanguageModel.LanguageModel
-    const write = Effect.fn("Writer.write")(function*(customerId: string, brand: BrandVoice, request: WriteRequest) {
-      const limit = request.platform == null ? undefined : platformBodyLimits[request.platform]
-      const brief: Brief = { ...brand, ...request }
-      const where = request.platform == null ? "" : ` for ${request.platform}`
-      const system = [
-        `You are the marketing writer of ${brand.brandName}.`,
-        `Answer with the title on the first line, then a blank line, then the body only.`,
-        limit === undefined ? "" : `The body must be at most ${limit} characters.`,
-        briefLine(brief)
-      ].filter((line) => line.length > 0).join("\n")
-      const response = yield* model.generateText({
-        prompt: [
-          { role: "system", content: system },
-          { role: "user", content: `Write a ${request.kind}${where} about ${request.topic}.` }
-        ],
-        toolChoice: "none"
-      }).pipe(
-        Effect.provideService(ModelBilling, { customerId }),
-        Effect.mapError(modelRefusal)
-      )
-      const written = splitAnswer(response.text, `${request.topic}`)
-      return { title: written.title, body: limit === undefined ? written.body : fitWords(written.body, limit) }
+  static readonly layer = Layer.effect(
+    Writer,
+    Effect.gen(function*() {
+      const model = yield* LanguageModel.LanguageModel
+      const write = Effect.fn("Writer.write")(function*(customerId: string, brand: BrandVoice, request: WriteRequest) {
+        const limit = request.platform == null ? undefined : platformBodyLimits[request.platform]
+        const brief: Brief = { ...brand, ...request }
+        const where = request.platform == null ? "" : ` for ${request.platform}`
+        const system = [
+          `You are the marketing writer of ${brand.brandName}.`,
+          `Answer with the title on the first line, then a blank line, then the body only.`,
+          limit === undefined ? "" : `The body must be at most ${limit} characters.`,
+          briefLine(brief)
+        ].filter((line) => line.length > 0).join("\n")
+        const response = yield* model.generateText({
+          prompt: [
+            { role: "system", content: system },
+            { role: "user", content: `Write a ${request.kind}${where} about ${request.topic}.` }
+          ],
+          toolChoice: "none"
+        }).pipe(
+          Effect.provideService(ModelBilling, { customerId }),
+          Effect.mapError(modelRefusal)
+        )
+        const written = splitAnswer(response.text, `${request.topic}`)
+        return { title: written.title, body: limit === undefined ? written.body : fitWords(written.body, limit) }
+      })
+      return Writer.of({ write })
     })
-    return Writer.of({ write })
-  }))
+  )
 }
 
 export interface AgentTurn {
@@ -150,6 +153,8 @@ export const agentTurn = <Tools extends Record<string, Tool.Any>>(options: {
         const result = response.toolResults.find((r) => r.id === call.id)
         toolCalls.push({ name: call.name, params: call.params, result: result?.result })
       }
-      if (response.toolCalls.length === 0 || rounds >= options.maxRounds) return { text: response.text, rounds, toolCalls } satisfies AgentTurn
+      if (response.toolCalls.length === 0 || rounds >= options.maxRounds) {
+        return { text: response.text, rounds, toolCalls } satisfies AgentTurn
+      }
     }
   }).pipe(Effect.provideService(ModelBilling, { customerId: options.customerId }))

@@ -1,5 +1,6 @@
 import { Effect, Stream } from "effect"
 import { LanguageModel, Prompt, Response, Tool } from "effect/ai"
+import { platformBodyLimits } from "../../domain/Content.ts"
 import {
   audienceGroups,
   type BrandFields,
@@ -12,10 +13,9 @@ import {
   trimTrailing,
   writeDraft
 } from "../../domain/Copywriting.ts"
-import { platformBodyLimits } from "../../domain/Content.ts"
+import { isSocialPlatform, platformNames } from "../../domain/Social.ts"
 import { charLength, lastLineStart } from "../../domain/Text.ts"
 import { firstJsonObject } from "./firstJsonObject.ts"
-import { isSocialPlatform, platformNames } from "../../domain/Social.ts"
 
 /** The line of a system prompt that carries the confirmed brand profile as JSON. */
 export const profileMarker = "Brand profile (JSON): "
@@ -80,25 +80,50 @@ const briefFromRequest = (text: string, brand: BrandFields): Brief => {
 
 const toolNamed = (tools: ReadonlyArray<Tool.Any>, text: string): Tool.Any | undefined => {
   const lower = text.toLowerCase()
-  return tools.find((t) => lower.includes(t.name.toLowerCase()) || lower.includes(t.name.toLowerCase().replaceAll("_", " ")))
+  return tools.find((t) =>
+    lower.includes(t.name.toLowerCase()) || lower.includes(t.name.toLowerCase().replaceAll("_", " "))
+  )
 }
 
 /** The platform a request names ("twitter" is X). */
 const platformIn = (lower: string): string | undefined =>
-  /\b(?:twitter|tweets?)\b/.test(lower) ? "x" : Object.keys(platformBodyLimits).find((p) => new RegExp(`\\b${p}\\b`).test(lower))
+  /\b(?:twitter|tweets?)\b/.test(lower)
+    ? "x"
+    : Object.keys(platformBodyLimits).find((p) => new RegExp(`\\b${p}\\b`).test(lower))
 
 /** What a request asks for, as a marketer would read it. */
-export type Intent = "capabilities" | "profile" | "approvals" | "performance" | "research" | "audit" | "publish" | "ideas" | "draft" | "unknown"
+export type Intent =
+  | "capabilities"
+  | "profile"
+  | "approvals"
+  | "performance"
+  | "research"
+  | "audit"
+  | "publish"
+  | "ideas"
+  | "draft"
+  | "unknown"
 
 /** The intent of a request (pure: word rules a person would apply, tested on their own). */
 export const intentOf = (text: string): Intent => {
   const lower = text.toLowerCase()
-  if (/\b(?:what can you do|what do you do|how can you help|your capabilities|what are you able)\b/.test(lower) || lower.trim() === "help") return "capabilities"
+  if (
+    /\b(?:what can you do|what do you do|how can you help|your capabilities|what are you able)\b/.test(lower) ||
+    lower.trim() === "help"
+  ) return "capabilities"
   if (/\b(?:approv\w*|pending|waiting|waits|to review|in review)\b/.test(lower)) return "approvals"
-  if (/\b(?:perform\w*|analytics|traffic|sessions|visitors|results|stats|metrics|numbers|how did|how are we doing|engagement)\b/.test(lower)) return "performance"
-  if (/\b(?:competitors?|rivals?|competition|market research|compare (?:us|ourselves|our \w+) (?:with|to|against))\b/.test(lower)) return "research"
+  if (
+    /\b(?:perform\w*|analytics|traffic|sessions|visitors|results|stats|metrics|numbers|how did|how are we doing|engagement)\b/
+      .test(lower)
+  ) return "performance"
+  if (
+    /\b(?:competitors?|rivals?|competition|market research|compare (?:us|ourselves|our \w+) (?:with|to|against))\b/
+      .test(lower)
+  ) return "research"
   if (/\b(?:audit|scan|seo|check (?:our|my) (?:site|website|page))\b/.test(lower)) return "audit"
-  if (/\b(?:brand profile|our profile|our brand|our audience|our voice|who are we|about us)\b/.test(lower)) return "profile"
+  if (/\b(?:brand profile|our profile|our brand|our audience|our voice|who are we|about us)\b/.test(lower)) {
+    return "profile"
+  }
   if (/\b(?:ideas?|what should (?:we|i) post|suggest\w*|inspiration|brainstorm)\b/.test(lower)) return "ideas"
   if (/\b(?:schedule|publish|post it|go live)\b/.test(lower)) return "publish"
   if (/\b(?:write|draft|create|compose|blog|email|newsletter|tweet|caption|post)\b/.test(lower)) return "draft"
@@ -106,13 +131,17 @@ export const intentOf = (text: string): Intent => {
 }
 
 /** The brand as the system prompt tells it (the confirmed profile), or a neutral name. */
-const brandOf = (system: string): { readonly brand: BrandFields; readonly profile: Record<string, unknown> | undefined } => {
+const brandOf = (
+  system: string
+): { readonly brand: BrandFields; readonly profile: Record<string, unknown> | undefined } => {
   const line = system.split("\n").find((l) => l.startsWith(profileMarker))
   let profile: Record<string, unknown> | undefined
   if (line !== undefined) {
     try {
       const value = JSON.parse(line.slice(profileMarker.length)) as unknown
-      if (typeof value === "object" && value !== null && !Array.isArray(value)) profile = value as Record<string, unknown>
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+        profile = value as Record<string, unknown>
+      }
     } catch {
       profile = undefined
     }
@@ -127,7 +156,18 @@ const topicOf = (text: string, brand: BrandFields): string => {
   return cut !== undefined && cut.length > 0 ? cut : brand.topics?.[0] ?? brand.products?.[0] ?? "what we do"
 }
 
-const numberWords: Record<string, number> = { one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10 }
+const numberWords: Record<string, number> = {
+  one: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10
+}
 
 const howMany = (text: string): number => {
   const lower = text.toLowerCase()
@@ -181,7 +221,10 @@ const ideaAngles: ReadonlyArray<{
 }> = [
   { long: (s, _, a) => `a quick how-to for ${a} on ${s}`, short: (s) => `how-to: ${s}` },
   { long: (s, b) => `behind the scenes: how ${b} works on ${s}`, short: (s) => `behind the scenes: ${s}` },
-  { long: (s, _, a) => `a question to ${a}: what would they like to know about ${s}?`, short: (s) => `your questions on ${s}` },
+  {
+    long: (s, _, a) => `a question to ${a}: what would they like to know about ${s}?`,
+    short: (s) => `your questions on ${s}`
+  },
   { long: (s, b) => `a myth about ${s} that ${b} can put right`, short: (s) => `one myth about ${s}` },
   { long: (s) => `a customer story or review that mentions ${s}`, short: (s) => `a customer on ${s}` },
   { long: (s) => `three tips on ${s}, one line each`, short: (s) => `3 tips: ${s}` },
@@ -199,7 +242,13 @@ const ideasOf = (ask: Ask, brand: BrandFields): ReadonlyArray<Idea> => {
     const i = ask.offset + n
     const subject = subjects.length > 0 ? subjects[i % subjects.length]! : fallback
     const angle = ideaAngles[i % ideaAngles.length]!
-    return { subject, angle: i, format, long: angle.long(subject, brand.brandName, audience), short: angle.short(subject) }
+    return {
+      subject,
+      angle: i,
+      format,
+      long: angle.long(subject, brand.brandName, audience),
+      short: angle.short(subject)
+    }
   })
 }
 
@@ -210,11 +259,17 @@ const ideas = (ask: Ask, brand: BrandFields): string => {
   const audience = joinList(audienceGroups(brand.audience)) || "your customers"
   const list = ideasOf(ask, brand)
   const n = list.length
-  const lines = list.map((idea, i) => `${i + 1}. ${capitalize(idea.format)}: ${idea.long}${idea.long.endsWith("?") ? "" : "."}`)
+  const lines = list.map((idea, i) =>
+    `${i + 1}. ${capitalize(idea.format)}: ${idea.long}${idea.long.endsWith("?") ? "" : "."}`
+  )
   const where = platform === undefined ? "" : ` on ${platformNames[platform]}`
-  const missing = subjects.length === 0 ? "\n\nConfirm a brand profile with your topics and products and the ideas will use them." : ""
+  const missing = subjects.length === 0
+    ? "\n\nConfirm a brand profile with your topics and products and the ideas will use them."
+    : ""
   const heading = ask.offset > 0 ? (n === 1 ? "One more idea" : `${n} more ideas`) : n === 1 ? "One idea" : `${n} ideas`
-  return `${heading} for ${brand.brandName}${where}, for ${audience}:\n\n${lines.join("\n")}\n\nAsk me to draft one ("draft the ${
+  return `${heading} for ${brand.brandName}${where}, for ${audience}:\n\n${
+    lines.join("\n")
+  }\n\nAsk me to draft one ("draft the ${
     n > 1 ? "second" : "first"
   } one") and it goes to your content queue for approval.${missing}`
 }
@@ -258,7 +313,9 @@ const urlIn = (text: string): string | undefined => {
 
 const offered = (tools: ReadonlyArray<Tool.Any>, name: string) => tools.some((t) => t.name === name)
 
-const contentType = (kind: CopyKind): "blog" | "social" | "email" | "ad" => (kind === "email" || kind === "ad" || kind === "social" ? kind : "blog")
+const contentType = (
+  kind: CopyKind
+): "blog" | "social" | "email" | "ad" => (kind === "email" || kind === "ad" || kind === "social" ? kind : "blog")
 
 /**
  * The competitors a request names: its addresses, and the names after "with",
@@ -267,10 +324,15 @@ const contentType = (kind: CopyKind): "blog" | "social" | "email" | "ad" => (kin
  */
 export const competitorsIn = (text: string): ReadonlyArray<string> => {
   const urls = [...text.matchAll(/\bhttps?:\/\/[^\s"'<>,]+/g)].map((m) => trimTrailing(m[0], ".,;:!?)"))
-  const named = /(?:\b(?:with|against|vs|versus|such as)\b|:)([^:]+)$/i.exec(text.split("\n").at(-1)!.replace(/\bhttps?:\/\/[^\s"'<>,]+/g, ""))
+  const named = /(?:\b(?:with|against|vs|versus|such as)\b|:)([^:]+)$/i.exec(
+    text.split("\n").at(-1)!.replace(/\bhttps?:\/\/[^\s"'<>,]+/g, "")
+  )
   const names = named === null ? [] : named[1]!.split(/,|\band\b|\bor\b|\bvs\b/i)
     .map((name) => trimTrailing(name.trim(), ".?!;").trim())
-    .filter((name) => name.length > 0 && name.length <= 60 && !/^(?:us|we|them|competitors?)$/i.test(name) && !/^(?:a|an|the|their|its|my|our|your)\b/i.test(name))
+    .filter((name) =>
+      name.length > 0 && name.length <= 60 && !/^(?:us|we|them|competitors?)$/i.test(name) &&
+      !/^(?:a|an|the|their|its|my|our|your)\b/i.test(name)
+    )
   return [...new Set([...urls, ...names])].slice(0, 5)
 }
 
@@ -289,18 +351,38 @@ const answerRequest = (ask: Ask, system: string, tools: ReadonlyArray<Tool.Any>)
         : { _tag: "text", text: "The content queue lists what waits for your approval (status pending_approval)." }
     case "performance": {
       const lower = request.toLowerCase()
-      const period = /\b(?:quarter|90 days|three months)\b/.test(lower) ? "last_90_days" : /\b(?:month|30 days)\b/.test(lower) ? "last_30_days" : "last_7_days"
-      return offered(tools, "query_ga4") ? { _tag: "tool", name: "query_ga4", params: { period } } : { _tag: "text", text: unknownAnswer(brand) }
+      const period = /\b(?:quarter|90 days|three months)\b/.test(lower)
+        ? "last_90_days"
+        : /\b(?:month|30 days)\b/.test(lower)
+        ? "last_30_days"
+        : "last_7_days"
+      return offered(tools, "query_ga4")
+        ? { _tag: "tool", name: "query_ga4", params: { period } }
+        : { _tag: "text", text: unknownAnswer(brand) }
     }
     case "research": {
       const competitors = competitorsIn(request)
       return offered(tools, "run_research")
-        ? { _tag: "tool", name: "run_research", params: { topic: topicOfAsk(ask, brand), ...(competitors.length === 0 ? {} : { competitors }) } }
-        : { _tag: "text", text: `Ask me in the chat to research ${competitors.length === 0 ? "your competitors" : joinList(competitors)}; the brief is stored with your reports.` }
+        ? {
+          _tag: "tool",
+          name: "run_research",
+          params: { topic: topicOfAsk(ask, brand), ...(competitors.length === 0 ? {} : { competitors }) }
+        }
+        : {
+          _tag: "text",
+          text: `Ask me in the chat to research ${
+            competitors.length === 0 ? "your competitors" : joinList(competitors)
+          }; the brief is stored with your reports.`
+        }
     }
     case "audit": {
       const url = urlIn(request) ?? brand.url
-      if (url === undefined) return { _tag: "text", text: "Which page should I audit? Send me its full address, for example https://example.com." }
+      if (url === undefined) {
+        return {
+          _tag: "text",
+          text: "Which page should I audit? Send me its full address, for example https://example.com."
+        }
+      }
       return offered(tools, "ai_seo_audit")
         ? { _tag: "tool", name: "ai_seo_audit", params: { url } }
         : { _tag: "text", text: `Ask me in the chat to audit ${url}; here I only read figures.` }
@@ -308,7 +390,8 @@ const answerRequest = (ask: Ask, system: string, tools: ReadonlyArray<Tool.Any>)
     case "publish":
       return {
         _tag: "text",
-        text: `I publish only what you have approved, on platforms you have connected. Approve a draft in the content queue and the publisher posts it for ${brand.brandName}, or give me the platform, the exact text and the time and I will schedule it.`
+        text:
+          `I publish only what you have approved, on platforms you have connected. Approve a draft in the content queue and the publisher posts it for ${brand.brandName}, or give me the platform, the exact text and the time and I will schedule it.`
       }
     case "ideas":
       return { _tag: "text", text: ideas(ask, brand) }
@@ -349,7 +432,18 @@ const draftTurn = (ask: Ask, brand: BrandFields, tools: ReadonlyArray<Tool.Any>,
 // follows, and what was drafted.
 
 const ordinalWords: Readonly<Record<string, number>> = {
-  first: 0, "1st": 0, second: 1, "2nd": 1, third: 2, "3rd": 2, fourth: 3, "4th": 3, fifth: 4, "5th": 4, last: -1, final: -1
+  first: 0,
+  "1st": 0,
+  second: 1,
+  "2nd": 1,
+  third: 2,
+  "3rd": 2,
+  fourth: 3,
+  "4th": 3,
+  fifth: 4,
+  "5th": 4,
+  last: -1,
+  final: -1
 }
 
 /**
@@ -357,7 +451,9 @@ const ordinalWords: Readonly<Record<string, number>> = {
  * the last one, undefined when it names none ("it").
  */
 const ordinalIn = (lower: string): number | undefined => {
-  const word = /\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|final) (?:one|idea|post|draft)\b/.exec(lower)
+  const word = /\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|final) (?:one|idea|post|draft)\b/.exec(
+    lower
+  )
   if (word !== null) return ordinalWords[word[1]!]
   const numbered = /(?:\bnumber |\bidea |#)([1-9])\b/.exec(lower)
   return numbered === null ? undefined : Number(numbered[1]) - 1
@@ -379,14 +475,24 @@ const isShortFollowUp = (lower: string) => lower.split(/\s+/).filter((w) => w.le
 export const followUpOf = (text: string, previous: Ask | undefined): FollowUp | undefined => {
   const lower = text.toLowerCase().trim()
   if (!isShortFollowUp(lower)) return undefined
-  if (/\b(?:shorter|shorten|trim it|tighter|more concise|cut it down)\b/.test(lower)) return { _tag: "shorter", item: ordinalIn(lower) }
-  if (/^(?:yes|yeah|yep|sure|ok|okay|great|perfect|go ahead|do it|please do)\b/.test(lower) || /\b(?:schedule|publish|post) (?:it|that|this one|that one)\b/.test(lower)) {
-    if (/\b(?:schedule|publish|post|queue)\b/.test(lower) || /^(?:yes|yeah|yep|sure|ok|okay|go ahead|do it|please do)\W*$/.test(lower)) {
+  if (/\b(?:shorter|shorten|trim it|tighter|more concise|cut it down)\b/.test(lower)) {
+    return { _tag: "shorter", item: ordinalIn(lower) }
+  }
+  if (
+    /^(?:yes|yeah|yep|sure|ok|okay|great|perfect|go ahead|do it|please do)\b/.test(lower) ||
+    /\b(?:schedule|publish|post) (?:it|that|this one|that one)\b/.test(lower)
+  ) {
+    if (
+      /\b(?:schedule|publish|post|queue)\b/.test(lower) ||
+      /^(?:yes|yeah|yep|sure|ok|okay|go ahead|do it|please do)\W*$/.test(lower)
+    ) {
       return { _tag: "schedule", now: /\b(?:now|right away|immediately)\b/.test(lower) && !/\bschedule\b/.test(lower) }
     }
   }
   if (previous === undefined) return undefined
-  if (/\b(?:draft|write)\b/.test(lower) && (ordinalIn(lower) !== undefined || /\b(?:it|that one|this one)\b/.test(lower))) {
+  if (
+    /\b(?:draft|write)\b/.test(lower) && (ordinalIn(lower) !== undefined || /\b(?:it|that one|this one)\b/.test(lower))
+  ) {
     return { _tag: "draft", item: ordinalIn(lower) }
   }
   const about = /^(?:and |so )?(?:what|how) about (.+)$/.exec(trimTrailing(lower, "?!. "))
@@ -395,7 +501,9 @@ export const followUpOf = (text: string, previous: Ask | undefined): FollowUp | 
     const platform = platformIn(target)
     if (platform !== undefined) return { _tag: "ask", ask: { ...previous, platform } }
     const period = /\b(?:month|quarter|week|30 days|90 days|7 days)\b/.test(target)
-    if (period && intentOf(previous.text) === "performance") return { _tag: "ask", ask: { ...previous, text: `how did we perform ${target}` } }
+    if (period && intentOf(previous.text) === "performance") {
+      return { _tag: "ask", ask: { ...previous, text: `how did we perform ${target}` } }
+    }
     return { _tag: "ask", ask: { ...previous, topic: trimTrailing(about[1]!, ".?! ") } }
   }
   if (/\b(?:another|one more|more of those|more ideas|a few more|some more)\b/.test(lower)) {
@@ -418,39 +526,57 @@ export const followUpOf = (text: string, previous: Ask | undefined): FollowUp | 
 }
 
 /** What a tool call recorded in the thread said: `(tool call: {name, arguments, result})`, as chat stores it. */
-const recordedCall = (message: Prompt.Message): { readonly name: string; readonly arguments: any; readonly result: any } | undefined => {
+const recordedCall = (
+  message: Prompt.Message
+): { readonly name: string; readonly arguments: any; readonly result: any } | undefined => {
   if (message.role !== "assistant") return undefined
   const text = message.content.filter((p): p is Prompt.TextPart => p.type === "text").map((p) => p.text).join("")
   if (!text.startsWith("(tool call: ") || !text.endsWith(")")) return undefined
   try {
     const value = JSON.parse(text.slice("(tool call: ".length, -1)) as unknown
-    return typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string" ? value as never : undefined
+    return typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string"
+      ? value as never
+      : undefined
   } catch {
     return undefined
   }
 }
 
 /** The last piece drafted in the thread: its text and platform. */
-const lastDraft = (messages: ReadonlyArray<Prompt.Message>): { readonly title: string; readonly body: string; readonly platform: string | undefined } | undefined => {
+const lastDraft = (
+  messages: ReadonlyArray<Prompt.Message>
+): { readonly title: string; readonly body: string; readonly platform: string | undefined } | undefined => {
   for (let i = messages.length - 1; i >= 0; i--) {
     const call = recordedCall(messages[i]!)
     const data = call?.result?.data
     if (call?.name === "run_content_creation" && typeof data?.body === "string") {
-      return { title: String(data.title ?? ""), body: data.body, platform: typeof data.platform === "string" ? data.platform : undefined }
+      return {
+        title: String(data.title ?? ""),
+        body: data.body,
+        platform: typeof data.platform === "string" ? data.platform : undefined
+      }
     }
   }
   return undefined
 }
 
 /** The thread's user messages, each read as an ask (a follow-up read against the one before). */
-const asksOf = (messages: ReadonlyArray<Prompt.Message>): ReadonlyArray<{ readonly ask: Ask; readonly followUp: FollowUp | undefined }> => {
+const asksOf = (
+  messages: ReadonlyArray<Prompt.Message>
+): ReadonlyArray<{ readonly ask: Ask; readonly followUp: FollowUp | undefined }> => {
   const asks: Array<{ ask: Ask; followUp: FollowUp | undefined }> = []
   let previous: Ask | undefined
   for (const message of messages) {
     if (message.role !== "user") continue
     const text = userText(message)
-    const followUp = intentOf(text) === "unknown" || intentOf(text) === "publish" || intentOf(text) === "draft" ? followUpOf(text, previous) : undefined
-    const ask = followUp?._tag === "ask" ? followUp.ask : followUp === undefined ? askOfText(text) : previous ?? askOfText(text)
+    const followUp = intentOf(text) === "unknown" || intentOf(text) === "publish" || intentOf(text) === "draft"
+      ? followUpOf(text, previous)
+      : undefined
+    const ask = followUp?._tag === "ask"
+      ? followUp.ask
+      : followUp === undefined
+      ? askOfText(text)
+      : previous ?? askOfText(text)
     asks.push({ ask, followUp })
     previous = ask
   }
@@ -471,7 +597,9 @@ export const shorten = (body: string, brandName = ""): string => {
   const mark = "\u0001"
   const sentences = text.length > 2
     ? text
-    : (name.length === 0 ? text.join(" ") : text.join(" ").replaceAll(name, mark)).split(/(?<=[.!?])\s+/).map((part) => part.replaceAll(mark, name))
+    : (name.length === 0 ? text.join(" ") : text.join(" ").replaceAll(name, mark)).split(/(?<=[.!?])\s+/).map((part) =>
+      part.replaceAll(mark, name)
+    )
   const joiner = text.length > 2 ? "\n\n" : " "
   if (sentences.length <= 2) return body
   const brand = brandName.trim().replace(/\s+/g, " ").toLowerCase()
@@ -482,7 +610,10 @@ export const shorten = (body: string, brandName = ""): string => {
   const tries = [
     [sentences[0]!, sentences.at(-1)!].join(joiner),
     ...(middle === undefined ? [] : [[sentences[0]!, middle, sentences.at(-1)!].join(joiner)]),
-    ...Array.from({ length: sentences.length - 1 }, (_, n) => [...sentences.slice(0, n + 1), sentences.at(-1)!].join(joiner))
+    ...Array.from(
+      { length: sentences.length - 1 },
+      (_, n) => [...sentences.slice(0, n + 1), sentences.at(-1)!].join(joiner)
+    )
   ]
   const shorter = tries.find(names) ?? text.join("\n\n")
   return tags === undefined ? shorter : `${shorter}\n\n${tags}`
@@ -498,11 +629,19 @@ const weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "frida
 export const scheduledTime = (text: string, now: Date): string => {
   const lower = text.toLowerCase()
   const clock = /\bat (\d{1,2})(?::(\d{2}))? ?(am|pm)?\b/.exec(lower)
-  const hour = clock === null ? 9 : (Number(clock[1]) % 12) + (clock[3] === "pm" || (clock[3] === undefined && Number(clock[1]) >= 12) ? 12 : 0)
+  const hour = clock === null
+    ? 9
+    : (Number(clock[1]) % 12) + (clock[3] === "pm" || (clock[3] === undefined && Number(clock[1]) >= 12) ? 12 : 0)
   const minute = clock?.[2] === undefined ? 0 : Math.min(59, Number(clock[2]))
   const weekday = weekdays.findIndex((day) => new RegExp(`\\b${day}\\b`).test(lower))
   const today = now.getUTCDay()
-  const days = /\btoday\b/.test(lower) ? 0 : weekday >= 0 ? (weekday - today + 7) % 7 || 7 : /\btomorrow\b/.test(lower) || clock === null ? 1 : 0
+  const days = /\btoday\b/.test(lower)
+    ? 0
+    : weekday >= 0
+    ? (weekday - today + 7) % 7 || 7
+    : /\btomorrow\b/.test(lower) || clock === null
+    ? 1
+    : 0
   let at = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + days, Math.min(hour, 23), minute)
   if (at <= now.getTime()) at += 86_400_000
   return new Date(at).toISOString().replace(".000Z", "Z")
@@ -520,49 +659,92 @@ const answerFollowUp = (
   const { brand } = brandOf(system)
   const draft = lastDraft(messages)
   const previousIdeas = asked !== undefined && intentOf(asked.text) === "ideas" ? ideasOf(asked, brand) : undefined
-  const pick = <A>(items: ReadonlyArray<A>, item: number | undefined) => items[item === undefined ? 0 : item < 0 ? items.length - 1 : item]
+  const pick = <A>(items: ReadonlyArray<A>, item: number | undefined) =>
+    items[item === undefined ? 0 : item < 0 ? items.length - 1 : item]
   switch (followUp._tag) {
     case "ask":
       return answerRequest(followUp.ask, system, tools)
     case "shorter": {
       if (previousIdeas !== undefined) {
         const idea = pick(previousIdeas, followUp.item)
-        if (idea === undefined) return { _tag: "text", text: `That list had ${plural(previousIdeas.length, "idea", "ideas")}; which one should I shorten?` }
+        if (idea === undefined) {
+          return {
+            _tag: "text",
+            text: `That list had ${plural(previousIdeas.length, "idea", "ideas")}; which one should I shorten?`
+          }
+        }
         const n = followUp.item === undefined ? 1 : followUp.item < 0 ? previousIdeas.length : followUp.item + 1
-        return { _tag: "text", text: `Idea ${n}, shorter: ${capitalize(idea.short)}.\n\nSay "draft it" and I will write it up for your content queue.` }
+        return {
+          _tag: "text",
+          text: `Idea ${n}, shorter: ${
+            capitalize(idea.short)
+          }.\n\nSay "draft it" and I will write it up for your content queue.`
+        }
       }
       if (draft !== undefined) {
         const shorter = shorten(draft.body, brand.brandName)
         return {
           _tag: "text",
-          text: `A shorter version of "${draft.title}" (${charLength(shorter)} characters instead of ${charLength(draft.body)}):\n\n${shorter}\n\nPaste it over the draft in the content queue, or say "schedule it" and I will queue this version.`
+          text: `A shorter version of "${draft.title}" (${charLength(shorter)} characters instead of ${
+            charLength(draft.body)
+          }):\n\n${shorter}\n\nPaste it over the draft in the content queue, or say "schedule it" and I will queue this version.`
         }
       }
-      return { _tag: "text", text: "Which text should I shorten? Ask me for ideas or a draft first, then \"make it shorter\"." }
+      return {
+        _tag: "text",
+        text: "Which text should I shorten? Ask me for ideas or a draft first, then \"make it shorter\"."
+      }
     }
     case "draft": {
       if (previousIdeas === undefined || asked === undefined) return undefined
       const idea = pick(previousIdeas, followUp.item)
-      if (idea === undefined) return { _tag: "text", text: `That list had ${plural(previousIdeas.length, "idea", "ideas")}; which one should I draft?` }
+      if (idea === undefined) {
+        return {
+          _tag: "text",
+          text: `That list had ${plural(previousIdeas.length, "idea", "ideas")}; which one should I draft?`
+        }
+      }
       return draftTurn(asked, brand, tools, idea)
     }
     case "schedule": {
       if (draft === undefined) {
         return previousIdeas === undefined
           ? undefined
-          : { _tag: "text", text: `Which idea should I draft first? Say "draft the second one", for example; once it is drafted, "schedule it" queues it.` }
+          : {
+            _tag: "text",
+            text:
+              `Which idea should I draft first? Say "draft the second one", for example; once it is drafted, "schedule it" queues it.`
+          }
       }
-      const shortened = messages.some((m) => m.role === "assistant" && m.content.some((p) => p.type === "text" && p.text.startsWith(`A shorter version of "${draft.title}"`)))
+      const shortened = messages.some((m) =>
+        m.role === "assistant" &&
+        m.content.some((p) => p.type === "text" && p.text.startsWith(`A shorter version of "${draft.title}"`))
+      )
       const body = shortened ? shorten(draft.body, brand.brandName) : draft.body
       if (draft.platform === undefined || !isSocialPlatform(draft.platform)) {
-        return { _tag: "text", text: `"${draft.title}" is not a social post, so there is nothing to schedule: approve it in the content queue and it is published there.` }
+        return {
+          _tag: "text",
+          text:
+            `"${draft.title}" is not a social post, so there is nothing to schedule: approve it in the content queue and it is published there.`
+        }
       }
       const name = followUp.now ? "publish_to_social" : "schedule_content"
-      if (!offered(tools, name)) return { _tag: "text", text: `Approve "${draft.title}" in the content queue and the publisher posts it on ${platformNames[draft.platform]}.` }
+      if (!offered(tools, name)) {
+        return {
+          _tag: "text",
+          text: `Approve "${draft.title}" in the content queue and the publisher posts it on ${
+            platformNames[draft.platform]
+          }.`
+        }
+      }
       return {
         _tag: "tool",
         name,
-        params: { platform: draft.platform, body, ...(followUp.now ? {} : { scheduledAt: scheduledTime(request, new Date()) }) }
+        params: {
+          platform: draft.platform,
+          body,
+          ...(followUp.now ? {} : { scheduledAt: scheduledTime(request, new Date()) })
+        }
       }
     }
   }
@@ -587,34 +769,54 @@ const summarise = (result: Prompt.ToolResultPart, request: string, system: strin
     if (intentOf(request) === "approvals") {
       return waiting === 0
         ? `Nothing waits for your approval right now. Ask me for post ideas and I will draft some for ${brand.brandName}.`
-        : `${plural(waiting, "piece waits", "pieces wait")} for your approval in the content queue, and ${plural(count(byStatus["draft"]), "draft is", "drafts are")} still open. Approve or reject them there; the publisher takes the approved ones.`
+        : `${plural(waiting, "piece waits", "pieces wait")} for your approval in the content queue, and ${
+          plural(count(byStatus["draft"]), "draft is", "drafts are")
+        } still open. Approve or reject them there; the publisher takes the approved ones.`
     }
     const created = Object.entries((data["contentCreated"] ?? {}) as Record<string, unknown>)
     const total = created.reduce((sum, [, n]) => sum + count(n), 0)
     const days = String(data["period"] ?? "last_7_days").replace("last_", "").replace("_days", "")
     const kinds = created.map(([type, n]) => `${count(n)} ${type}`).join(", ")
     return [
-      `In the last ${days} days ${brand.brandName} created ${plural(total, "piece", "pieces")}${kinds.length > 0 ? ` (${kinds})` : ""} and published ${count(data["published"])}; ${waiting} ${waiting === 1 ? "waits" : "wait"} for your approval.`,
+      `In the last ${days} days ${brand.brandName} created ${plural(total, "piece", "pieces")}${
+        kinds.length > 0 ? ` (${kinds})` : ""
+      } and published ${count(data["published"])}; ${waiting} ${waiting === 1 ? "waits" : "wait"} for your approval.`,
       "Google Analytics is not connected to this Herald server, so these are Herald's own figures, not website traffic; with GA4 set up I report sessions, users and conversions."
     ].join(" ")
   }
   if (result.name === "run_content_creation") {
     const status = String(data["status"] ?? "draft")
-    const where = status === "pending_approval" ? "waits for your approval" : status === "approved" ? "is approved and queued" : "is a draft"
-    const platform = typeof data["platform"] === "string" && isSocialPlatform(data["platform"]) ? platformNames[data["platform"]] : undefined
-    const next = platform === undefined ? "" : `\n\nSay "schedule it" and I will queue it for ${platform} tomorrow at 09:00 UTC (or say when: "schedule it for Monday at 10am"), or "make it shorter".`
-    return `I drafted "${String(data["title"] ?? "")}" for ${brand.brandName}; it ${where} in the content queue.\n\n${String(data["body"] ?? "")}${next}`
+    const where = status === "pending_approval"
+      ? "waits for your approval"
+      : status === "approved"
+      ? "is approved and queued"
+      : "is a draft"
+    const platform = typeof data["platform"] === "string" && isSocialPlatform(data["platform"])
+      ? platformNames[data["platform"]]
+      : undefined
+    const next = platform === undefined
+      ? ""
+      : `\n\nSay "schedule it" and I will queue it for ${platform} tomorrow at 09:00 UTC (or say when: "schedule it for Monday at 10am"), or "make it shorter".`
+    return `I drafted "${String(data["title"] ?? "")}" for ${brand.brandName}; it ${where} in the content queue.\n\n${
+      String(data["body"] ?? "")
+    }${next}`
   }
   if ((result.name === "schedule_content" || result.name === "publish_to_social") && typeof data["id"] === "string") {
-    const platform = typeof data["platform"] === "string" ? platformNames[data["platform"]] ?? data["platform"] : "the platform"
+    const platform = typeof data["platform"] === "string"
+      ? platformNames[data["platform"]] ?? data["platform"]
+      : "the platform"
     const at = typeof data["scheduledAt"] === "string" ? new Date(data["scheduledAt"]) : undefined
     const when = at === undefined || Number.isNaN(at.getTime())
       ? "now"
-      : `on ${at.toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" })} at ${at.toISOString().slice(11, 16)} UTC`
+      : `on ${at.toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" })} at ${
+        at.toISOString().slice(11, 16)
+      } UTC`
     const drafted = draftTitle === undefined
       ? ""
       : ` The draft "${draftTitle}" still waits in the content queue: reject it there so the post does not go out twice.`
-    return `Queued for ${platform} ${when} (post ${data["id"]}); the publisher posts it then for ${brand.brandName}.${drafted}`
+    return `Queued for ${platform} ${when} (post ${
+      data["id"]
+    }); the publisher posts it then for ${brand.brandName}.${drafted}`
   }
   if (summary.length > 0) return summary
   const json = JSON.stringify(result.result) ?? "null"
@@ -639,7 +841,9 @@ const lastUserText = (messages: ReadonlyArray<Prompt.Message>): string => {
  * the brand profile and the customer's data through the offered tools, or
  * an honest "I can't" with what it can do.
  */
-export const houseTurn = (options: Pick<LanguageModel.ProviderOptions, "prompt" | "tools" | "toolChoice">): HouseTurn => {
+export const houseTurn = (
+  options: Pick<LanguageModel.ProviderOptions, "prompt" | "tools" | "toolChoice">
+): HouseTurn => {
   const messages = options.prompt.content
   const last = messages[messages.length - 1]
   const system = systemText(options.prompt)
@@ -647,19 +851,28 @@ export const houseTurn = (options: Pick<LanguageModel.ProviderOptions, "prompt" 
     const results = last.content.filter((p): p is Prompt.ToolResultPart => p.type === "tool-result")
     const request = asksOf(messages).at(-1)?.ask.text ?? lastUserText(messages)
     const draftTitle = lastDraft(messages)?.title
-    return { _tag: "text", text: results.length === 0 ? "Done." : results.map((r) => summarise(r, request, system, draftTitle)).join("\n\n") }
+    return {
+      _tag: "text",
+      text: results.length === 0 ? "Done." : results.map((r) => summarise(r, request, system, draftTitle)).join("\n\n")
+    }
   }
   const request = userText(last)
   const choice = options.toolChoice
   const tools = choice === "none" ? [] : options.tools
   if (tools.length > 0 && last?.role === "user") {
-    const forced = typeof choice === "object" && "tool" in choice ? tools.find((t) => t.name === choice.tool) : undefined
+    const forced = typeof choice === "object" && "tool" in choice
+      ? tools.find((t) => t.name === choice.tool)
+      : undefined
     const tool = forced ?? toolNamed(tools, request) ?? (choice === "required" ? tools[0] : undefined)
     if (tool !== undefined) {
       const params = firstJsonObject(request)
       const url = urlIn(request)
       // "run ai_seo_audit on https://…" names the page in words: it is the url argument when no JSON is given.
-      return { _tag: "tool", name: tool.name, params: url !== undefined && Object.keys(params).length === 0 ? { url } : params }
+      return {
+        _tag: "tool",
+        name: tool.name,
+        params: url !== undefined && Object.keys(params).length === 0 ? { url } : params
+      }
     }
   }
   const brief = parseBrief(system)
@@ -685,26 +898,38 @@ const promptTokens = (prompt: Prompt.Prompt) =>
   tokens(prompt.content.map((m) => typeof m.content === "string" ? m.content : JSON.stringify(m.content)).join("\n"))
 
 /** Deltas of a few words each, as a model streams them. */
-export const deltas = (text: string): ReadonlyArray<string> => text.match(/\S+\s*|\s+/g)?.reduce<Array<string>>((acc, word, i) => {
-  if (i % 3 === 0) acc.push(word)
-  else acc[acc.length - 1] += word
-  return acc
-}, []) ?? []
+export const deltas = (text: string): ReadonlyArray<string> =>
+  text.match(/\S+\s*|\s+/g)?.reduce<Array<string>>((acc, word, i) => {
+    if (i % 3 === 0) acc.push(word)
+    else acc[acc.length - 1] += word
+    return acc
+  }, []) ?? []
 
-const parts = (options: LanguageModel.ProviderOptions, turn = houseTurn(options)): Array<Response.StreamPartEncoded> => {
+const parts = (
+  options: LanguageModel.ProviderOptions,
+  turn = houseTurn(options)
+): Array<Response.StreamPartEncoded> => {
   const inputTokens = promptTokens(options.prompt)
   if (turn._tag === "tool") {
     const id = `call_${stableHash(`${turn.name}:${JSON.stringify(turn.params)}`).toString(36)}`
     return [
       { type: "tool-call", id, name: turn.name, params: turn.params },
-      { type: "finish", reason: "tool-calls", usage: { inputTokens: { total: inputTokens }, outputTokens: { total: tokens(JSON.stringify(turn.params)) } } }
+      {
+        type: "finish",
+        reason: "tool-calls",
+        usage: { inputTokens: { total: inputTokens }, outputTokens: { total: tokens(JSON.stringify(turn.params)) } }
+      }
     ]
   }
   return [
     { type: "text-start", id: "text_0" },
     ...deltas(turn.text).map((delta): Response.StreamPartEncoded => ({ type: "text-delta", id: "text_0", delta })),
     { type: "text-end", id: "text_0" },
-    { type: "finish", reason: "stop", usage: { inputTokens: { total: inputTokens }, outputTokens: { total: tokens(turn.text) } } }
+    {
+      type: "finish",
+      reason: "stop",
+      usage: { inputTokens: { total: inputTokens }, outputTokens: { total: tokens(turn.text) } }
+    }
   ]
 }
 

@@ -1,3 +1,4 @@
+// dprint-ignore-file: dprint-plugin-typescript 0.96 does not reach a fixed point on this file (it formats it differently on every pass)
 import { Context, Effect, Option, Redacted, Stream } from "effect"
 import { AiError, LanguageModel, Prompt, Response, Tool } from "effect/ai"
 import type OpenAI from "openai"

@@ -57,7 +57,10 @@ const scan = (text: string, root: number, verdicts: Int32Array): void => {
     i = skipWhitespace(text, i)
     if (i >= text.length) return fail()
     const c = text[i]
-    if ((expect === "valueOrEnd" && c === "]") || (expect === "keyOrEnd" && c === "}") || (expect === "next" && c === (stack[stack.length - 1].object ? "}" : "]"))) {
+    if (
+      (expect === "valueOrEnd" && c === "]") || (expect === "keyOrEnd" && c === "}") ||
+      (expect === "next" && c === (stack[stack.length - 1].object ? "}" : "]"))
+    ) {
       const frame = stack.pop()!
       if (frame.object) verdicts[frame.start] = i + 1
       if (stack.length === 0) return
@@ -73,7 +76,11 @@ const scan = (text: string, root: number, verdicts: Int32Array): void => {
         i++
         expect = c === "{" ? "keyOrEnd" : "valueOrEnd"
       } else {
-        i = tokenEnd(c === "\"" ? stringToken : c === "t" || c === "f" || c === "n" ? literalToken : numberToken, text, i)
+        i = tokenEnd(
+          c === "\"" ? stringToken : c === "t" || c === "f" || c === "n" ? literalToken : numberToken,
+          text,
+          i
+        )
         if (i < 0) return fail()
         expect = "next"
       }

@@ -1,9 +1,9 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import {
+  analyticsChannels,
   type AnalyticsPeriod,
   type AnalyticsReport,
-  analyticsChannels,
   type ChannelMetrics,
   metricNames,
   periodDays,
@@ -37,19 +37,25 @@ export class Analytics extends Context.Service<Analytics, {
   /** The period's revenue by channel and currency (the report's `revenue` sums currencies as recorded). */
   readonly revenueByCurrency: (customerId: string, period: AnalyticsPeriod) => Effect.Effect<ReadonlyArray<RevenueLine>>
 }>()("herald/features/analytics/Analytics") {
-  static readonly layer = Layer.effect(Analytics, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const platforms = analyticsChannels.filter((c) => c !== "web" && c !== "email")
+  static readonly layer = Layer.effect(
+    Analytics,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const platforms = analyticsChannels.filter((c) => c !== "web" && c !== "email")
 
-    const report = Effect.fnUntraced(function*(customerId: string, period: AnalyticsPeriod) {
-      const since = new Date(Date.now() - periodDays[period] * 86_400_000)
-      const rows = yield* sql<Row>`
-        SELECT CASE WHEN platform IN ${sql.in(platforms)} THEN platform WHEN type = 'email' THEN 'email' ELSE 'web' END AS channel,
+      const report = Effect.fnUntraced(function*(customerId: string, period: AnalyticsPeriod) {
+        const since = new Date(Date.now() - periodDays[period] * 86_400_000)
+        const rows = yield* sql<Row>`
+        SELECT CASE WHEN platform IN ${
+          sql.in(platforms)
+        } THEN platform WHEN type = 'email' THEN 'email' ELSE 'web' END AS channel,
           'posts' AS metric, count(*)::text AS value
         FROM content WHERE customer_id = ${customerId} AND status = 'published' AND published_at >= ${since}
         GROUP BY 1
         UNION ALL
-        SELECT CASE WHEN l.platform IN ${sql.in(platforms)} THEN l.platform ELSE 'web' END, 'clicks', sum(c.clicks)::text
+        SELECT CASE WHEN l.platform IN ${
+          sql.in(platforms)
+        } THEN l.platform ELSE 'web' END, 'clicks', sum(c.clicks)::text
         FROM link_clicks c JOIN tracked_links l ON l.code = c.code
         WHERE c.customer_id = ${customerId} AND c.bot = false AND c.clicked_at >= ${since}
         GROUP BY 1
@@ -64,36 +70,51 @@ export class Analytics extends Context.Service<Analytics, {
         WHERE m.customer_id = ${customerId} AND p.published_at >= ${since}
         GROUP BY 1
         UNION ALL
-        SELECT CASE WHEN channel IN ${sql.in([...analyticsChannels])} THEN channel ELSE 'web' END, 'revenue', sum(amount)::text
+        SELECT CASE WHEN channel IN ${
+          sql.in([...analyticsChannels])
+        } THEN channel ELSE 'web' END, 'revenue', sum(amount)::text
         FROM revenue WHERE customer_id = ${customerId} AND created_at >= ${since}
         GROUP BY 1`.pipe(Effect.orDie)
-      const channels = Object.fromEntries(analyticsChannels.map((c) => [c, { ...zeroMetrics }])) as Record<
-        typeof analyticsChannels[number],
-        { -readonly [K in keyof ChannelMetrics]: number }
-      >
-      for (const row of rows) {
-        const channel = channels[row.channel as typeof analyticsChannels[number]]
-        if (channel === undefined || !(metricNames as ReadonlyArray<string>).includes(row.metric)) continue
-        channel[row.metric as keyof ChannelMetrics] += Number(row.value)
-      }
-      const totals = { ...zeroMetrics } as { -readonly [K in keyof ChannelMetrics]: number }
-      for (const metrics of Object.values(channels)) {
-        for (const name of metricNames) totals[name] += metrics[name]
-      }
-      // Money sums in millionths would drift in binary floating point: round to cents' hundredths.
-      for (const metrics of [...Object.values(channels), totals]) metrics.revenue = Math.round(metrics.revenue * 1e6) / 1e6
-      return { period, channels, totals }
-    })
+        const channels = Object.fromEntries(analyticsChannels.map((c) => [c, { ...zeroMetrics }])) as Record<
+          typeof analyticsChannels[number],
+          { -readonly [K in keyof ChannelMetrics]: number }
+        >
+        for (const row of rows) {
+          const channel = channels[row.channel as typeof analyticsChannels[number]]
+          if (channel === undefined || !(metricNames as ReadonlyArray<string>).includes(row.metric)) continue
+          channel[row.metric as keyof ChannelMetrics] += Number(row.value)
+        }
+        const totals = { ...zeroMetrics } as { -readonly [K in keyof ChannelMetrics]: number }
+        for (const metrics of Object.values(channels)) {
+          for (const name of metricNames) totals[name] += metrics[name]
+        }
+        // Money sums in millionths would drift in binary floating point: round to cents' hundredths.
+        for (const metrics of [...Object.values(channels), totals]) {
+          metrics.revenue = Math.round(metrics.revenue * 1e6) / 1e6
+        }
+        return { period, channels, totals }
+      })
 
-    const revenueByCurrency = (customerId: string, period: AnalyticsPeriod) =>
-      sql<{ channel: string; currency: string; amount: string }>`
-        SELECT CASE WHEN channel IN ${sql.in([...analyticsChannels])} THEN channel ELSE 'web' END AS channel, currency, sum(amount)::text AS amount
-        FROM revenue WHERE customer_id = ${customerId} AND created_at >= ${new Date(Date.now() - periodDays[period] * 86_400_000)}
+      const revenueByCurrency = (customerId: string, period: AnalyticsPeriod) =>
+        sql<{ channel: string; currency: string; amount: string }>`
+        SELECT CASE WHEN channel IN ${
+          sql.in([...analyticsChannels])
+        } THEN channel ELSE 'web' END AS channel, currency, sum(amount)::text AS amount
+        FROM revenue WHERE customer_id = ${customerId} AND created_at >= ${new Date(
+          Date.now() - periodDays[period] * 86_400_000
+        )}
         GROUP BY 1, 2 ORDER BY 1, 2`.pipe(
-        Effect.map((rows) => rows.map((row) => ({ channel: row.channel, currency: row.currency, amount: Math.round(Number(row.amount) * 1e6) / 1e6 }))),
-        Effect.orDie
-      )
+          Effect.map((rows) =>
+            rows.map((row) => ({
+              channel: row.channel,
+              currency: row.currency,
+              amount: Math.round(Number(row.amount) * 1e6) / 1e6
+            }))
+          ),
+          Effect.orDie
+        )
 
-    return Analytics.of({ report, revenueByCurrency })
-  }))
+      return Analytics.of({ report, revenueByCurrency })
+    })
+  )
 }

@@ -17,37 +17,40 @@ export interface OwnFigures {
 export class OwnFiguresRepo extends Context.Service<OwnFiguresRepo, {
   readonly ownFigures: (customerId: string, since: Date) => Effect.Effect<OwnFigures>
 }>()("herald/features/analytics/OwnFiguresRepo") {
-  static readonly layer = Layer.effect(OwnFiguresRepo, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+  static readonly layer = Layer.effect(
+    OwnFiguresRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
 
-    const ownFigures = (customerId: string, since: Date) =>
-      Effect.gen(function*() {
-        const content = yield* sql<{ type: string; status: string; n: number }>`
+      const ownFigures = (customerId: string, since: Date) =>
+        Effect.gen(function*() {
+          const content = yield* sql<{ type: string; status: string; n: number }>`
           SELECT type, status, count(*)::int AS n FROM content
           WHERE customer_id = ${customerId} AND created_at >= ${since}
           GROUP BY type, status`
-        const published = yield* sql<{ n: number }>`
+          const published = yield* sql<{ n: number }>`
           SELECT count(*)::int AS n FROM content
           WHERE customer_id = ${customerId} AND published_at >= ${since}`
-        const events = yield* sql<{ type: string; n: number }>`
+          const events = yield* sql<{ type: string; n: number }>`
           SELECT type, count(*)::int AS n FROM events
           WHERE customer_id = ${customerId} AND created_at >= ${since}
           GROUP BY type ORDER BY type`
-        const contentCreated: Record<string, number> = {}
-        const contentByStatus: Record<string, number> = {}
-        for (const row of content) {
-          contentCreated[row.type] = (contentCreated[row.type] ?? 0) + Number(row.n)
-          contentByStatus[row.status] = (contentByStatus[row.status] ?? 0) + Number(row.n)
-        }
-        return {
-          since: since.toISOString(),
-          contentCreated,
-          contentByStatus,
-          published: Number(published[0]?.n ?? 0),
-          events: Object.fromEntries(events.map((row) => [row.type, Number(row.n)]))
-        } satisfies OwnFigures
-      }).pipe(Effect.orDie)
+          const contentCreated: Record<string, number> = {}
+          const contentByStatus: Record<string, number> = {}
+          for (const row of content) {
+            contentCreated[row.type] = (contentCreated[row.type] ?? 0) + Number(row.n)
+            contentByStatus[row.status] = (contentByStatus[row.status] ?? 0) + Number(row.n)
+          }
+          return {
+            since: since.toISOString(),
+            contentCreated,
+            contentByStatus,
+            published: Number(published[0]?.n ?? 0),
+            events: Object.fromEntries(events.map((row) => [row.type, Number(row.n)]))
+          } satisfies OwnFigures
+        }).pipe(Effect.orDie)
 
-    return OwnFiguresRepo.of({ ownFigures })
-  }))
+      return OwnFiguresRepo.of({ ownFigures })
+    })
+  )
 }

@@ -11,7 +11,8 @@ const channelNames: Record<string, string> = { ...platformNames, web: "Web", ema
 
 const number = (value: number) => value.toLocaleString("en-US", { maximumFractionDigits: 2 })
 
-const money = (value: number) => value.toLocaleString("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 })
+const money = (value: number) =>
+  value.toLocaleString("en-US", { style: "currency", currency: "USD", maximumFractionDigits: 0 })
 
 /** The metrics charted, in this order; impressions only when a provider reported some. */
 const charted = [
@@ -42,14 +43,25 @@ export const analyticsSection = (analytics: Analytics["Service"]): DashboardSect
             color: c.color,
             format: c.format
           })
-        }<figcaption class="small"><strong>${c.title}</strong> · total ${c.format(report.totals[c.metric])}</figcaption></figure>`)
+        }<figcaption class="small"><strong>${c.title}</strong> · total ${
+          c.format(report.totals[c.metric])
+        }</figcaption></figure>`
+      )
       return html`${
         report.totals.posts === 0 && report.totals.clicks === 0 && report.totals.revenue === 0
           ? html`<p class="muted small">Nothing published or clicked in the last 30 days yet.</p>`
           : ""
       }<div class="charts">${charts}</div>
-<div class="table-scroll"><table><caption class="muted small">Every figure per channel, last 30 days</caption><thead><tr><th scope="col">Channel</th>${metricNames.map((m) => html`<th scope="col">${m}</th>`)}</tr></thead><tbody>${
-        rows.map((r) => html`<tr data-channel="${r.channel}"><td>${channelNames[r.channel] ?? r.channel}</td>${metricNames.map((m) => html`<td>${number(r.metrics[m])}</td>`)}</tr>`)
-      }<tr class="total"><td><strong>Total</strong></td>${metricNames.map((m) => html`<td><strong>${number(report.totals[m])}</strong></td>`)}</tr></tbody></table></div>`
+<div class="table-scroll"><table><caption class="muted small">Every figure per channel, last 30 days</caption><thead><tr><th scope="col">Channel</th>${
+        metricNames.map((m) => html`<th scope="col">${m}</th>`)
+      }</tr></thead><tbody>${
+        rows.map((r) =>
+          html`<tr data-channel="${r.channel}"><td>${channelNames[r.channel] ?? r.channel}</td>${
+            metricNames.map((m) => html`<td>${number(r.metrics[m])}</td>`)
+          }</tr>`
+        )
+      }<tr class="total"><td><strong>Total</strong></td>${
+        metricNames.map((m) => html`<td><strong>${number(report.totals[m])}</strong></td>`)
+      }</tr></tbody></table></div>`
     })
 })

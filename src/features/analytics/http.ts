@@ -9,6 +9,5 @@ export const AnalyticsHandlers = leanGroup(Effect.gen(function*() {
   return HttpApiBuilder.group(Api, "analytics", (handlers) =>
     handlers.handleAll({
       report: ({ params, query }) => analytics.report(params.customerId, query.period ?? "last_7_days")
-    })
-  )
+    }))
 }))

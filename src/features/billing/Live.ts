@@ -8,4 +8,6 @@ import { CheckoutRoutes } from "./pages.ts"
 export const BillingServices = Billing.layer.pipe(Layer.provide([CustomersLive, PlatformServices]))
 
 /** Billing in the app: the service, the sweep of ended trials and the checkout pages. */
-export const BillingLive = Layer.mergeAll(Billing.trialSweeper, CheckoutRoutes).pipe(Layer.provideMerge(BillingServices))
+export const BillingLive = Layer.mergeAll(Billing.trialSweeper, CheckoutRoutes).pipe(
+  Layer.provideMerge(BillingServices)
+)

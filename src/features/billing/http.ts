@@ -6,11 +6,11 @@ import { PaymentSignature, SignupLimits } from "../../api/Billing.ts"
 import { AppConfig } from "../../Config.ts"
 import { signatureDatedAhead } from "../../domain/Billing.ts"
 import { PaymentSignatureInvalid, RateLimited } from "../../domain/Errors.ts"
-import { Idempotency } from "../../platform/Idempotency.ts"
 import { requireUtf8Json } from "../../platform/http/JsonBody.ts"
 import { leanGroup } from "../../platform/http/LeanGroup.ts"
 import { addResponseHeaders, currentRequest } from "../../platform/http/RequestContext.ts"
-import { type Policy, policies, RateLimits, type Usage } from "../../platform/RateLimits.ts"
+import { Idempotency } from "../../platform/Idempotency.ts"
+import { policies, type Policy, RateLimits, type Usage } from "../../platform/RateLimits.ts"
 import { Billing } from "./Billing.ts"
 
 /** Stripe's default: a signature older than this is refused. */
@@ -32,19 +32,22 @@ export const enforceAll = (limits: RateLimits["Service"], entries: ReadonlyArray
     }
   })
 
-export const SignupLimitsLive = Layer.effect(SignupLimits, Effect.gen(function*() {
-  const limits = yield* RateLimits
-  const idempotency = yield* Idempotency
-  return SignupLimits.of(Effect.fnUntraced(function*(httpEffect, { endpoint }) {
-    const { clientIp } = yield* currentRequest
-    if (endpoint.identifier === "checkout") {
-      yield* enforceAll(limits, [[policies.checkout, clientIp], [policies.preAuth, clientIp]])
-      return yield* idempotency.wrap(`checkout ${clientIp}`, requireUtf8Json(httpEffect))
-    }
-    yield* limits.enforce(policies.preAuth, clientIp)
-    return yield* httpEffect
-  }))
-}))
+export const SignupLimitsLive = Layer.effect(
+  SignupLimits,
+  Effect.gen(function*() {
+    const limits = yield* RateLimits
+    const idempotency = yield* Idempotency
+    return SignupLimits.of(Effect.fnUntraced(function*(httpEffect, { endpoint }) {
+      const { clientIp } = yield* currentRequest
+      if (endpoint.identifier === "checkout") {
+        yield* enforceAll(limits, [[policies.checkout, clientIp], [policies.preAuth, clientIp]])
+        return yield* idempotency.wrap(`checkout ${clientIp}`, requireUtf8Json(httpEffect))
+      }
+      yield* limits.enforce(policies.preAuth, clientIp)
+      return yield* httpEffect
+    }))
+  })
+)
 
 /** The stripe package's verifier, loaded with the first payment event (the package costs ~70 ms of every start). */
 let stripeVerifier: Promise<NonNullable<typeof import("stripe").default.webhooks.signature>> | undefined
@@ -54,41 +57,46 @@ const loadStripeVerifier = () =>
     return Stripe.webhooks.signature
   })
 
-export const PaymentSignatureLive = Layer.effect(PaymentSignature, Effect.gen(function*() {
-  const limits = yield* RateLimits
-  const config = yield* AppConfig
+export const PaymentSignatureLive = Layer.effect(
+  PaymentSignature,
+  Effect.gen(function*() {
+    const limits = yield* RateLimits
+    const config = yield* AppConfig
 
-  /** Whether the request carries the provider's signature over its raw body, dated within the tolerance either way. */
-  const signed = Effect.fnUntraced(function*(request: HttpServerRequest.HttpServerRequest) {
-    const header = request.headers["stripe-signature"]
-    const secret = config.paymentWebhookSecret
-    if (Option.isNone(secret) || header === undefined) return false
-    if (signatureDatedAhead(header, Math.floor((yield* Clock.currentTimeMillis) / 1000), signatureToleranceSeconds)) return false
-    const raw = yield* Effect.orElseSucceed(request.text, () => undefined)
-    if (raw === undefined) return false
-    // The stripe package's own verification: t=, every v1=, HMAC-SHA256 keyed with the
-    // whsec_ string's UTF-8 bytes over `t.rawBody`, constant-time, at most 300 s old.
-    const stripeSignature = yield* Effect.promise(loadStripeVerifier)
-    return yield* Effect.try({
-      try: () => stripeSignature.verifyHeader(raw, header, Redacted.value(secret.value), signatureToleranceSeconds),
-      catch: () => "refused"
-    }).pipe(Effect.orElseSucceed(() => false))
+    /** Whether the request carries the provider's signature over its raw body, dated within the tolerance either way. */
+    const signed = Effect.fnUntraced(function*(request: HttpServerRequest.HttpServerRequest) {
+      const header = request.headers["stripe-signature"]
+      const secret = config.paymentWebhookSecret
+      if (Option.isNone(secret) || header === undefined) return false
+      if (
+        signatureDatedAhead(header, Math.floor((yield* Clock.currentTimeMillis) / 1000), signatureToleranceSeconds)
+      ) return false
+      const raw = yield* Effect.orElseSucceed(request.text, () => undefined)
+      if (raw === undefined) return false
+      // The stripe package's own verification: t=, every v1=, HMAC-SHA256 keyed with the
+      // whsec_ string's UTF-8 bytes over `t.rawBody`, constant-time, at most 300 s old.
+      const stripeSignature = yield* Effect.promise(loadStripeVerifier)
+      return yield* Effect.try({
+        try: () => stripeSignature.verifyHeader(raw, header, Redacted.value(secret.value), signatureToleranceSeconds),
+        catch: () => "refused"
+      }).pipe(Effect.orElseSucceed(() => false))
+    })
+
+    return PaymentSignature.of(Effect.fnUntraced(function*(httpEffect) {
+      const { clientIp } = yield* currentRequest
+      // Only a signed request spends the global budget, so that nobody but the provider can
+      // exhaust it; a failed signature is a failed authentication of its sender's address.
+      yield* limits.check(policies.preAuth, clientIp)
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (!(yield* signed(request))) {
+        yield* limits.enforce(policies.preAuth, clientIp)
+        return yield* new PaymentSignatureInvalid()
+      }
+      yield* limits.enforce(policies.paymentWebhook, "global")
+      return yield* requireUtf8Json(httpEffect)
+    }))
   })
-
-  return PaymentSignature.of(Effect.fnUntraced(function*(httpEffect) {
-    const { clientIp } = yield* currentRequest
-    // Only a signed request spends the global budget, so that nobody but the provider can
-    // exhaust it; a failed signature is a failed authentication of its sender's address.
-    yield* limits.check(policies.preAuth, clientIp)
-    const request = yield* HttpServerRequest.HttpServerRequest
-    if (!(yield* signed(request))) {
-      yield* limits.enforce(policies.preAuth, clientIp)
-      return yield* new PaymentSignatureInvalid()
-    }
-    yield* limits.enforce(policies.paymentWebhook, "global")
-    return yield* requireUtf8Json(httpEffect)
-  }))
-}))
+)
 
 export const BillingHandlers = leanGroup(Effect.gen(function*() {
   const billing = yield* Billing
@@ -97,8 +105,7 @@ export const BillingHandlers = leanGroup(Effect.gen(function*() {
       checkout: ({ payload }) => billing.createCheckout(payload.email),
       // Cache-Control: no-store comes from the endpoint's NoStore annotation.
       session: ({ params }) => billing.retrieve(params.sessionId)
-    })
-  )
+    }))
 }))
 
 export const PaymentWebhookHandlers = leanGroup(Effect.gen(function*() {
@@ -106,6 +113,5 @@ export const PaymentWebhookHandlers = leanGroup(Effect.gen(function*() {
   return HttpApiBuilder.group(Api, "paymentWebhook", (handlers) =>
     handlers.handleAll({
       receive: ({ payload }) => Effect.as(billing.handleEvent(payload), { received: true as const })
-    })
-  )
+    }))
 }))

@@ -17,7 +17,8 @@ export const CheckoutRoutes = HttpRouter.use((router) =>
     const checkoutPage = (id: string, email: string, token: string) =>
       layout({
         title: "Start your free trial",
-        description: `Start Herald Pro: a ${trialDays}-day free trial of your AI marketing team, with the REST API and the MCP server.`,
+        description:
+          `Start Herald Pro: a ${trialDays}-day free trial of your AI marketing team, with the REST API and the MCP server.`,
         body: html`<section class="card narrow" aria-labelledby="plan">
 <p class="muted small">Checkout</p>
 <h1 id="plan">Herald Pro</h1>
@@ -38,39 +39,54 @@ export const CheckoutRoutes = HttpRouter.use((router) =>
 
     const notFound = () => new NotFound({ error: "This checkout session does not exist." })
 
-    yield* router.add("GET", "/checkout/:sessionId", htmlPage(Effect.gen(function*() {
-      const id = yield* sessionParam
-      const session = yield* billing.checkout(id).pipe(Effect.mapError(notFound))
-      if (session.status === "completed") return HttpServerResponse.redirect(`/checkout/${session.id}/success`, { status: 303 })
-      if (session.provider !== "local") {
-        return htmlResponse(layout({
-          title: "Checkout not completed",
-          body: html`<section class="card narrow"><h1>Checkout not completed</h1>
+    yield* router.add(
+      "GET",
+      "/checkout/:sessionId",
+      htmlPage(Effect.gen(function*() {
+        const id = yield* sessionParam
+        const session = yield* billing.checkout(id).pipe(Effect.mapError(notFound))
+        if (session.status === "completed") {
+          return HttpServerResponse.redirect(`/checkout/${session.id}/success`, { status: 303 })
+        }
+        if (session.provider !== "local") {
+          return htmlResponse(layout({
+            title: "Checkout not completed",
+            body: html`<section class="card narrow"><h1>Checkout not completed</h1>
 <p class="lead">Nothing was charged and no account was created. Start again whenever you are ready.</p></section>`
-        }))
-      }
-      return htmlResponse(checkoutPage(session.id, session.email, billing.formToken(session.id)))
-    })))
+          }))
+        }
+        return htmlResponse(checkoutPage(session.id, session.email, billing.formToken(session.id)))
+      }))
+    )
 
-    yield* router.add("POST", "/checkout/:sessionId", htmlPage(Effect.gen(function*() {
-      const id = yield* sessionParam
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const form = yield* readForm
-      // Both must hold: the form came from our page (its token is bound to this session) and from our origin.
-      if (!sameOrigin(request, config.baseUrl) || !billing.checkFormToken(id, form.get("_csrf") ?? undefined)) {
-        return yield* new Forbidden({ error: "This form has expired; open the checkout page again." })
-      }
-      const session = yield* billing.completeLocal(id).pipe(Effect.catchTag("NotFound", () => Effect.fail(notFound())))
-      return HttpServerResponse.redirect(`/checkout/${session.id}/success`, { status: 303 })
-    })))
+    yield* router.add(
+      "POST",
+      "/checkout/:sessionId",
+      htmlPage(Effect.gen(function*() {
+        const id = yield* sessionParam
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const form = yield* readForm
+        // Both must hold: the form came from our page (its token is bound to this session) and from our origin.
+        if (!sameOrigin(request, config.baseUrl) || !billing.checkFormToken(id, form.get("_csrf") ?? undefined)) {
+          return yield* new Forbidden({ error: "This form has expired; open the checkout page again." })
+        }
+        const session = yield* billing.completeLocal(id).pipe(
+          Effect.catchTag("NotFound", () => Effect.fail(notFound()))
+        )
+        return HttpServerResponse.redirect(`/checkout/${session.id}/success`, { status: 303 })
+      }))
+    )
 
-    yield* router.add("GET", "/checkout/:sessionId/success", htmlPage(Effect.gen(function*() {
-      const id = yield* sessionParam
-      return htmlResponse(layout({
-        title: "Welcome to Herald",
-        description: "Your Herald API key and MCP endpoint, shown once.",
-        script: ["/assets/signup.js", "/assets/copy.js"],
-        body: html`<section class="card narrow" id="signup-result" data-session="${id}">
+    yield* router.add(
+      "GET",
+      "/checkout/:sessionId/success",
+      htmlPage(Effect.gen(function*() {
+        const id = yield* sessionParam
+        return htmlResponse(layout({
+          title: "Welcome to Herald",
+          description: "Your Herald API key and MCP endpoint, shown once.",
+          script: ["/assets/signup.js", "/assets/copy.js"],
+          body: html`<section class="card narrow" id="signup-result" data-session="${id}">
 <h1>Welcome to Herald</h1>
 <p id="signup-status" class="notice" role="status">Loading your API key…</p>
 <div id="signup-key" hidden>
@@ -83,7 +99,8 @@ export const CheckoutRoutes = HttpRouter.use((router) =>
 </div>
 <p><a class="button secondary" href="/dashboard">Open the dashboard</a></p>
 </section>`
+        }))
       }))
-    })))
+    )
   })
 )

@@ -44,44 +44,52 @@ export class ChatRepo extends Context.Service<ChatRepo, {
   readonly messages: (threadId: string, limit: number) => Effect.Effect<ReadonlyArray<ChatMessage>>
   readonly list: (customerId: string, limit: number) => Effect.Effect<ReadonlyArray<ChatThreadSummary>>
 }>()("herald/features/chat/ChatRepo") {
-  static readonly layer = Layer.effect(ChatRepo, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const threadColumns = sql.unsafe("id, title, message_count, created_at, updated_at")
-    return ChatRepo.of({
-      find: (customerId, threadId) =>
-        sql<ThreadRow>`SELECT ${threadColumns} FROM chat_threads WHERE id = ${threadId} AND customer_id = ${customerId}`.pipe(
-          Effect.map((rows) => (rows[0] === undefined ? undefined : toSummary(rows[0]))),
-          Effect.orDie
-        ),
-      append: (threadId, role, content) => {
-        // One statement: the count moves and the message takes its place atomically, in one round trip.
-        const id = `msg_${randomUUID().replaceAll("-", "")}`
-        return sql<MessageRow>`WITH counted AS (
+  static readonly layer = Layer.effect(
+    ChatRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const threadColumns = sql.unsafe("id, title, message_count, created_at, updated_at")
+      return ChatRepo.of({
+        find: (customerId, threadId) =>
+          sql<
+            ThreadRow
+          >`SELECT ${threadColumns} FROM chat_threads WHERE id = ${threadId} AND customer_id = ${customerId}`.pipe(
+            Effect.map((rows) => (rows[0] === undefined ? undefined : toSummary(rows[0]))),
+            Effect.orDie
+          ),
+        append: (threadId, role, content) => {
+          // One statement: the count moves and the message takes its place atomically, in one round trip.
+          const id = `msg_${randomUUID().replaceAll("-", "")}`
+          return sql<MessageRow>`WITH counted AS (
             UPDATE chat_threads SET message_count = message_count + 1, updated_at = now()
             WHERE id = ${threadId} RETURNING message_count
           )
           INSERT INTO chat_messages (id, thread_id, seq, role, content)
           SELECT ${id}, ${threadId}, message_count, ${role}, ${content} FROM counted
           RETURNING id, role, content, created_at`.pipe(Effect.map((rows) => toMessage(rows[0]!)), Effect.orDie)
-      },
-      start: (customerId, title, message) => {
-        const threadId = `thr_${randomUUID().replaceAll("-", "")}`
-        const id = `msg_${randomUUID().replaceAll("-", "")}`
-        return sql`WITH thread AS (
+        },
+        start: (customerId, title, message) => {
+          const threadId = `thr_${randomUUID().replaceAll("-", "")}`
+          const id = `msg_${randomUUID().replaceAll("-", "")}`
+          return sql`WITH thread AS (
             INSERT INTO chat_threads (id, customer_id, title, message_count) VALUES (${threadId}, ${customerId}, ${title}, 1)
             RETURNING id
           )
           INSERT INTO chat_messages (id, thread_id, seq, role, content)
           SELECT ${id}, id, 1, 'user', ${message} FROM thread`.pipe(Effect.as(threadId), Effect.orDie)
-      },
-      messages: (threadId, limit) =>
-        sql<MessageRow>`SELECT id, role, content, created_at FROM (
+        },
+        messages: (threadId, limit) =>
+          sql<MessageRow>`SELECT id, role, content, created_at FROM (
             SELECT id, role, content, created_at, seq FROM chat_messages WHERE thread_id = ${threadId}
             ORDER BY seq DESC LIMIT ${limit}
           ) latest ORDER BY seq`.pipe(Effect.map((rows) => rows.map(toMessage)), Effect.orDie),
-      list: (customerId, limit) =>
-        sql<ThreadRow>`SELECT ${threadColumns} FROM chat_threads WHERE customer_id = ${customerId}
-          ORDER BY updated_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(toSummary)), Effect.orDie)
+        list: (customerId, limit) =>
+          sql<ThreadRow>`SELECT ${threadColumns} FROM chat_threads WHERE customer_id = ${customerId}
+          ORDER BY updated_at DESC, id DESC LIMIT ${limit}`.pipe(
+            Effect.map((rows) => rows.map(toSummary)),
+            Effect.orDie
+          )
+      })
     })
-  }))
+  )
 }

@@ -14,7 +14,13 @@ import {
   type ReviewAction,
   transition
 } from "../../domain/Content.ts"
-import { type BudgetExceeded, InvalidCursor, InvalidTransition, NotFound, ValidationError } from "../../domain/Errors.ts"
+import {
+  type BudgetExceeded,
+  InvalidCursor,
+  InvalidTransition,
+  NotFound,
+  ValidationError
+} from "../../domain/Errors.ts"
 import type { Actor } from "../../domain/Identity.ts"
 import { isWebhookEventType, type WebhookEventType } from "../../domain/WebhookEvents.ts"
 import { ContentRepo, Position, type PublishedItem, type ReviewCounts, type RowChanges } from "./Repo.ts"
@@ -77,7 +83,11 @@ const notFound = () => new NotFound({ error: "Content not found" })
  */
 export class Content extends Context.Service<Content, {
   /** Past a budget cap only when autonomy level 5 queues an ad at once (a person's piece is never queued here). */
-  readonly create: (customerId: string, input: NewContent, options: CreateOptions) => Effect.Effect<ContentPiece, BudgetExceeded>
+  readonly create: (
+    customerId: string,
+    input: NewContent,
+    options: CreateOptions
+  ) => Effect.Effect<ContentPiece, BudgetExceeded>
   readonly list: (customerId: string, query: ListQuery) => Effect.Effect<ContentPage, InvalidCursor>
   readonly get: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound>
   /** The pieces a workflow run wrote, oldest first. */
@@ -95,7 +105,11 @@ export class Content extends Context.Service<Content, {
     action: ReviewAction,
     note: string | undefined
   ) => Effect.Effect<ContentPiece, MoveError>
-  readonly markPublished: (customerId: string, contentId: string, publishedUrl: string) => Effect.Effect<ContentPiece, MoveError>
+  readonly markPublished: (
+    customerId: string,
+    contentId: string,
+    publishedUrl: string
+  ) => Effect.Effect<ContentPiece, MoveError>
   /**
    * `markPublished` for a batch, in the caller's transaction and a fixed
    * number of statements: pieces the state machine lets publish move, with
@@ -118,170 +132,210 @@ export class Content extends Context.Service<Content, {
     platform?: string | undefined
   ) => Effect.Effect<ContentPiece, MoveError>
 }>()("herald/features/content/Content") {
-  static readonly layer = Layer.effect(Content, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const repo = yield* ContentRepo
-    const cursors = yield* Cursors
-    const settings = yield* Settings
-    const events = yield* Events
-    const outbox = yield* Outbox
-    const publishQueue = yield* PublishQueue
+  static readonly layer = Layer.effect(
+    Content,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* ContentRepo
+      const cursors = yield* Cursors
+      const settings = yield* Settings
+      const events = yield* Events
+      const outbox = yield* Outbox
+      const publishQueue = yield* PublishQueue
 
-    /**
-     * The event log entry, and the webhook event for the kinds subscribers can
-     * ask for, in the caller's transaction.
-     */
-    const announceMany = (type: LogType, announced: ReadonlyArray<{ readonly customerId: string; readonly piece: ContentPiece }>, actor?: Actor) =>
-      Effect.andThen(
-        events.recordMany(announced.map(({ customerId, piece }) => ({ customerId, type, data: { ...piece }, actor }))),
-        isWebhookEventType(type)
-          ? outbox.emitMany(announced.map(({ customerId, piece }) => ({ customerId, type, data: piece })))
-          : Effect.void
+      /**
+       * The event log entry, and the webhook event for the kinds subscribers can
+       * ask for, in the caller's transaction.
+       */
+      const announceMany = (
+        type: LogType,
+        announced: ReadonlyArray<{ readonly customerId: string; readonly piece: ContentPiece }>,
+        actor?: Actor
+      ) =>
+        Effect.andThen(
+          events.recordMany(
+            announced.map(({ customerId, piece }) => ({ customerId, type, data: { ...piece }, actor }))
+          ),
+          isWebhookEventType(type)
+            ? outbox.emitMany(announced.map(({ customerId, piece }) => ({ customerId, type, data: piece })))
+            : Effect.void
+        )
+
+      const announce = (customerId: string, type: LogType, piece: ContentPiece, actor?: Actor) =>
+        announceMany(type, [{ customerId, piece }], actor)
+
+      const inTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
+        effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+
+      const create = Effect.fn("Content.create")(
+        function*(customerId: string, input: NewContent, options: CreateOptions) {
+          const level = options.actor === "agent" && options.status === undefined
+            ? resolveLevel((yield* settings.get(customerId)).autonomy, { category: input.type, skill: options.skill })
+            : undefined
+          const status: ContentStatus = options.status !== undefined
+            ? options.status
+            : level === undefined
+            ? (input.submit === true ? "pending_approval" : "draft")
+            : initialStatusForLevel(level)
+          return yield* inTransaction(Effect.gen(function*() {
+            const piece = yield* repo.insert(customerId, {
+              type: input.type,
+              status,
+              platform: input.platform ?? null,
+              title: input.title ?? null,
+              body: input.body,
+              metadata: input.metadata ?? {},
+              agentId: options.agentId ?? null,
+              runId: options.runId ?? null,
+              scheduledAt: options.scheduledAt ?? null
+            })
+            yield* announce(customerId, "content.created", piece, creator(options))
+            // Level 5: approved and published at once when its platform is connected.
+            if (level === 5) yield* publishQueue.enqueue(customerId, piece)
+            return piece
+          }))
+        }
       )
 
-    const announce = (customerId: string, type: LogType, piece: ContentPiece, actor?: Actor) =>
-      announceMany(type, [{ customerId, piece }], actor)
-
-    const inTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
-      effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-
-    const create = Effect.fn("Content.create")(function*(customerId: string, input: NewContent, options: CreateOptions) {
-      const level = options.actor === "agent" && options.status === undefined
-        ? resolveLevel((yield* settings.get(customerId)).autonomy, { category: input.type, skill: options.skill })
-        : undefined
-      const status: ContentStatus = options.status !== undefined
-        ? options.status
-        : level === undefined
-        ? (input.submit === true ? "pending_approval" : "draft")
-        : initialStatusForLevel(level)
-      return yield* inTransaction(Effect.gen(function*() {
-        const piece = yield* repo.insert(customerId, {
-          type: input.type,
-          status,
-          platform: input.platform ?? null,
-          title: input.title ?? null,
-          body: input.body,
-          metadata: input.metadata ?? {},
-          agentId: options.agentId ?? null,
-          runId: options.runId ?? null,
-          scheduledAt: options.scheduledAt ?? null
-        })
-        yield* announce(customerId, "content.created", piece, creator(options))
-        // Level 5: approved and published at once when its platform is connected.
-        if (level === 5) yield* publishQueue.enqueue(customerId, piece)
-        return piece
-      }))
-    })
-
-    /**
-     * Locks the piece, asks the state machine, applies the changes. Concurrent
-     * moves of one piece queue on the lock; the later one sees the new status.
-     */
-    const move = <E = never>(
-      customerId: string,
-      contentId: string,
-      action: ContentAction,
-      changes: (current: ContentPiece) => Effect.Effect<Omit<RowChanges, "status">, E>,
-      event: LogType
-    ) =>
-      inTransaction(Effect.gen(function*() {
-        const found = yield* repo.find(customerId, contentId, true)
-        if (Option.isNone(found)) return yield* notFound()
-        const current = found.value
-        const next = transition(current.status, action)
-        if (Result.isFailure(next)) return yield* new InvalidTransition({ error: describeForbiddenMove(next.failure) })
-        const piece = yield* repo.update(customerId, contentId, { ...(yield* changes(current)), status: next.success })
-        yield* announce(customerId, event, piece)
-        return piece
-      }))
-
-    // The platform of a stored piece decides how long an edited body may be.
-    const checkedEdit = (patch: ContentUpdate) => (current: ContentPiece) => {
-      const message = bodyLimitViolation(current.platform, patch.body)
-      return message === undefined
-        ? Effect.succeed(patch)
-        : Effect.fail(new ValidationError({ error: `Invalid body.body: ${message}`, details: [{ path: "body.body", message }] }))
-    }
-
-    const update = Effect.fn("Content.update")(function*(customerId: string, contentId: string, patch: ContentUpdate) {
-      return yield* move(customerId, contentId, "edit", checkedEdit(patch), "content.updated")
-    })
-
-    const review = Effect.fn("Content.review")(
-      function*(customerId: string, contentId: string, action: ReviewAction, note: string | undefined) {
-        const event = action === "approve" ? "content.approved" : "content.rejected"
-        return yield* move(customerId, contentId, action, () => Effect.succeed({ reviewNote: note }), event)
-      }
-    )
-
-    const markPublished = Effect.fn("Content.markPublished")(
-      function*(customerId: string, contentId: string, publishedUrl: string) {
-        return yield* move(customerId, contentId, "publish", () => Effect.succeed({ publishedUrl }), "content.published")
-      }
-    )
-
-    const markPublishedMany = Effect.fn("Content.markPublishedMany")(function*(items: ReadonlyArray<PublishedItem>) {
-      const pieces = yield* repo.publishMany(items, publishableFrom)
-      const owners = new Map(items.map((item) => [item.contentId, item.customerId]))
-      yield* announceMany("content.published", pieces.map((piece) => ({ customerId: owners.get(piece.id)!, piece })))
-      return pieces
-    })
-
-    const submit = Effect.fn("Content.submit")(function*(customerId: string, contentId: string) {
-      return yield* move(customerId, contentId, "submit", () => Effect.succeed({}), "content.submitted")
-    })
-
-    const remove = Effect.fn("Content.remove")(function*(customerId: string, contentId: string) {
-      return yield* inTransaction(Effect.gen(function*() {
-        const found = yield* repo.find(customerId, contentId, true)
-        if (Option.isNone(found)) return yield* notFound()
-        const refusal = deleteRefusal(found.value.status)
-        if (refusal !== undefined) return yield* new InvalidTransition({ error: refusal })
-        yield* repo.remove(customerId, contentId)
-        yield* events.record(customerId, "content.deleted", { id: contentId, status: found.value.status })
-      }))
-    })
-
-    const reschedule = Effect.fn("Content.reschedule")(
-      function*(customerId: string, contentId: string, scheduledAt: Date | null, platform?: string) {
-        return yield* inTransaction(Effect.gen(function*() {
+      /**
+       * Locks the piece, asks the state machine, applies the changes. Concurrent
+       * moves of one piece queue on the lock; the later one sees the new status.
+       */
+      const move = <E = never>(
+        customerId: string,
+        contentId: string,
+        action: ContentAction,
+        changes: (current: ContentPiece) => Effect.Effect<Omit<RowChanges, "status">, E>,
+        event: LogType
+      ) =>
+        inTransaction(Effect.gen(function*() {
           const found = yield* repo.find(customerId, contentId, true)
           if (Option.isNone(found)) return yield* notFound()
           const current = found.value
-          if (current.status !== "approved") {
-            return yield* new InvalidTransition({
-              error: `Cannot schedule content: it is ${current.status}, only approved, unpublished pieces can be (re)scheduled`
-            })
+          const next = transition(current.status, action)
+          if (Result.isFailure(next)) {
+            return yield* new InvalidTransition({ error: describeForbiddenMove(next.failure) })
           }
-          return yield* repo.update(customerId, contentId, { status: current.status, scheduledAt, platform })
+          const piece = yield* repo.update(customerId, contentId, {
+            ...(yield* changes(current)),
+            status: next.success
+          })
+          yield* announce(customerId, event, piece)
+          return piece
         }))
+
+      // The platform of a stored piece decides how long an edited body may be.
+      const checkedEdit = (patch: ContentUpdate) => (current: ContentPiece) => {
+        const message = bodyLimitViolation(current.platform, patch.body)
+        return message === undefined
+          ? Effect.succeed(patch)
+          : Effect.fail(
+            new ValidationError({ error: `Invalid body.body: ${message}`, details: [{ path: "body.body", message }] })
+          )
       }
-    )
 
-    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-    const get = Effect.fnUntraced(function*(customerId: string, contentId: string) {
-      const found = yield* repo.find(customerId, contentId, false)
-      if (Option.isNone(found)) return yield* notFound()
-      return found.value
+      const update = Effect.fn("Content.update")(
+        function*(customerId: string, contentId: string, patch: ContentUpdate) {
+          return yield* move(customerId, contentId, "edit", checkedEdit(patch), "content.updated")
+        }
+      )
+
+      const review = Effect.fn("Content.review")(
+        function*(customerId: string, contentId: string, action: ReviewAction, note: string | undefined) {
+          const event = action === "approve" ? "content.approved" : "content.rejected"
+          return yield* move(customerId, contentId, action, () => Effect.succeed({ reviewNote: note }), event)
+        }
+      )
+
+      const markPublished = Effect.fn("Content.markPublished")(
+        function*(customerId: string, contentId: string, publishedUrl: string) {
+          return yield* move(
+            customerId,
+            contentId,
+            "publish",
+            () => Effect.succeed({ publishedUrl }),
+            "content.published"
+          )
+        }
+      )
+
+      const markPublishedMany = Effect.fn("Content.markPublishedMany")(function*(items: ReadonlyArray<PublishedItem>) {
+        const pieces = yield* repo.publishMany(items, publishableFrom)
+        const owners = new Map(items.map((item) => [item.contentId, item.customerId]))
+        yield* announceMany("content.published", pieces.map((piece) => ({ customerId: owners.get(piece.id)!, piece })))
+        return pieces
+      })
+
+      const submit = Effect.fn("Content.submit")(function*(customerId: string, contentId: string) {
+        return yield* move(customerId, contentId, "submit", () => Effect.succeed({}), "content.submitted")
+      })
+
+      const remove = Effect.fn("Content.remove")(function*(customerId: string, contentId: string) {
+        return yield* inTransaction(Effect.gen(function*() {
+          const found = yield* repo.find(customerId, contentId, true)
+          if (Option.isNone(found)) return yield* notFound()
+          const refusal = deleteRefusal(found.value.status)
+          if (refusal !== undefined) return yield* new InvalidTransition({ error: refusal })
+          yield* repo.remove(customerId, contentId)
+          yield* events.record(customerId, "content.deleted", { id: contentId, status: found.value.status })
+        }))
+      })
+
+      const reschedule = Effect.fn("Content.reschedule")(
+        function*(customerId: string, contentId: string, scheduledAt: Date | null, platform?: string) {
+          return yield* inTransaction(Effect.gen(function*() {
+            const found = yield* repo.find(customerId, contentId, true)
+            if (Option.isNone(found)) return yield* notFound()
+            const current = found.value
+            if (current.status !== "approved") {
+              return yield* new InvalidTransition({
+                error:
+                  `Cannot schedule content: it is ${current.status}, only approved, unpublished pieces can be (re)scheduled`
+              })
+            }
+            return yield* repo.update(customerId, contentId, { status: current.status, scheduledAt, platform })
+          }))
+        }
+      )
+
+      // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
+      const get = Effect.fnUntraced(function*(customerId: string, contentId: string) {
+        const found = yield* repo.find(customerId, contentId, false)
+        if (Option.isNone(found)) return yield* notFound()
+        return found.value
+      })
+
+      // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
+      const list = Effect.fnUntraced(function*(customerId: string, query: ListQuery) {
+        const after = query.cursor === undefined
+          ? undefined
+          : yield* cursors.decode("content", customerId, Position, query.cursor)
+        // One row past the page tells whether another page exists.
+        const records = yield* repo.list(customerId, { ...query, after, limit: query.limit + 1 })
+        const page = records.slice(0, query.limit)
+        const last = page[page.length - 1]
+        return {
+          content: page.map((record) => record.piece),
+          nextCursor: records.length > query.limit && last !== undefined
+            ? cursors.encode("content", customerId, last.position)
+            : null
+        }
+      })
+
+      return Content.of({
+        create,
+        list,
+        get,
+        ofRun: repo.ofRun,
+        reviewCounts: repo.reviewCounts,
+        update,
+        review,
+        markPublished,
+        markPublishedMany,
+        submit,
+        remove,
+        reschedule
+      })
     })
-
-    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-    const list = Effect.fnUntraced(function*(customerId: string, query: ListQuery) {
-      const after = query.cursor === undefined
-        ? undefined
-        : yield* cursors.decode("content", customerId, Position, query.cursor)
-      // One row past the page tells whether another page exists.
-      const records = yield* repo.list(customerId, { ...query, after, limit: query.limit + 1 })
-      const page = records.slice(0, query.limit)
-      const last = page[page.length - 1]
-      return {
-        content: page.map((record) => record.piece),
-        nextCursor: records.length > query.limit && last !== undefined
-          ? cursors.encode("content", customerId, last.position)
-          : null
-      }
-    })
-
-    return Content.of({ create, list, get, ofRun: repo.ofRun, reviewCounts: repo.reviewCounts, update, review, markPublished, markPublishedMany, submit, remove, reschedule })
-  })).pipe(Layer.provide(ContentRepo.layer))
+  ).pipe(Layer.provide(ContentRepo.layer))
 }

@@ -121,37 +121,45 @@ export class ContentRepo extends Context.Service<ContentRepo, {
     from: ReadonlyArray<ContentStatus>
   ) => Effect.Effect<ReadonlyArray<ContentPiece>>
 }>()("herald/features/content/ContentRepo") {
-  static readonly layer = Layer.effect(ContentRepo, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    // metadata is json, not jsonb, so its keys keep the order they were given; it goes out as text: the
-    // client's snake-to-camel renaming would otherwise rewrite the customer's keys.
-    const columns = sql.literal(`id, type, status, platform, title, body, metadata::text AS metadata, published_url, published_at,
+  static readonly layer = Layer.effect(
+    ContentRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      // metadata is json, not jsonb, so its keys keep the order they were given; it goes out as text: the
+      // client's snake-to-camel renaming would otherwise rewrite the customer's keys.
+      const columns = sql.literal(
+        `id, type, status, platform, title, body, metadata::text AS metadata, published_url, published_at,
       scheduled_at, review_note, agent_id, run_id, created_at,
-      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position`)
+      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position`
+      )
 
-    const insert = (customerId: string, row: NewRow) =>
-      sql<ContentRow>`
+      const insert = (customerId: string, row: NewRow) =>
+        sql<ContentRow>`
         INSERT INTO content (id, customer_id, type, status, platform, title, body, metadata, agent_id, run_id, scheduled_at)
         VALUES (${`cnt_${randomUUID().replaceAll("-", "")}`}, ${customerId}, ${row.type}, ${row.status},
-          ${row.platform}, ${row.title}, ${row.body}, ${JSON.stringify(row.metadata)}::json, ${row.agentId}, ${row.runId},
+          ${row.platform}, ${row.title}, ${row.body}, ${
+          JSON.stringify(row.metadata)
+        }::json, ${row.agentId}, ${row.runId},
           ${row.scheduledAt ?? null})
         RETURNING ${columns}`.pipe(Effect.map((rows) => toRecord(rows[0]).piece), Effect.orDie)
 
-    const find = (customerId: string, id: string, lock: boolean) =>
-      sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND id = ${id}
+      const find = (customerId: string, id: string, lock: boolean) =>
+        sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND id = ${id}
         ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
-        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => toRecord(row).piece)),
-        Effect.orDie
-      )
+          Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => toRecord(row).piece)),
+          Effect.orDie
+        )
 
-    const update = (customerId: string, id: string, changes: RowChanges) =>
-      sql<ContentRow>`
+      const update = (customerId: string, id: string, changes: RowChanges) =>
+        sql<ContentRow>`
         UPDATE content SET
           status = ${changes.status},
           platform = COALESCE(${changes.platform ?? null}, platform),
           title = COALESCE(${changes.title ?? null}, title),
           body = COALESCE(${changes.body ?? null}, body),
-          metadata = COALESCE(${changes.metadata === undefined ? null : JSON.stringify(changes.metadata)}::json, metadata),
+          metadata = COALESCE(${
+          changes.metadata === undefined ? null : JSON.stringify(changes.metadata)
+        }::json, metadata),
           review_note = COALESCE(${changes.reviewNote ?? null}, review_note),
           published_url = COALESCE(${changes.publishedUrl ?? null}, published_url),
           scheduled_at = ${changes.scheduledAt === undefined ? sql`scheduled_at` : sql`${changes.scheduledAt}`},
@@ -160,54 +168,66 @@ export class ContentRepo extends Context.Service<ContentRepo, {
         WHERE customer_id = ${customerId} AND id = ${id}
         RETURNING ${columns}`.pipe(Effect.map((rows) => toRecord(rows[0]).piece), Effect.orDie)
 
-    // Newest first; the row comparison walks the (customer_id[, filter], created_at, id) index backwards.
-    const list = (customerId: string, filter: ListFilter) =>
-      sql<ContentRow>`
+      // Newest first; the row comparison walks the (customer_id[, filter], created_at, id) index backwards.
+      const list = (customerId: string, filter: ListFilter) =>
+        sql<ContentRow>`
         SELECT ${columns} FROM content
         WHERE customer_id = ${customerId}
         ${filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`}
         ${filter.type === undefined ? sql`` : sql`AND type = ${filter.type}`}
         ${filter.platform === undefined ? sql`` : sql`AND platform = ${filter.platform}`}
-        ${filter.after === undefined ? sql`` : sql`AND (created_at, id) < ((${filter.after.t}::timestamp AT TIME ZONE 'UTC'), ${filter.after.i})`}
+        ${
+          filter.after === undefined
+            ? sql``
+            : sql`AND (created_at, id) < ((${filter.after.t}::timestamp AT TIME ZONE 'UTC'), ${filter.after.i})`
+        }
         ORDER BY created_at DESC, id DESC
         LIMIT ${filter.limit}`.pipe(Effect.map((rows) => rows.map(toRecord)), Effect.orDie)
 
-    const remove = (customerId: string, id: string) =>
-      sql`DELETE FROM content WHERE customer_id = ${customerId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+      const remove = (customerId: string, id: string) =>
+        sql`DELETE FROM content WHERE customer_id = ${customerId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-    const ofRun = (customerId: string, runId: string) =>
-      sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND run_id = ${runId}
+      const ofRun = (customerId: string, runId: string) =>
+        sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND run_id = ${runId}
         ORDER BY created_at, id`.pipe(Effect.map((rows) => rows.map((row) => toRecord(row).piece)), Effect.orDie)
 
-    const reviewCounts = (runIds: ReadonlyArray<string>) =>
-      runIds.length === 0 ? Effect.succeed(new Map<string, ReviewCounts>()) : sql<{ runId: string; status: ContentStatus; n: number }>`
-        SELECT run_id, status, count(*)::int AS n FROM content WHERE run_id = ANY (${runIds}::text[]) GROUP BY run_id, status`.pipe(
-        Effect.map((rows) => {
-          const counts = new Map<string, { pending: number; approved: number; rejected: number }>()
-          for (const row of rows) {
-            const at = counts.get(row.runId) ?? { pending: 0, approved: 0, rejected: 0 }
-            const slot = row.status === "draft" || row.status === "pending_approval" ? "pending" : row.status === "rejected" ? "rejected" : "approved"
-            at[slot] += row.n
-            counts.set(row.runId, at)
-          }
-          return counts as ReadonlyMap<string, ReviewCounts>
-        }),
-        Effect.orDie
-      )
+      const reviewCounts = (runIds: ReadonlyArray<string>) =>
+        runIds.length === 0 ?
+          Effect.succeed(new Map<string, ReviewCounts>()) :
+          sql<{ runId: string; status: ContentStatus; n: number }>`
+        SELECT run_id, status, count(*)::int AS n FROM content WHERE run_id = ANY (${runIds}::text[]) GROUP BY run_id, status`
+            .pipe(
+              Effect.map((rows) => {
+                const counts = new Map<string, { pending: number; approved: number; rejected: number }>()
+                for (const row of rows) {
+                  const at = counts.get(row.runId) ?? { pending: 0, approved: 0, rejected: 0 }
+                  const slot = row.status === "draft" || row.status === "pending_approval"
+                    ? "pending"
+                    : row.status === "rejected"
+                    ? "rejected"
+                    : "approved"
+                  at[slot] += row.n
+                  counts.set(row.runId, at)
+                }
+                return counts as ReadonlyMap<string, ReviewCounts>
+              }),
+              Effect.orDie
+            )
 
-    // The row lock the UPDATE takes re-checks the status, so a move committed meanwhile is seen, as `find ... FOR UPDATE` would.
-    const publishMany = (items: ReadonlyArray<PublishedItem>, from: ReadonlyArray<ContentStatus>) =>
-      items.length === 0 ? Effect.succeed([]) : sql<ContentRow>`
+      // The row lock the UPDATE takes re-checks the status, so a move committed meanwhile is seen, as `find ... FOR UPDATE` would.
+      const publishMany = (items: ReadonlyArray<PublishedItem>, from: ReadonlyArray<ContentStatus>) =>
+        items.length === 0 ? Effect.succeed([]) : sql<ContentRow>`
         UPDATE content SET status = 'published', published_url = p.given_url,
           published_at = clock_timestamp(), updated_at = clock_timestamp()
         FROM unnest(${items.map((i) => i.customerId)}::uuid[], ${items.map((i) => i.contentId)}::text[],
           ${items.map((i) => i.publishedUrl)}::text[]) AS p(given_customer, given_id, given_url)
         WHERE content.customer_id = p.given_customer AND content.id = p.given_id AND content.status = ANY (${from}::text[])
         RETURNING ${columns}`.pipe(
-        Effect.map((rows) => rows.map((row) => toRecord(row).piece)),
-        Effect.orDie
-      )
+          Effect.map((rows) => rows.map((row) => toRecord(row).piece)),
+          Effect.orDie
+        )
 
-    return ContentRepo.of({ insert, find, update, list, remove, ofRun, reviewCounts, publishMany })
-  }))
+      return ContentRepo.of({ insert, find, update, list, remove, ofRun, reviewCounts, publishMany })
+    })
+  )
 }

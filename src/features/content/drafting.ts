@@ -1,7 +1,7 @@
-import { capitalize, fitWords, hashtag, withoutDoubledWords } from "../../domain/Copywriting.ts"
-import { platformBodyLimits } from "../../domain/Content.ts"
-import { charLength } from "../../domain/Text.ts"
 import type { RunContentCreationInput } from "../../api/tools/inputs.ts"
+import { platformBodyLimits } from "../../domain/Content.ts"
+import { capitalize, fitWords, hashtag, withoutDoubledWords } from "../../domain/Copywriting.ts"
+import { charLength } from "../../domain/Text.ts"
 
 export interface Draft {
   readonly title: string
@@ -11,13 +11,14 @@ export interface Draft {
 /** The brief's points: its lines, or its sentences when it is one line. */
 export const briefPoints = (brief: string | undefined): ReadonlyArray<string> => {
   if (brief === undefined) return []
-  const lines = brief.split(/\r?\n/).map((line) => line.replace(/^\s*[-*•\d.)]+\s*/, "").trim()).filter((l) => l.length > 0)
+  const lines = brief.split(/\r?\n/).map((line) => line.replace(/^\s*[-*•\d.)]+\s*/, "").trim()).filter((l) =>
+    l.length > 0
+  )
   if (lines.length > 1) return lines
   return brief.split(/(?<=[.!?])\s+/).map((s) => s.trim()).filter((s) => s.length > 0)
 }
 
-const link = (input: typeof RunContentCreationInput.Type) =>
-  input.url === undefined ? "" : input.url
+const link = (input: typeof RunContentCreationInput.Type) => input.url === undefined ? "" : input.url
 
 const closing = (input: typeof RunContentCreationInput.Type) =>
   [input.callToAction, link(input)].filter((part) => part !== undefined && part.length > 0).join(" ")
@@ -56,11 +57,17 @@ const writePiece = (input: typeof RunContentCreationInput.Type): Draft => {
     }
     case "email": {
       const paragraphs = points.length > 0 ? points : [`A short note about ${topic}.`]
-      return { title: topic, body: ["Hi,", ...paragraphs, ...(end.length > 0 ? [end] : []), "Thanks for reading."].join("\n\n") }
+      return {
+        title: topic,
+        body: ["Hi,", ...paragraphs, ...(end.length > 0 ? [end] : []), "Thanks for reading."].join("\n\n")
+      }
     }
     case "outreach": {
       const paragraphs = points.length > 0 ? points : [`I'm reaching out about ${topic}.`]
-      return { title: topic, body: ["Hello,", ...paragraphs, ...(end.length > 0 ? [end] : []), "Best regards"].join("\n\n") }
+      return {
+        title: topic,
+        body: ["Hello,", ...paragraphs, ...(end.length > 0 ? [end] : []), "Best regards"].join("\n\n")
+      }
     }
     case "ad": {
       const line = points[0] ?? topic

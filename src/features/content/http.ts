@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
-import { Content } from "./Content.ts"
 import { leanGroup } from "../../platform/http/LeanGroup.ts"
+import { Content } from "./Content.ts"
 
 export const ContentHandlers = leanGroup(Effect.gen(function*() {
   const content = yield* Content
@@ -13,9 +13,9 @@ export const ContentHandlers = leanGroup(Effect.gen(function*() {
       create: ({ params, payload }) => Effect.orDie(content.create(params.customerId, payload, { actor: "person" })),
       get: ({ params }) => content.get(params.customerId, params.contentId),
       update: ({ params, payload }) => content.update(params.customerId, params.contentId, payload),
-      review: ({ params, payload }) => content.review(params.customerId, params.contentId, payload.action, payload.note),
+      review: ({ params, payload }) =>
+        content.review(params.customerId, params.contentId, payload.action, payload.note),
       submit: ({ params }) => content.submit(params.customerId, params.contentId),
       remove: ({ params }) => Effect.as(content.remove(params.customerId, params.contentId), { deleted: true })
-    })
-  )
+    }))
 }))

@@ -4,8 +4,8 @@ import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { Conflict, NotFound } from "../../domain/Errors.ts"
 import type { Actor, Customer, CustomerStatus, Role } from "../../domain/Identity.ts"
-import { Keys } from "../../platform/Keys.ts"
 import { Events } from "../../platform/Events.ts"
+import { Keys } from "../../platform/Keys.ts"
 
 interface CustomerRow {
   readonly id: string
@@ -47,15 +47,19 @@ export class Customers extends Context.Service<Customers, {
   /** The status of each of these customers (an id that names no customer is left out). */
   readonly statuses: (customerIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, CustomerStatus>>
   /** Operator provisioning: an email held by a customer that is not cancelled is 409 (case-insensitive). */
-  readonly provisionUnique: (input: NewCustomer) =>
-    Effect.Effect<{ readonly customer: Customer; readonly apiKey: string }, Conflict>
+  readonly provisionUnique: (
+    input: NewCustomer
+  ) => Effect.Effect<{ readonly customer: Customer; readonly apiKey: string }, Conflict>
   /** Customers whose email is `email`, compared case-insensitively, oldest first. */
   readonly findByEmail: (email: string) => Effect.Effect<ReadonlyArray<Customer>>
-  readonly rotateKey: (customerId: string, options?: RotateOptions) =>
-    Effect.Effect<{ readonly apiKey: string; readonly mcpEndpoint: string }>
+  readonly rotateKey: (
+    customerId: string,
+    options?: RotateOptions
+  ) => Effect.Effect<{ readonly apiKey: string; readonly mcpEndpoint: string }>
   /** Operator recovery: a new owner key for an existing customer (404 when there is none). */
-  readonly recoverKey: (customerId: string) =>
-    Effect.Effect<{ readonly apiKey: string; readonly mcpEndpoint: string }, NotFound>
+  readonly recoverKey: (
+    customerId: string
+  ) => Effect.Effect<{ readonly apiKey: string; readonly mcpEndpoint: string }, NotFound>
   /** Inserts a key row for `customerId` and returns the plaintext (for team members). */
   readonly issueKey: (customerId: string, role: Role, memberId: string | null) => Effect.Effect<string>
   readonly mcpEndpointFor: (key: string) => string
@@ -87,167 +91,175 @@ export class Customers extends Context.Service<Customers, {
     data?: Record<string, unknown>
   ) => Effect.Effect<{ readonly from: CustomerStatus; readonly to: CustomerStatus } | undefined, NotFound>
 }>()("herald/features/customers/Customers") {
-  static readonly layer = Layer.effect(Customers, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const events = yield* Events
-    const config = yield* AppConfig
-    const keys = yield* Keys
+  static readonly layer = Layer.effect(
+    Customers,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const events = yield* Events
+      const config = yield* AppConfig
+      const keys = yield* Keys
 
-    const mcpEndpointFor = (key: string) => `${config.baseUrl}/mcp/sse?token=${key}`
+      const mcpEndpointFor = (key: string) => `${config.baseUrl}/mcp/sse?token=${key}`
 
-    const toCustomer = (row: CustomerRow): Customer => ({
-      id: row.id,
-      email: row.email,
-      plan: "pro",
-      status: row.status,
-      brandName: row.brandName,
-      mcpEndpoint: mcpEndpointFor("YOUR_API_KEY"),
-      createdAt: new Date(row.createdAt).toISOString(),
-      trialEndsAt: row.trialEndsAt === null ? null : new Date(row.trialEndsAt).toISOString()
-    })
+      const toCustomer = (row: CustomerRow): Customer => ({
+        id: row.id,
+        email: row.email,
+        plan: "pro",
+        status: row.status,
+        brandName: row.brandName,
+        mcpEndpoint: mcpEndpointFor("YOUR_API_KEY"),
+        createdAt: new Date(row.createdAt).toISOString(),
+        trialEndsAt: row.trialEndsAt === null ? null : new Date(row.trialEndsAt).toISOString()
+      })
 
-    const issueKey = keys.issue
+      const issueKey = keys.issue
 
-    const insertCustomer = (id: string, status: CustomerStatus, input: NewCustomer) =>
-      Effect.gen(function*() {
-        const rows = yield* sql<CustomerRow>`
+      const insertCustomer = (id: string, status: CustomerStatus, input: NewCustomer) =>
+        Effect.gen(function*() {
+          const rows = yield* sql<CustomerRow>`
           INSERT INTO customers (id, email, status, brand_name, trial_ends_at)
           VALUES (${id}, ${input.email}, ${status}, ${input.brandName ?? null}, ${input.trialEndsAt ?? null})
           RETURNING id, email, plan, status, brand_name, created_at, trial_ends_at`
-        const apiKey = yield* issueKey(id, "owner", null)
-        yield* events.record(id, "customer.status_changed", { from: null, to: status }, input.actor)
-        return { customer: toCustomer(rows[0]), apiKey }
+          const apiKey = yield* issueKey(id, "owner", null)
+          yield* events.record(id, "customer.status_changed", { from: null, to: status }, input.actor)
+          return { customer: toCustomer(rows[0]), apiKey }
+        })
+
+      const provision = Effect.fn("Customers.provision")(function*(input: NewCustomer) {
+        const id = input.id ?? randomUUID()
+        const status = input.status ?? "onboarding"
+        return yield* insertCustomer(id, status, input).pipe(sql.withTransaction, Effect.orDie)
       })
 
-    const provision = Effect.fn("Customers.provision")(function*(input: NewCustomer) {
-      const id = input.id ?? randomUUID()
-      const status = input.status ?? "onboarding"
-      return yield* insertCustomer(id, status, input).pipe(sql.withTransaction, Effect.orDie)
-    })
-
-    const provisionUnique = Effect.fn("Customers.provisionUnique")(function*(input: NewCustomer) {
-      const id = input.id ?? randomUUID()
-      const status = input.status ?? "onboarding"
-      const created = yield* Effect.gen(function*() {
-        // One transaction per address at a time: two concurrent provisions of one email cannot both pass the check.
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`customer-email:${input.email.toLowerCase()}`}))`
-        const taken = yield* sql`SELECT id FROM customers
+      const provisionUnique = Effect.fn("Customers.provisionUnique")(function*(input: NewCustomer) {
+        const id = input.id ?? randomUUID()
+        const status = input.status ?? "onboarding"
+        const created = yield* Effect.gen(function*() {
+          // One transaction per address at a time: two concurrent provisions of one email cannot both pass the check.
+          yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`customer-email:${input.email.toLowerCase()}`}))`
+          const taken = yield* sql`SELECT id FROM customers
           WHERE lower(email) = ${input.email.toLowerCase()} AND status <> 'cancelled' LIMIT 1`
-        if (taken.length > 0) return undefined
-        return yield* insertCustomer(id, status, { ...input, actor: input.actor ?? operator })
-      }).pipe(sql.withTransaction, Effect.orDie)
-      if (created === undefined) {
-        return yield* new Conflict({ error: "A customer with this email already exists and is not cancelled" })
-      }
-      return created
-    })
+          if (taken.length > 0) return undefined
+          return yield* insertCustomer(id, status, { ...input, actor: input.actor ?? operator })
+        }).pipe(sql.withTransaction, Effect.orDie)
+        if (created === undefined) {
+          return yield* new Conflict({ error: "A customer with this email already exists and is not cancelled" })
+        }
+        return created
+      })
 
-    const findByEmail = Effect.fn("Customers.findByEmail")(function*(email: string) {
-      const rows = yield* sql<CustomerRow>`
+      const findByEmail = Effect.fn("Customers.findByEmail")(function*(email: string) {
+        const rows = yield* sql<CustomerRow>`
         SELECT id, email, plan, status, brand_name, created_at, trial_ends_at
         FROM customers WHERE lower(email) = ${email.toLowerCase()} ORDER BY created_at, id LIMIT 100`.pipe(Effect.orDie)
-      return rows.map(toCustomer)
-    })
+        return rows.map(toCustomer)
+      })
 
-    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-    const get = Effect.fnUntraced(function*(customerId: string) {
-      const rows = yield* sql<CustomerRow>`
+      // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
+      const get = Effect.fnUntraced(function*(customerId: string) {
+        const rows = yield* sql<CustomerRow>`
         SELECT id, email, plan, status, brand_name, created_at, trial_ends_at
         FROM customers WHERE id = ${customerId}`.pipe(Effect.orDie)
-      if (rows.length === 0) return yield* new NotFound({ error: "Customer not found" })
-      return toCustomer(rows[0])
-    })
-
-    const rotate = (customerId: string, options: RotateOptions) =>
-      Effect.gen(function*() {
-        // The row lock serialises concurrent rotations of one customer.
-        const found = yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
-        if (found.length === 0) return undefined
-        yield* keys.revokeOwnerKeys(customerId, options.idempotencyKey)
-        const apiKey = yield* issueKey(customerId, "owner", null)
-        yield* events.record(customerId, "key.rotated", {}, options.actor)
-        return { apiKey, mcpEndpoint: mcpEndpointFor(apiKey) }
-      }).pipe(sql.withTransaction, Effect.orDie)
-
-    const rotateKey = Effect.fn("Customers.rotateKey")(function*(customerId: string, options: RotateOptions = {}) {
-      const rotated = yield* rotate(customerId, options)
-      // The caller authenticated as this customer, so it exists.
-      if (rotated === undefined) return yield* Effect.die("rotated a customer that does not exist")
-      return rotated
-    })
-
-    const recoverKey = Effect.fn("Customers.recoverKey")(function*(customerId: string) {
-      // An id no row could hold names nothing: 404, not a database type error.
-      if (!uuidShape.test(customerId)) return yield* new NotFound({ error: "Customer not found" })
-      const rotated = yield* rotate(customerId, { actor: operator })
-      if (rotated === undefined) return yield* new NotFound({ error: "Customer not found" })
-      return rotated
-    })
-
-    const changeStatus = Effect.fn("Customers.changeStatus")(function*(
-      customerId: string,
-      decide: (current: CustomerStatus) => CustomerStatus | undefined,
-      data: Record<string, unknown> = {}
-    ) {
-      return yield* Effect.gen(function*() {
-        const rows = yield* sql<{ status: CustomerStatus }>`SELECT status FROM customers WHERE id = ${customerId} FOR UPDATE`
         if (rows.length === 0) return yield* new NotFound({ error: "Customer not found" })
-        const from = rows[0].status
-        const to = decide(from)
-        if (to === undefined || to === from) return undefined
-        yield* sql`UPDATE customers SET status = ${to} WHERE id = ${customerId}`
-        yield* events.record(customerId, "customer.status_changed", { ...data, from, to })
-        return { from, to }
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-    })
+        return toCustomer(rows[0])
+      })
 
-    const statuses = (customerIds: ReadonlyArray<string>) =>
-      customerIds.length === 0
-        ? Effect.succeed(new Map<string, CustomerStatus>())
-        : sql<{ id: string; status: CustomerStatus }>`SELECT id, status FROM customers WHERE id = ANY (${customerIds}::uuid[])`.pipe(
-          Effect.map((rows) => new Map(rows.map((row) => [row.id, row.status]))),
-          Effect.orDie
-        )
+      const rotate = (customerId: string, options: RotateOptions) =>
+        Effect.gen(function*() {
+          // The row lock serialises concurrent rotations of one customer.
+          const found = yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
+          if (found.length === 0) return undefined
+          yield* keys.revokeOwnerKeys(customerId, options.idempotencyKey)
+          const apiKey = yield* issueKey(customerId, "owner", null)
+          yield* events.record(customerId, "key.rotated", {}, options.actor)
+          return { apiKey, mcpEndpoint: mcpEndpointFor(apiKey) }
+        }).pipe(sql.withTransaction, Effect.orDie)
 
+      const rotateKey = Effect.fn("Customers.rotateKey")(function*(customerId: string, options: RotateOptions = {}) {
+        const rotated = yield* rotate(customerId, options)
+        // The caller authenticated as this customer, so it exists.
+        if (rotated === undefined) return yield* Effect.die("rotated a customer that does not exist")
+        return rotated
+      })
 
-    const lock = (customerId: string, strength: "update" | "noKeyUpdate" = "update") =>
-      Effect.map(
-        strength === "update"
-          ? sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
-          : sql`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`,
-        (rows) => rows.length > 0
-      ).pipe(Effect.orDie, Effect.withSpan("Customers.lock"))
+      const recoverKey = Effect.fn("Customers.recoverKey")(function*(customerId: string) {
+        // An id no row could hold names nothing: 404, not a database type error.
+        if (!uuidShape.test(customerId)) return yield* new NotFound({ error: "Customer not found" })
+        const rotated = yield* rotate(customerId, { actor: operator })
+        if (rotated === undefined) return yield* new NotFound({ error: "Customer not found" })
+        return rotated
+      })
 
-    // Walks the partial index on trial_ends_at (only customers with a trial that is not cancelled).
-    const endedTrials = sql<{ id: string }>`SELECT id FROM customers
+      const changeStatus = Effect.fn("Customers.changeStatus")(function*(
+        customerId: string,
+        decide: (current: CustomerStatus) => CustomerStatus | undefined,
+        data: Record<string, unknown> = {}
+      ) {
+        return yield* Effect.gen(function*() {
+          const rows = yield* sql<
+            { status: CustomerStatus }
+          >`SELECT status FROM customers WHERE id = ${customerId} FOR UPDATE`
+          if (rows.length === 0) return yield* new NotFound({ error: "Customer not found" })
+          const from = rows[0].status
+          const to = decide(from)
+          if (to === undefined || to === from) return undefined
+          yield* sql`UPDATE customers SET status = ${to} WHERE id = ${customerId}`
+          yield* events.record(customerId, "customer.status_changed", { ...data, from, to })
+          return { from, to }
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      })
+
+      const statuses = (customerIds: ReadonlyArray<string>) =>
+        customerIds.length === 0
+          ? Effect.succeed(new Map<string, CustomerStatus>())
+          : sql<
+            { id: string; status: CustomerStatus }
+          >`SELECT id, status FROM customers WHERE id = ANY (${customerIds}::uuid[])`.pipe(
+            Effect.map((rows) => new Map(rows.map((row) => [row.id, row.status]))),
+            Effect.orDie
+          )
+
+      const lock = (customerId: string, strength: "update" | "noKeyUpdate" = "update") =>
+        Effect.map(
+          strength === "update"
+            ? sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
+            : sql`SELECT id FROM customers WHERE id = ${customerId} FOR NO KEY UPDATE`,
+          (rows) => rows.length > 0
+        ).pipe(Effect.orDie, Effect.withSpan("Customers.lock"))
+
+      // Walks the partial index on trial_ends_at (only customers with a trial that is not cancelled).
+      const endedTrials = sql<{ id: string }>`SELECT id FROM customers
       WHERE trial_ends_at IS NOT NULL AND trial_ends_at <= now() AND status <> 'cancelled'`.pipe(
-      Effect.map((rows) => rows.map((row) => row.id)),
-      Effect.orDie,
-      Effect.withSpan("Customers.endedTrials")
-    )
+        Effect.map((rows) => rows.map((row) => row.id)),
+        Effect.orDie,
+        Effect.withSpan("Customers.endedTrials")
+      )
 
-    const confirmBrand = (customerId: string, brandName: string) =>
-      Effect.gen(function*() {
-        const [current] = yield* sql<{ status: CustomerStatus }>`SELECT status FROM customers WHERE id = ${customerId} FOR UPDATE`
-        const status: CustomerStatus = current.status === "onboarding" ? "active" : current.status
-        yield* sql`UPDATE customers SET status = ${status}, brand_name = ${brandName} WHERE id = ${customerId}`
-        return current.status
-      }).pipe(Effect.orDie)
+      const confirmBrand = (customerId: string, brandName: string) =>
+        Effect.gen(function*() {
+          const [current] = yield* sql<
+            { status: CustomerStatus }
+          >`SELECT status FROM customers WHERE id = ${customerId} FOR UPDATE`
+          const status: CustomerStatus = current.status === "onboarding" ? "active" : current.status
+          yield* sql`UPDATE customers SET status = ${status}, brand_name = ${brandName} WHERE id = ${customerId}`
+          return current.status
+        }).pipe(Effect.orDie)
 
-    return Customers.of({
-      confirmBrand,
-      provision,
-      provisionUnique,
-      findByEmail,
-      get,
-      rotateKey,
-      recoverKey,
-      issueKey,
-      mcpEndpointFor,
-      lock,
-      statuses,
-      endedTrials,
-      changeStatus
+      return Customers.of({
+        confirmBrand,
+        provision,
+        provisionUnique,
+        findByEmail,
+        get,
+        rotateKey,
+        recoverKey,
+        issueKey,
+        mcpEndpointFor,
+        lock,
+        statuses,
+        endedTrials,
+        changeStatus
+      })
     })
-  }))
+  )
 }

@@ -1,10 +1,10 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
-import { Customers } from "./Customers.ts"
 import { Cursors } from "../../platform/Cursor.ts"
 import { EventPosition, Events } from "../../platform/Events.ts"
 import { leanGroup } from "../../platform/http/LeanGroup.ts"
+import { Customers } from "./Customers.ts"
 
 export const CustomersHandlers = leanGroup(Effect.gen(function*() {
   const customers = yield* Customers
@@ -25,6 +25,5 @@ export const CustomersHandlers = leanGroup(Effect.gen(function*() {
           nextCursor: page.next === undefined ? null : cursors.encode("events", params.customerId, page.next)
         }
       })
-    })
-  )
+    }))
 }))

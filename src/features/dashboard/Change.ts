@@ -55,8 +55,15 @@ export const backTo = (anchor: string) => HttpServerResponse.redirect(`/dashboar
 
 export type ChangeHandler = (
   role: Role,
-  run: (session: SignedIn, form: URLSearchParams) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.RouteContext>
-) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, HttpRouter.RouteContext | HttpServerRequest.HttpServerRequest>
+  run: (
+    session: SignedIn,
+    form: URLSearchParams
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpRouter.RouteContext>
+) => Effect.Effect<
+  HttpServerResponse.HttpServerResponse,
+  never,
+  HttpRouter.RouteContext | HttpServerRequest.HttpServerRequest
+>
 
 /**
  * Builds the handler of a dashboard form post, for the dashboard's own routes
@@ -66,24 +73,30 @@ export type ChangeHandler = (
  * principal (so what it records names the owner or member who did it).
  * Errors answer as HTML pages with their status.
  */
-export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth | RateLimits | AppConfig> = Effect.gen(function*() {
-  const auth = yield* DashboardAuth
-  const limits = yield* RateLimits
-  const config = yield* AppConfig
-  return (role, run) =>
-    htmlPage(Effect.gen(function*() {
-      const req = yield* HttpServerRequest.HttpServerRequest
-      const session = yield* auth.current(req.headers.cookie)
-      if (session === undefined) return yield* signInResponse("Your session has ended; sign in again.", 401)
-      // The failure order of docs/api-rules.md: the limit (429) before the CSRF and role refusals (403).
-      yield* limits.enforce(policies.rest, session.principal.customerId)
-      const form = yield* readForm
-      const token = form.get("_csrf") ?? req.headers["x-csrf-token"]
-      if (!auth.checkCsrf(session, token ?? undefined) || !sameOrigin(req, config.baseUrl)) {
-        return yield* new Forbidden({ error: "This form has expired or did not come from the dashboard; reload and try again." })
-      }
-      if (!roleAllows(session.principal.role, role)) return yield* new Forbidden({ error: `This action needs the ${role} role` })
-      // The signed-in owner or member is who made the change, as with a Bearer request: the event log's actor.
-      return yield* run(session, form).pipe(Effect.provideService(CurrentPrincipal, session.principal))
-    }))
-})
+export const dashboardChange: Effect.Effect<ChangeHandler, never, DashboardAuth | RateLimits | AppConfig> = Effect.gen(
+  function*() {
+    const auth = yield* DashboardAuth
+    const limits = yield* RateLimits
+    const config = yield* AppConfig
+    return (role, run) =>
+      htmlPage(Effect.gen(function*() {
+        const req = yield* HttpServerRequest.HttpServerRequest
+        const session = yield* auth.current(req.headers.cookie)
+        if (session === undefined) return yield* signInResponse("Your session has ended; sign in again.", 401)
+        // The failure order of docs/api-rules.md: the limit (429) before the CSRF and role refusals (403).
+        yield* limits.enforce(policies.rest, session.principal.customerId)
+        const form = yield* readForm
+        const token = form.get("_csrf") ?? req.headers["x-csrf-token"]
+        if (!auth.checkCsrf(session, token ?? undefined) || !sameOrigin(req, config.baseUrl)) {
+          return yield* new Forbidden({
+            error: "This form has expired or did not come from the dashboard; reload and try again."
+          })
+        }
+        if (!roleAllows(session.principal.role, role)) {
+          return yield* new Forbidden({ error: `This action needs the ${role} role` })
+        }
+        // The signed-in owner or member is who made the change, as with a Bearer request: the event log's actor.
+        return yield* run(session, form).pipe(Effect.provideService(CurrentPrincipal, session.principal))
+      }))
+  }
+)

@@ -75,51 +75,76 @@ export const canChange = (context: DashboardContext, role: Role): boolean =>
 export const formatDate = (iso: string | null | undefined): string =>
   iso === null || iso === undefined ? "—" : new Date(iso).toISOString().slice(0, 16).replace("T", " ") + " UTC"
 
-export const statusBadge = (status: string): Html => html`<span class="badge ${status}">${status.replace("_", " ")}</span>`
+export const statusBadge = (status: string): Html =>
+  html`<span class="badge ${status}">${status.replace("_", " ")}</span>`
 
 /** Renders the whole dashboard page from the registered sections. */
 export class Dashboard extends Context.Service<Dashboard, {
-  readonly page: (principal: Principal, csrf: string | undefined, notice?: Html, query?: URLSearchParams) => Effect.Effect<Html>
+  readonly page: (
+    principal: Principal,
+    csrf: string | undefined,
+    notice?: Html,
+    query?: URLSearchParams
+  ) => Effect.Effect<Html>
 }>()("herald/features/dashboard/Dashboard") {
-  static readonly layer = Layer.effect(Dashboard, Effect.gen(function*() {
-    const customers = yield* Customers
-    const registry = yield* DashboardSections
+  static readonly layer = Layer.effect(
+    Dashboard,
+    Effect.gen(function*() {
+      const customers = yield* Customers
+      const registry = yield* DashboardSections
 
-    const page = (principal: Principal, csrf: string | undefined, notice?: Html, query = new URLSearchParams()) =>
-      Effect.gen(function*() {
-        const customer = yield* customers.get(principal.customerId).pipe(Effect.orDie)
-        const context: DashboardContext = { customer, principal, now: new Date(), csrf, query }
-        const visible = registry.all().filter((section) => roleAllows(principal.role, section.minRole ?? "viewer"))
-        const rendered = yield* Effect.forEach(visible, (section) =>
-          Effect.map(section.render(context), (body) =>
-            html`<section class="card${section.wide === true ? " section-wide" : ""}" id="${section.id}" aria-labelledby="${section.id}-title">
-<h2 id="${section.id}-title">${section.title}</h2>${body}</section>`), { concurrency: 4 })
-        const trial = customer.trialEndsAt === null ? undefined : trialDaysLeft(new Date(customer.trialEndsAt), context.now)
-        const title = customer.brandName ?? customer.email
-        return layout({
-          title: "Dashboard",
-          current: "dashboard",
-          description: "Your Herald dashboard: approvals, content, workflows, social accounts, analytics and settings.",
-          script: "/assets/copy.js",
-          body: html`<div class="hero card section-wide">
+      const page = (principal: Principal, csrf: string | undefined, notice?: Html, query = new URLSearchParams()) =>
+        Effect.gen(function*() {
+          const customer = yield* customers.get(principal.customerId).pipe(Effect.orDie)
+          const context: DashboardContext = { customer, principal, now: new Date(), csrf, query }
+          const visible = registry.all().filter((section) => roleAllows(principal.role, section.minRole ?? "viewer"))
+          const rendered = yield* Effect.forEach(
+            visible,
+            (section) =>
+              Effect.map(
+                section.render(context),
+                (body) =>
+                  html`<section class="card${
+                    section.wide === true ? " section-wide" : ""
+                  }" id="${section.id}" aria-labelledby="${section.id}-title">
+<h2 id="${section.id}-title">${section.title}</h2>${body}</section>`
+              ),
+            { concurrency: 4 }
+          )
+          const trial = customer.trialEndsAt === null
+            ? undefined
+            : trialDaysLeft(new Date(customer.trialEndsAt), context.now)
+          const title = customer.brandName ?? customer.email
+          return layout({
+            title: "Dashboard",
+            current: "dashboard",
+            description:
+              "Your Herald dashboard: approvals, content, workflows, social accounts, analytics and settings.",
+            script: "/assets/copy.js",
+            body: html`<div class="hero card section-wide">
 <div><p class="muted small">Dashboard</p><h1>${title}</h1>
 <p>${statusBadge(customer.status)} <span class="badge">Pro</span> ${
-            trial === undefined ? "" : html`<span class="muted">${trial === 1 ? "1 day" : `${trial} days`} left in your free trial</span>`
-          }</p></div>
+              trial === undefined
+                ? ""
+                : html`<span class="muted">${trial === 1 ? "1 day" : `${trial} days`} left in your free trial</span>`
+            }</p></div>
 <div class="muted small">Signed in as ${principal.role}${principal.memberId === null ? " (owner key)" : ""}${
-            csrf === undefined ? "" : html`<form method="post" action="/dashboard/sign-out" class="inline">
+              csrf === undefined ? "" : html`<form method="post" action="/dashboard/sign-out" class="inline">
 <input type="hidden" name="_csrf" value="${csrf}"><button type="submit" class="secondary">Sign out</button></form>`
-          }</div></div>
-${notice ?? ""}
+            }</div></div>
+${
+              notice ?? ""
+            }
 <nav class="sections small" aria-label="Sections">${
-            visible.map((section, i) => html`${i === 0 ? "" : " · "}<a href="#${section.id}">${section.title}</a>`)
-          }</nav>
+              visible.map((section, i) => html`${i === 0 ? "" : " · "}<a href="#${section.id}">${section.title}</a>`)
+            }</nav>
 <div class="grid">${rendered}</div>`
+          })
         })
-      })
 
-    return Dashboard.of({ page })
-  }))
+      return Dashboard.of({ page })
+    })
+  )
 }
 
 /**
@@ -131,7 +156,9 @@ ${notice ?? ""}
  */
 export const svgBarChart = (
   points: ReadonlyArray<{ readonly label: string; readonly value: number }>,
-  options: { readonly title: string; readonly color?: string; readonly format?: (value: number) => string } = { title: "Chart" }
+  options: { readonly title: string; readonly color?: string; readonly format?: (value: number) => string } = {
+    title: "Chart"
+  }
 ): Html => {
   const row = 22
   const labelWidth = 96
@@ -149,8 +176,12 @@ export const svgBarChart = (
       const w = max === 0 ? 0 : Math.max(value > 0 ? 2 : 0, Math.round((value / max) * barArea))
       const y = 2 + i * row
       const label = [...point.label].length > 14 ? `${[...point.label].slice(0, 13).join("")}…` : point.label
-      return html`<g><text x="${labelWidth - 8}" y="${y + 15}" font-size="12" text-anchor="end" fill="#1d2433">${label}</text>
-<rect x="${labelWidth}" y="${y + 3}" width="${w}" height="${row - 8}" rx="3" fill="${options.color ?? "#4f46e5"}"><title>${point.label}: ${format(value)}</title></rect>
+      return html`<g><text x="${labelWidth - 8}" y="${
+        y + 15
+      }" font-size="12" text-anchor="end" fill="#1d2433">${label}</text>
+<rect x="${labelWidth}" y="${y + 3}" width="${w}" height="${row - 8}" rx="3" fill="${
+        options.color ?? "#4f46e5"
+      }"><title>${point.label}: ${format(value)}</title></rect>
 <text x="${labelWidth + w + 6}" y="${y + 15}" font-size="12" fill="#5b6475">${format(value)}</text></g>`
     })
   }</svg>`

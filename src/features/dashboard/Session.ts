@@ -44,56 +44,62 @@ export class DashboardAuth extends Context.Service<DashboardAuth, {
   readonly clearCookie: string
   readonly checkCsrf: (signedIn: SignedIn, token: string | undefined) => boolean
 }>()("herald/features/dashboard/DashboardAuth") {
-  static readonly layer = Layer.effect(DashboardAuth, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const keys = yield* Keys
-    const config = yield* AppConfig
-    const secret = yield* serverSecret("dashboard")
-    const secure = config.baseUrl.startsWith("https:")
-    const attributes = `Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`
+  static readonly layer = Layer.effect(
+    DashboardAuth,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const keys = yield* Keys
+      const config = yield* AppConfig
+      const secret = yield* serverSecret("dashboard")
+      const secure = config.baseUrl.startsWith("https:")
+      const attributes = `Path=/; HttpOnly; SameSite=Lax${secure ? "; Secure" : ""}`
 
-    const mac = (purpose: string, value: string) => createHmac("sha256", secret).update(`${purpose} ${value}`).digest("base64url")
+      const mac = (purpose: string, value: string) =>
+        createHmac("sha256", secret).update(`${purpose} ${value}`).digest("base64url")
 
-    const signIn = Effect.fn("DashboardAuth.signIn")(function*(apiKey: string) {
-      const { principal, status, audience } = yield* keys.authenticate(apiKey)
-      // An assistant's OAuth token is not a key to sign a person in with.
-      if (audience !== undefined) return yield* new InvalidApiKey()
-      if (status !== "active" && status !== "onboarding") return yield* new AccountInactive()
-      const sid = randomBytes(32).toString("base64url")
-      yield* sql`DELETE FROM dashboard_sessions WHERE expires_at < now()`.pipe(Effect.orDie)
-      yield* sql`INSERT INTO dashboard_sessions (id_hash, key_id, customer_id, expires_at)
-        VALUES (${sha256Hex(sid)}, ${principal.keyId}, ${principal.customerId}, now() + make_interval(secs => ${lifetimeSeconds}))`
-        .pipe(Effect.orDie)
-      return `${cookieName}=${sid}.${mac("session", sid)}; Max-Age=${lifetimeSeconds}; ${attributes}`
-    })
+      const signIn = Effect.fn("DashboardAuth.signIn")(function*(apiKey: string) {
+        const { principal, status, audience } = yield* keys.authenticate(apiKey)
+        // An assistant's OAuth token is not a key to sign a person in with.
+        if (audience !== undefined) return yield* new InvalidApiKey()
+        if (status !== "active" && status !== "onboarding") return yield* new AccountInactive()
+        const sid = randomBytes(32).toString("base64url")
+        yield* sql`DELETE FROM dashboard_sessions WHERE expires_at < now()`.pipe(Effect.orDie)
+        yield* sql`INSERT INTO dashboard_sessions (id_hash, key_id, customer_id, expires_at)
+        VALUES (${
+          sha256Hex(sid)
+        }, ${principal.keyId}, ${principal.customerId}, now() + make_interval(secs => ${lifetimeSeconds}))`
+          .pipe(Effect.orDie)
+        return `${cookieName}=${sid}.${mac("session", sid)}; Max-Age=${lifetimeSeconds}; ${attributes}`
+      })
 
-    const current = Effect.fnUntraced(function*(cookieHeader: string | undefined) {
-      const value = parseCookies(cookieHeader).get(cookieName)
-      if (value === undefined) return undefined
-      const dot = value.indexOf(".")
-      if (dot <= 0) return undefined
-      const sid = value.slice(0, dot)
-      if (!safeEqual(mac("session", sid), value.slice(dot + 1))) return undefined
-      const sessionHash = sha256Hex(sid)
-      const rows = yield* sql<{ keyId: string }>`SELECT key_id FROM dashboard_sessions
+      const current = Effect.fnUntraced(function*(cookieHeader: string | undefined) {
+        const value = parseCookies(cookieHeader).get(cookieName)
+        if (value === undefined) return undefined
+        const dot = value.indexOf(".")
+        if (dot <= 0) return undefined
+        const sid = value.slice(0, dot)
+        if (!safeEqual(mac("session", sid), value.slice(dot + 1))) return undefined
+        const sessionHash = sha256Hex(sid)
+        const rows = yield* sql<{ keyId: string }>`SELECT key_id FROM dashboard_sessions
         WHERE id_hash = ${sessionHash} AND expires_at > now()`.pipe(Effect.orDie)
-      if (rows.length === 0) return undefined
-      const found = yield* Effect.result(keys.byId(rows[0].keyId))
-      if (found._tag === "Failure") return undefined
-      const { principal, status } = found.success
-      if (status !== "active" && status !== "onboarding") return undefined
-      return { principal, csrf: mac("csrf", sid), sessionHash } satisfies SignedIn
-    })
+        if (rows.length === 0) return undefined
+        const found = yield* Effect.result(keys.byId(rows[0].keyId))
+        if (found._tag === "Failure") return undefined
+        const { principal, status } = found.success
+        if (status !== "active" && status !== "onboarding") return undefined
+        return { principal, csrf: mac("csrf", sid), sessionHash } satisfies SignedIn
+      })
 
-    const signOut = (sessionHash: string) =>
-      sql`DELETE FROM dashboard_sessions WHERE id_hash = ${sessionHash}`.pipe(Effect.orDie, Effect.asVoid)
+      const signOut = (sessionHash: string) =>
+        sql`DELETE FROM dashboard_sessions WHERE id_hash = ${sessionHash}`.pipe(Effect.orDie, Effect.asVoid)
 
-    return DashboardAuth.of({
-      signIn,
-      current,
-      signOut,
-      clearCookie: `${cookieName}=; Max-Age=0; ${attributes}`,
-      checkCsrf: (signedIn, token) => token !== undefined && safeEqual(signedIn.csrf, token)
+      return DashboardAuth.of({
+        signIn,
+        current,
+        signOut,
+        clearCookie: `${cookieName}=; Max-Age=0; ${attributes}`,
+        checkCsrf: (signedIn, token) => token !== undefined && safeEqual(signedIn.csrf, token)
+      })
     })
-  }))
+  )
 }

@@ -18,6 +18,5 @@ export const DashboardHandlers = leanGroup(Effect.gen(function*() {
           yield* addResponseHeaders(pageHeaders())
           return `<!doctype html>\n${page.value}`
         })
-    })
-  )
+    }))
 }))

@@ -27,8 +27,12 @@ const excerpt = (text: string | null, max = 220) =>
 const readOnlyNote = html`<p class="muted small">Sign in at <a href="/dashboard">/dashboard</a> to make changes.</p>`
 
 const pieceHeading = (piece: ContentPiece) =>
-  html`<div class="row"><span class="item-title">${piece.title ?? `${piece.type} piece`}</span>${statusBadge(piece.status)}</div>
-<p class="muted small">${piece.type}${piece.platform === null ? "" : ` · ${piece.platform}`} · ${formatDate(piece.createdAt)}</p>`
+  html`<div class="row"><span class="item-title">${piece.title ?? `${piece.type} piece`}</span>${
+    statusBadge(piece.status)
+  }</div>
+<p class="muted small">${piece.type}${piece.platform === null ? "" : ` · ${piece.platform}`} · ${
+    formatDate(piece.createdAt)
+  }</p>`
 
 const queueSection = (content: Content["Service"]): DashboardSection => ({
   id: "queue",
@@ -37,19 +41,24 @@ const queueSection = (content: Content["Service"]): DashboardSection => ({
   wide: true,
   render: (context) =>
     Effect.gen(function*() {
-      const page = yield* content.list(context.customer.id, { status: "pending_approval", limit: limits.queue }).pipe(Effect.orDie)
+      const page = yield* content.list(context.customer.id, { status: "pending_approval", limit: limits.queue }).pipe(
+        Effect.orDie
+      )
       if (page.content.length === 0) return html`<p class="muted">Nothing is waiting for your approval.</p>`
       const editable = canChange(context, "editor")
       return html`<ul class="plain list">${
         page.content.map((piece) =>
           html`<li data-content-id="${piece.id}">${pieceHeading(piece)}<p class="excerpt">${excerpt(piece.body)}</p>${
             editable
-              ? html`<form method="post" action="/dashboard/content/${piece.id}/review" class="inline">${csrfField(context)}
+              ? html`<form method="post" action="/dashboard/content/${piece.id}/review" class="inline">${
+                csrfField(context)
+              }
 <input type="text" name="note" maxlength="1000" placeholder="Note (optional)" aria-label="Review note">
 <button type="submit" name="action" value="approve">Approve</button>
 <button type="submit" name="action" value="reject" class="danger">Reject</button></form>`
               : ""
-          }</li>`)
+          }</li>`
+        )
       }</ul>${page.nextCursor === null ? "" : html`<p class="muted small">Showing the newest ${limits.queue}.</p>`}${
         editable || context.csrf !== undefined ? "" : readOnlyNote
       }`
@@ -69,8 +78,11 @@ const recentSection = (content: Content["Service"]): DashboardSection => ({
           html`<li>${pieceHeading(piece)}${
             piece.publishedUrl === null
               ? ""
-              : html`<a href="${safeHref(piece.publishedUrl)}" rel="noopener noreferrer" target="_blank">View published post</a>`
-          }</li>`)
+              : html`<a href="${
+                safeHref(piece.publishedUrl)
+              }" rel="noopener noreferrer" target="_blank">View published post</a>`
+          }</li>`
+        )
       }</ul>`
     })
 })
@@ -101,7 +113,9 @@ const settingsSection = (settings: Settings["Service"]): DashboardSection => ({
       const amount = (value: number | null) => (value === null ? "" : String(value))
       if (!canChange(context, "admin")) {
         return html`<ul class="plain list"><li>Default autonomy level: <strong>${autonomy.globalDefault}</strong></li>
-<li>Budget: daily ${budget.daily ?? "no cap"}, weekly ${budget.weekly ?? "no cap"}, monthly ${budget.monthly ?? "no cap"}</li></ul>`
+<li>Budget: daily ${budget.daily ?? "no cap"}, weekly ${budget.weekly ?? "no cap"}, monthly ${
+          budget.monthly ?? "no cap"
+        }</li></ul>`
       }
       const levels = [
         [1, "1 · Drafts only"],
@@ -112,13 +126,21 @@ const settingsSection = (settings: Settings["Service"]): DashboardSection => ({
       ] as const
       return html`<form method="post" action="/dashboard/settings/autonomy" class="stack">${csrfField(context)}
 <label>Default autonomy level<select name="globalDefault">${
-        levels.map(([level, label]) => html`<option value="${level}"${autonomy.globalDefault === level ? html` selected` : ""}>${label}</option>`)
+        levels.map(([level, label]) =>
+          html`<option value="${level}"${autonomy.globalDefault === level ? html` selected` : ""}>${label}</option>`
+        )
       }</select></label><button type="submit" class="secondary">Save autonomy</button></form>
 <hr>
 <form method="post" action="/dashboard/settings/budget" class="stack">${csrfField(context)}
-<label>Daily cap<input type="number" name="daily" min="0" step="0.01" value="${amount(budget.daily)}" placeholder="No cap"></label>
-<label>Weekly cap<input type="number" name="weekly" min="0" step="0.01" value="${amount(budget.weekly)}" placeholder="No cap"></label>
-<label>Monthly cap<input type="number" name="monthly" min="0" step="0.01" value="${amount(budget.monthly)}" placeholder="No cap"></label>
+<label>Daily cap<input type="number" name="daily" min="0" step="0.01" value="${
+        amount(budget.daily)
+      }" placeholder="No cap"></label>
+<label>Weekly cap<input type="number" name="weekly" min="0" step="0.01" value="${
+        amount(budget.weekly)
+      }" placeholder="No cap"></label>
+<label>Monthly cap<input type="number" name="monthly" min="0" step="0.01" value="${
+        amount(budget.monthly)
+      }" placeholder="No cap"></label>
 <button type="submit" class="secondary">Save budget</button></form>`
     })
 })
@@ -147,8 +169,12 @@ const recoverForm = (context: DashboardContext, hook: Webhook) => {
   const created = new Date(hook.createdAt)
   const from = created > earliest ? created : earliest
   return html`<form method="post" action="/dashboard/webhooks/${hook.id}/recover" class="inline">${csrfField(context)}
-<label>Missed events since (UTC)<input type="datetime-local" name="since" required value="${localInput(from)}" min="${localInput(earliest)}" max="${localInput(context.now)}"></label>
-<button type="submit" class="secondary">${hook.disabledAt === null ? "Resend missed events" : "Enable and resend missed events"}</button></form>`
+<label>Missed events since (UTC)<input type="datetime-local" name="since" required value="${localInput(from)}" min="${
+    localInput(earliest)
+  }" max="${localInput(context.now)}"></label>
+<button type="submit" class="secondary">${
+    hook.disabledAt === null ? "Resend missed events" : "Enable and resend missed events"
+  }</button></form>`
 }
 
 const webhooksSection = (webhooks: Webhooks["Service"]): DashboardSection => ({
@@ -170,12 +196,18 @@ const webhooksSection = (webhooks: Webhooks["Service"]): DashboardSection => ({
           }</div><p class="muted small">${hook.events.join(", ")}</p>${
             canChange(context, "admin") ? recoverForm(context, hook) : ""
           }${
-            deliveries.length === 0 ? html`<p class="muted small">No deliveries yet.</p>` : html`<details><summary>Recent deliveries</summary>
+            deliveries.length === 0 ?
+              html`<p class="muted small">No deliveries yet.</p>` :
+              html`<details><summary>Recent deliveries</summary>
 <div class="table-scroll"><table><thead><tr><th>Event</th><th>Attempt</th><th>Status</th><th class="hide-narrow">Duration</th><th>When</th></tr></thead><tbody>${
-              deliveries.map((d) =>
-                html`<tr><td>${d.eventType}</td><td>${d.attempt}</td><td>${d.statusCode ?? d.error ?? "—"}</td><td class="hide-narrow">${d.durationMs} ms</td><td>${formatDate(d.attemptedAt)}</td></tr>`)
-            }</tbody></table></div></details>`
-          }</li>`)
+                deliveries.map((d) =>
+                  html`<tr><td>${d.eventType}</td><td>${d.attempt}</td><td>${
+                    d.statusCode ?? d.error ?? "—"
+                  }</td><td class="hide-narrow">${d.durationMs} ms</td><td>${formatDate(d.attemptedAt)}</td></tr>`
+                )
+              }</tbody></table></div></details>`
+          }</li>`
+        )
       }</ul>`
     })
 })
@@ -196,7 +228,9 @@ const teamSection = (team: Team["Service"]): DashboardSection => ({
           }</ul>`
       }${
         canChange(context, "admin")
-          ? html`<h3>Invite a member</h3><form method="post" action="/dashboard/team/invite" class="stack">${csrfField(context)}
+          ? html`<h3>Invite a member</h3><form method="post" action="/dashboard/team/invite" class="stack">${
+            csrfField(context)
+          }
 <label>Email<input type="email" name="email" required maxlength="254"></label>
 <label>Role<select name="role"><option value="viewer">Viewer: read only</option><option value="editor">Editor: write, review, publish</option><option value="admin">Admin: settings, webhooks, team</option></select></label>
 <button type="submit" class="secondary">Invite</button></form>`
@@ -212,9 +246,13 @@ export const statusDetails = (status: PublicStatus, level: 2 | 3 = 3): Html =>
   }</span></p><ul class="plain">${
     status.components.map((c) => html`<li class="row"><span>${c.name}</span>${statusBadge(c.status)}</li>`)
   }</ul>${
-    status.incidents.length === 0 ? "" : html`${level === 2 ? html`<h2>Incidents</h2>` : html`<h3>Incidents</h3>`}<ul class="plain list">${
-      status.incidents.slice(0, 5).map((i) => html`<li>${i.component}: ${i.summary} <span class="muted small">${formatDate(i.startedAt)}</span></li>`)
-    }</ul>`
+    status.incidents.length === 0 ?
+      "" :
+      html`${level === 2 ? html`<h2>Incidents</h2>` : html`<h3>Incidents</h3>`}<ul class="plain list">${
+        status.incidents.slice(0, 5).map((i) =>
+          html`<li>${i.component}: ${i.summary} <span class="muted small">${formatDate(i.startedAt)}</span></li>`
+        )
+      }</ul>`
   }`
 
 const statusSection = (health: Health["Service"]): DashboardSection => ({

@@ -47,9 +47,13 @@ const Pages = HttpRouter.use((router) =>
     const text = (body: string, contentType: string) => HttpServerResponse.text(body, { contentType, headers: cors })
 
     const card = json(serverCard(baseUrl))
-    for (const path of [paths.serverCard, paths.serverCardSep, paths.serverCardDraft]) yield* router.add("GET", path, card)
+    for (const path of [paths.serverCard, paths.serverCardSep, paths.serverCardDraft]) {
+      yield* router.add("GET", path, card)
+    }
     const a2a = json(a2aAgentCard(baseUrl))
-    for (const path of [paths.a2a, paths.a2aCard]) yield* router.add("GET", path, a2a)
+    for (const path of [paths.a2a, paths.a2aCard]) {
+      yield* router.add("GET", path, a2a)
+    }
     yield* router.add(
       "GET",
       paths.apiCatalog,
@@ -74,7 +78,9 @@ const Pages = HttpRouter.use((router) =>
       }
       const accept = request.headers.accept ?? ""
       if (accept.includes("text/markdown") && !accept.includes("text/html")) {
-        return Effect.succeed(HttpServerResponse.text(markdown, { contentType: "text/markdown; charset=utf-8", headers }))
+        return Effect.succeed(
+          HttpServerResponse.text(markdown, { contentType: "text/markdown; charset=utf-8", headers })
+        )
       }
       return Effect.succeed(HttpServerResponse.text(html, { contentType: "text/html; charset=utf-8", headers }))
     })
@@ -84,6 +90,9 @@ const Pages = HttpRouter.use((router) =>
 export const DiscoveryRoutes = Layer.mergeAll(
   jsonDocumentRoute(paths.protectedResource, (baseUrl) => protectedResourceMetadata(baseUrl)),
   // Where RFC 9728 puts the metadata of the resource at /mcp: the same document, naming that resource.
-  jsonDocumentRoute(`${paths.protectedResource}/mcp`, (baseUrl) => protectedResourceMetadata(baseUrl, mcpResource(baseUrl))),
+  jsonDocumentRoute(
+    `${paths.protectedResource}/mcp`,
+    (baseUrl) => protectedResourceMetadata(baseUrl, mcpResource(baseUrl))
+  ),
   Pages
 )

@@ -1,6 +1,6 @@
-import { allToolDescriptors, type ToolDescriptor } from "../../platform/tools/ToolRunner.ts"
 import { toolDefinitions } from "../../api/tools/definitions.ts"
 import { openApiDocument } from "../../platform/http/OpenApiDocument.ts"
+import { allToolDescriptors, type ToolDescriptor } from "../../platform/tools/ToolRunner.ts"
 import { protocolVersions, streamableVersions } from "../mcp/McpServer.ts"
 
 export { protocolVersions, streamableVersions }
@@ -17,7 +17,6 @@ export const product = {
   description:
     "Herald is a managed AI marketing team exposed as an API and an MCP server: content drafts with an approval queue, workflows, social publishing, analytics, SEO/GEO scans, brand onboarding, webhooks, autonomy and budget controls."
 } as const
-
 
 export const paths = {
   serverCard: "/.well-known/mcp/server-card.json",
@@ -45,7 +44,9 @@ const tools = registryTools
 /** `api.example.com` → `com.example.api/herald` (the server card's reverse-DNS name). */
 const serverName = (baseUrl: string) => {
   const host = new URL(baseUrl).hostname
-  const reversed = /^[0-9.]+$/.test(host) || host.includes(":") ? host.replaceAll(":", "-") : host.split(".").reverse().join(".")
+  const reversed = /^[0-9.]+$/.test(host) || host.includes(":")
+    ? host.replaceAll(":", "-")
+    : host.split(".").reverse().join(".")
   return `${reversed}/herald`
 }
 
@@ -68,11 +69,17 @@ export const serverCard = (baseUrl: string) => ({
       type: "streamable-http",
       url: `${baseUrl}${paths.streamable}`,
       supportedProtocolVersions: [...streamableVersions],
-      headers: [{ name: "Authorization", description: "Bearer <API_KEY> (or ?token=<API_KEY>)", isRequired: true, isSecret: true }]
+      headers: [{
+        name: "Authorization",
+        description: "Bearer <API_KEY> (or ?token=<API_KEY>)",
+        isRequired: true,
+        isSecret: true
+      }]
     }
   ],
   authentication: {
-    description: "An API key: `?token=<API_KEY>` on /mcp/sse (its messages are authorised by the session), `Authorization: Bearer <API_KEY>` or `?token=` on /mcp."
+    description:
+      "An API key: `?token=<API_KEY>` on /mcp/sse (its messages are authorised by the session), `Authorization: Bearer <API_KEY>` or `?token=` on /mcp."
   },
   tools: tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))
 })
@@ -122,12 +129,17 @@ export const a2aAgentCard = (baseUrl: string) => ({
   })),
   securitySchemes: {
     bearer: { type: "http", scheme: "bearer", description: "Authorization: Bearer <API_KEY>" },
-    token: { type: "apiKey", in: "query", name: "token", description: "?token=<API_KEY> (MCP SSE clients that cannot set headers)" }
+    token: {
+      type: "apiKey",
+      in: "query",
+      name: "token",
+      description: "?token=<API_KEY> (MCP SSE clients that cannot set headers)"
+    }
   },
   security: [{ bearer: [] }, { token: [] }]
 })
 
-export const apiCatalogMediaType = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"'
+export const apiCatalogMediaType = "application/linkset+json; profile=\"https://www.rfc-editor.org/info/rfc9727\""
 
 /** RFC 9727 api-catalog as an RFC 9264 linkset. */
 export const apiCatalog = (baseUrl: string) => ({
@@ -157,11 +169,13 @@ interface Operation {
 
 let operationsCache: ReadonlyArray<Operation> | undefined
 /** Every REST operation with its summary, read from the OpenAPI document the HttpApi produces. */
-export const operations = (): ReadonlyArray<Operation> =>
-  (operationsCache ??= Object.entries((openApiDocument("") as { paths: Record<string, Record<string, { summary?: string }>> }).paths)
-    .flatMap(([path, methods]) =>
-      Object.entries(methods)
-        .filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method))
-        .map(([method, operation]) => ({ method: method.toUpperCase(), path, summary: operation.summary ?? "" }))
-    ))
-
+export const operations = (): ReadonlyArray<
+  Operation
+> => (operationsCache ??= Object.entries(
+  (openApiDocument("") as { paths: Record<string, Record<string, { summary?: string }>> }).paths
+)
+  .flatMap(([path, methods]) =>
+    Object.entries(methods)
+      .filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method))
+      .map(([method, operation]) => ({ method: method.toUpperCase(), path, summary: operation.summary ?? "" }))
+  ))

@@ -1,5 +1,12 @@
 import { html, layout } from "../../platform/http/Html.ts"
-import { operations, paths, product, streamableVersions, registryTools as tools, authenticationText } from "./Documents.ts"
+import {
+  authenticationText,
+  operations,
+  paths,
+  product,
+  registryTools as tools,
+  streamableVersions
+} from "./Documents.ts"
 
 /**
  * The human and crawler documents: llms.txt, the home page as Markdown and
@@ -27,7 +34,11 @@ export const llmsTxt = (baseUrl: string, limits: { readonly rest: number; readon
     "",
     "## MCP",
     "",
-    link("MCP over SSE", `${paths.sse}?token=YOUR_API_KEY`, "HTTP+SSE transport (2024-11-05); messages to /mcp/message?sessionId="),
+    link(
+      "MCP over SSE",
+      `${paths.sse}?token=YOUR_API_KEY`,
+      "HTTP+SSE transport (2024-11-05); messages to /mcp/message?sessionId="
+    ),
     link("MCP Streamable HTTP", paths.streamable, "Streamable HTTP transport, Bearer or ?token="),
     link("MCP server card", paths.serverCard, "server metadata and the tool list"),
     link("Agent card", paths.agentCard, "the tool registry with JSON Schemas"),
@@ -39,7 +50,11 @@ export const llmsTxt = (baseUrl: string, limits: { readonly rest: number; readon
     "",
     "## Optional",
     "",
-    link("OAuth protected resource metadata", paths.protectedResource, "RFC 9728; Herald is its own authorization server, scopes by role"),
+    link(
+      "OAuth protected resource metadata",
+      paths.protectedResource,
+      "RFC 9728; Herald is its own authorization server, scopes by role"
+    ),
     link("Sitemap", paths.sitemap, "public pages"),
     ""
   ].join("\n")
@@ -68,20 +83,38 @@ export const indexMarkdown = (baseUrl: string) =>
     "",
     "## Discovery",
     "",
-    ...[paths.llms, paths.serverCard, paths.agentCard, paths.a2aCard, paths.apiCatalog, paths.protectedResource, paths.sitemap]
+    ...[
+      paths.llms,
+      paths.serverCard,
+      paths.agentCard,
+      paths.a2aCard,
+      paths.apiCatalog,
+      paths.protectedResource,
+      paths.sitemap
+    ]
       .map((path) => `- [${path}](${baseUrl}${path})`),
     ""
   ].join("\n")
 
 const xmlEscape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!)
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&apos;" })[c]!)
 
 /** sitemaps.org 0.9: the public pages and documents. */
 export const sitemap = (baseUrl: string) =>
   [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
-    ...["/", paths.indexMd, paths.llms, paths.openapi, paths.status, paths.agentCard, paths.serverCard, paths.a2aCard, paths.apiCatalog]
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+    "<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">",
+    ...[
+      "/",
+      paths.indexMd,
+      paths.llms,
+      paths.openapi,
+      paths.status,
+      paths.agentCard,
+      paths.serverCard,
+      paths.a2aCard,
+      paths.apiCatalog
+    ]
       .map((path) => `  <url><loc>${xmlEscape(`${baseUrl}${path}`)}</loc></url>`),
     "</urlset>",
     ""
@@ -143,7 +176,16 @@ export const homeHtml = (baseUrl: string): string =>
       }</ul></details>
 <h3>For agents</h3>
 <ul>${
-        [paths.llms, paths.indexMd, "/?mode=agent", paths.serverCard, paths.agentCard, paths.a2aCard, paths.apiCatalog, paths.sitemap]
+        [
+          paths.llms,
+          paths.indexMd,
+          "/?mode=agent",
+          paths.serverCard,
+          paths.agentCard,
+          paths.a2aCard,
+          paths.apiCatalog,
+          paths.sitemap
+        ]
           .map((path) => html`<li><a href="${path}">${path}</a></li>`)
       }</ul>
 </section>`
@@ -168,6 +210,10 @@ export const agentDescriptor = (baseUrl: string, runnable: ReadonlySet<string>) 
     status: `${baseUrl}${paths.status}`
   },
   mcpProtocolVersions: [...streamableVersions],
-  tools: tools().map((tool) => ({ name: tool.name, description: tool.description, available: runnable.has(tool.name) })),
+  tools: tools().map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    available: runnable.has(tool.name)
+  })),
   operations: operations().map((op) => ({ method: op.method, path: op.path, summary: op.summary }))
 })

@@ -12,5 +12,9 @@ export const DiscoveryHandlers = leanGroup(Effect.gen(function*() {
   const { baseUrl } = yield* AppConfig
   const runner = yield* ToolRunner
   const card = agentCard(baseUrl, new Set(runner.tools.map((tool) => tool.name)))
-  return HttpApiBuilder.group(Api, "discovery", (handlers) => handlers.handle("agentCard", () => Effect.as(addResponseHeaders(discoveryHeaders), card)))
+  return HttpApiBuilder.group(
+    Api,
+    "discovery",
+    (handlers) => handlers.handle("agentCard", () => Effect.as(addResponseHeaders(discoveryHeaders), card))
+  )
 }))

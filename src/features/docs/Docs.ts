@@ -17,11 +17,13 @@ const distDir = dirname(createRequire(import.meta.url).resolve("swagger-ui-dist/
 const assets: Record<string, { readonly file: string; readonly contentType: string }> = {
   "swagger-ui.css": { file: "swagger-ui.css", contentType: "text/css; charset=utf-8" },
   "swagger-ui-bundle.js": { file: "swagger-ui-bundle.js", contentType: "text/javascript; charset=utf-8" },
-  "swagger-ui-standalone-preset.js": { file: "swagger-ui-standalone-preset.js", contentType: "text/javascript; charset=utf-8" },
+  "swagger-ui-standalone-preset.js": {
+    file: "swagger-ui-standalone-preset.js",
+    contentType: "text/javascript; charset=utf-8"
+  },
   "favicon-32x32.png": { file: "favicon-32x32.png", contentType: "image/png" },
   "favicon-16x16.png": { file: "favicon-16x16.png", contentType: "image/png" }
 }
-
 
 /** Swagger UI in Herald's page: its own margins off, text dark enough to read, controls big enough to tap. */
 const docsCss = `.swagger-ui .wrapper{padding:0;max-width:none}
@@ -82,7 +84,11 @@ const page = `<!doctype html>\n${
     current: "docs",
     description: "Herald's REST API reference: every endpoint, schema, bound and error, from the OpenAPI document.",
     styles: ["/docs/assets/swagger-ui.css", "/docs/assets/docs.css"],
-    script: ["/docs/assets/swagger-ui-bundle.js", "/docs/assets/swagger-ui-standalone-preset.js", "/docs/assets/docs-init.js"],
+    script: [
+      "/docs/assets/swagger-ui-bundle.js",
+      "/docs/assets/swagger-ui-standalone-preset.js",
+      "/docs/assets/docs-init.js"
+    ],
     body: html`<h1>API reference</h1>
 <p class="muted">Every endpoint of the REST API; the document itself is at <a href="/openapi.json">/openapi.json</a>. Agents can also use the <a href="/llms.txt">llms.txt</a> summary.</p>
 <div id="swagger-ui"><noscript>The interactive reference needs JavaScript; the document itself is at <a href="/openapi.json">/openapi.json</a>.</noscript></div>`
@@ -106,17 +112,27 @@ const read = (name: string): Uint8Array => {
 export const DocsRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     yield* router.add("GET", "/docs", HttpServerResponse.html(page))
-    yield* router.add("GET", "/docs/assets/:file", Effect.gen(function*() {
-      const { params } = yield* HttpRouter.RouteContext
-      const name = params.file ?? ""
-      if (name === "docs.css") {
-        return HttpServerResponse.text(docsCss, { contentType: "text/css; charset=utf-8", headers: assetHeaders })
-      }
-      if (name === "docs-init.js") {
-        return HttpServerResponse.text(initScript, { contentType: "text/javascript; charset=utf-8", headers: assetHeaders })
-      }
-      if (!Object.hasOwn(assets, name)) return HttpServerResponse.empty({ status: 404 })
-      return HttpServerResponse.uint8Array(read(name), { contentType: assets[name].contentType, headers: assetHeaders })
-    }))
+    yield* router.add(
+      "GET",
+      "/docs/assets/:file",
+      Effect.gen(function*() {
+        const { params } = yield* HttpRouter.RouteContext
+        const name = params.file ?? ""
+        if (name === "docs.css") {
+          return HttpServerResponse.text(docsCss, { contentType: "text/css; charset=utf-8", headers: assetHeaders })
+        }
+        if (name === "docs-init.js") {
+          return HttpServerResponse.text(initScript, {
+            contentType: "text/javascript; charset=utf-8",
+            headers: assetHeaders
+          })
+        }
+        if (!Object.hasOwn(assets, name)) return HttpServerResponse.empty({ status: 404 })
+        return HttpServerResponse.uint8Array(read(name), {
+          contentType: assets[name].contentType,
+          headers: assetHeaders
+        })
+      })
+    )
   })
 )

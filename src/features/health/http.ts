@@ -1,13 +1,13 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
-import { NotReady } from "../../domain/Health.ts"
 import { AppConfig } from "../../Config.ts"
+import { NotReady } from "../../domain/Health.ts"
 import { matchesAdminSecret } from "../../platform/AdminSecret.ts"
-import { Health } from "./Health.ts"
 import { leanGroup } from "../../platform/http/LeanGroup.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
 import { policies, RateLimits } from "../../platform/RateLimits.ts"
+import { Health } from "./Health.ts"
 
 export const HealthHandlers = leanGroup(Effect.gen(function*() {
   const health = yield* Health
@@ -33,6 +33,5 @@ export const HealthHandlers = leanGroup(Effect.gen(function*() {
         return { service: "herald", status, timestamp, ...detail } as const
       }),
       status: () => health.publicStatus
-    })
-  )
+    }))
 }))

@@ -3,8 +3,8 @@ import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type { Principal } from "../../api/Security.ts"
 import { AppConfig } from "../../Config.ts"
 import { parseBearer } from "../../domain/ApiKeys.ts"
-import { mcpResource } from "../../domain/OAuth.ts"
 import { AccountInactive, Forbidden, InvalidApiKey, McpTokenRequired, RateLimited } from "../../domain/Errors.ts"
+import { mcpResource } from "../../domain/OAuth.ts"
 import { errorResponse } from "../../platform/http/ErrorResponses.ts"
 import { addResponseHeaders, currentRequest } from "../../platform/http/RequestContext.ts"
 import { Keys } from "../../platform/Keys.ts"
@@ -22,8 +22,10 @@ export const refuse = (
   status = statusOf(error),
   headers?: Record<string, string>
 ): Effect.Effect<never, Refusal> =>
-  Effect.flatMap(currentRequest, ({ requestId }) =>
-    Effect.fail(errorResponse(status, { error: error.error, code: error.code, requestId }, headers)))
+  Effect.flatMap(
+    currentRequest,
+    ({ requestId }) => Effect.fail(errorResponse(status, { error: error.error, code: error.code, requestId }, headers))
+  )
 
 /** Where a request's key came from: the `token` query (for SSE clients that cannot set headers) or an Authorization header. */
 export type Credential =
@@ -56,7 +58,8 @@ export const makeGate = Effect.gen(function*() {
   const resource = mcpResource(config.baseUrl)
   const allowedOrigins = new Set([new URL(config.baseUrl).origin, ...config.mcpAllowedOrigins])
   const challenge = {
-    "www-authenticate": `Bearer realm="herald", resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`
+    "www-authenticate":
+      `Bearer realm="herald", resource_metadata="${config.baseUrl}/.well-known/oauth-protected-resource"`
   }
 
   const rateLimited = (effect: Effect.Effect<unknown, RateLimited>) =>
@@ -79,7 +82,10 @@ export const makeGate = Effect.gen(function*() {
       const { clientIp } = yield* currentRequest
       yield* rateLimited(limits.check(policies.preAuth, clientIp))
       const failed = (error: McpTokenRequired | InvalidApiKey) =>
-        Effect.andThen(rateLimited(limits.enforce(policies.preAuth, clientIp)), refuse(error, 401, bearerRoute ? challenge : undefined))
+        Effect.andThen(
+          rateLimited(limits.enforce(policies.preAuth, clientIp)),
+          refuse(error, 401, bearerRoute ? challenge : undefined)
+        )
       if (credential._tag === "Missing") return yield* failed(new McpTokenRequired())
       if (credential._tag === "Malformed") return yield* failed(new InvalidApiKey())
       const found = yield* Effect.result(keys.authenticate(credential.key))

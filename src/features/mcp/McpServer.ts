@@ -1,11 +1,11 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js"
 import { type Context, Effect } from "effect"
 import type { Principal } from "../../api/Security.ts"
 import type { ToolFailure } from "../../platform/tools/Handler.ts"
@@ -99,7 +99,8 @@ class RpcError extends Error {
 }
 
 const failureText = (failure: ToolFailure): string =>
-  [`${failure.code}: ${failure.message}`, ...(failure.details ?? []).slice(1).map((d) => `${d.path}: ${d.message}`)].join("\n")
+  [`${failure.code}: ${failure.message}`, ...(failure.details ?? []).slice(1).map((d) => `${d.path}: ${d.message}`)]
+    .join("\n")
 
 /** A tool call's outcome on any revision: a result, or the JSON-RPC error to answer instead. */
 export type ToolAnswer =
@@ -116,10 +117,20 @@ export const answerToolCall = (
   runner: ToolRunner["Service"],
   principal: Principal,
   run: <A>(effect: Effect.Effect<A>, options: { readonly signal: AbortSignal }) => Promise<A>,
-  call: { readonly name: string; readonly arguments: unknown; readonly requestId: string; readonly signal: AbortSignal; readonly version: string }
+  call: {
+    readonly name: string
+    readonly arguments: unknown
+    readonly requestId: string
+    readonly signal: AbortSignal
+    readonly version: string
+  }
 ): Promise<ToolAnswer> => {
   if (!listed(runner).some((tool) => tool.name === call.name)) {
-    return Promise.resolve({ _tag: "Error", code: ErrorCode.InvalidParams, message: `Unknown tool: ${call.name.slice(0, 200)}` })
+    return Promise.resolve({
+      _tag: "Error",
+      code: ErrorCode.InvalidParams,
+      message: `Unknown tool: ${call.name.slice(0, 200)}`
+    })
   }
   return run(
     runner.call(call.name, call.arguments ?? {}, { principal, requestId: call.requestId, via: "mcp" }).pipe(
@@ -133,7 +144,12 @@ export const answerToolCall = (
       Effect.catch((failure) =>
         Effect.succeed<ToolAnswer>(
           failure.details !== undefined && argumentsAreProtocolErrors(call.version)
-            ? { _tag: "Error", code: ErrorCode.InvalidParams, message: failure.message, data: { code: failure.code, details: failure.details } }
+            ? {
+              _tag: "Error",
+              code: ErrorCode.InvalidParams,
+              message: failure.message,
+              data: { code: failure.code, details: failure.details }
+            }
             : {
               _tag: "Result",
               result: {

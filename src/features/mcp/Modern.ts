@@ -16,7 +16,9 @@ export const modernVersion = streamableVersions[0]
 export const isModernRequest = (headers: Record<string, string | undefined>, body: unknown): Promise<boolean> => {
   const init = new Headers()
   for (const [name, value] of Object.entries(headers)) if (value !== undefined) init.set(name, value)
-  return isLegacyRequest(new Request("http://mcp.invalid/mcp", { method: "POST", headers: init }), body).then((legacy) => !legacy)
+  return isLegacyRequest(new Request("http://mcp.invalid/mcp", { method: "POST", headers: init }), body).then((
+    legacy
+  ) => !legacy)
 }
 
 /**
@@ -27,7 +29,11 @@ export const isModernRequest = (headers: Record<string, string | undefined>, bod
  * and the revision's error answers are the SDK's; the tools and their
  * refusals are the same code as the older revisions'.
  */
-export const makeModernHandler = (runner: ToolRunner["Service"], context: Context.Context<never>, keepAliveMs: number) => {
+export const makeModernHandler = (
+  runner: ToolRunner["Service"],
+  context: Context.Context<never>,
+  keepAliveMs: number
+) => {
   const run = Effect.runPromiseWith(context)
   const tools = listedTools(runner)
   const handler = createMcpHandler((ctx) => {

@@ -1,10 +1,17 @@
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { Effect, Option, Queue, Stream } from "effect"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
-import { Forbidden, MalformedJson, RateLimited, NotFound, SessionNotFound, ValidationError } from "../../domain/Errors.ts"
+import {
+  Forbidden,
+  MalformedJson,
+  NotFound,
+  RateLimited,
+  SessionNotFound,
+  ValidationError
+} from "../../domain/Errors.ts"
 import { statusCodes } from "../../domain/Errors.ts"
 import { defaultsFor } from "../../platform/http/ErrorResponses.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
@@ -26,7 +33,8 @@ const fullRetrySeconds = 60
  * another key of the same customer (a team member's with a lesser role),
  * is refused rather than lent that key's role.
  */
-const notTheSessionsKey = () => refuse(new Forbidden({ error: "This key did not open this session: open a session with it" }))
+const notTheSessionsKey = () =>
+  refuse(new Forbidden({ error: "This key did not open this session: open a session with it" }))
 
 interface SseSession {
   readonly customerId: string
@@ -90,13 +98,19 @@ const sdkRefusal = async (answer: Response): Promise<SdkRefusal | undefined> => 
   if (answer.status < 400 || !(answer.headers.get("content-type") ?? "").includes("json")) return undefined
   const json: unknown = await answer.clone().json().catch(() => undefined)
   const rpcError = typeof json === "object" && json !== null && "error" in json ? json.error : undefined
-  const message = typeof rpcError === "object" && rpcError !== null && "message" in rpcError ? rpcError.message : undefined
+  const message = typeof rpcError === "object" && rpcError !== null && "message" in rpcError
+    ? rpcError.message
+    : undefined
   const [code, fallback] = defaultsFor(answer.status)
   const headers: Record<string, string> = {}
   answer.headers.forEach((value, name) => {
     if (name !== "content-type" && name !== "content-length") headers[name] = value
   })
-  return { status: answer.status, error: { _tag: "McpRefusal", error: typeof message === "string" ? message : fallback, code }, headers }
+  return {
+    status: answer.status,
+    error: { _tag: "McpRefusal", error: typeof message === "string" ? message : fallback, code },
+    headers
+  }
 }
 
 /**
@@ -164,7 +178,10 @@ export const McpRoutes = HttpRouter.use((router) =>
         let oldest: [string, HttpSession] | undefined
         for (const entry of httpSessions) {
           const session = entry[1]
-          if (session.customerId === customerId && session.busy === 0 && (oldest === undefined || session.lastSeen < oldest[1].lastSeen)) {
+          if (
+            session.customerId === customerId && session.busy === 0 &&
+            (oldest === undefined || session.lastSeen < oldest[1].lastSeen)
+          ) {
             oldest = entry
           }
         }
@@ -189,7 +206,10 @@ export const McpRoutes = HttpRouter.use((router) =>
         for (const id of [...httpSessions.keys()]) dropHttp(id)
         // Ending the SSE streams lets their responses finish rather than hold a graceful shutdown open.
         const streams = [...sseSessions.values()].map((s) => s.transport)
-        await Promise.allSettled([...servers.map((server) => server.close()), ...streams.map((transport) => transport.close())])
+        await Promise.allSettled([
+          ...servers.map((server) => server.close()),
+          ...streams.map((transport) => transport.close())
+        ])
       })
     )
 
@@ -255,9 +275,11 @@ export const McpRoutes = HttpRouter.use((router) =>
         if (session === undefined) return yield* refuse(new SessionNotFound(), 400)
         if (caller !== undefined && caller.principal.keyId !== session.keyId) return yield* notTheSessionsKey()
         // The session's own key, re-checked as REST checks a key on every request (once, when the message carries it).
-        const owner = caller?.key === session.key ? caller : yield* gate.authenticate({ _tag: "Key", key: session.key }, false).pipe(
-          Effect.tapError(() => Effect.promise(() => session.transport.close()))
-        )
+        const owner = caller?.key === session.key ?
+          caller :
+          yield* gate.authenticate({ _tag: "Key", key: session.key }, false).pipe(
+            Effect.tapError(() => Effect.promise(() => session.transport.close()))
+          )
         yield* gate.countMcp(owner.principal.customerId, true)
         yield* gate.checkOrigin(request)
         const body = yield* readJson(request)
@@ -279,7 +301,9 @@ export const McpRoutes = HttpRouter.use((router) =>
         const body = isPost ? withinProtocolRange(yield* readJson(request)) : undefined
         if (isPost && (yield* Effect.promise(() => isModernRequest(request.headers, body)))) {
           // Stateless: no session, so no cap and nothing to reclaim; the answer is the revision's own (errors included).
-          let refused: { readonly status: number; readonly body: unknown; readonly headers: Record<string, string> } | undefined
+          let refused:
+            | { readonly status: number; readonly body: unknown; readonly headers: Record<string, string> }
+            | undefined
           const answer = yield* HttpEffect.fromWebHandler(async (web) => {
             const answer = await modern.serve(web, body, auth.principal)
             if (answer.status >= 400) {
@@ -292,7 +316,9 @@ export const McpRoutes = HttpRouter.use((router) =>
             return openedAtOnce(answer)
           })
           // A refusal is answered as a JSON body the error middleware can read (and so leaves as the JSON-RPC error it is).
-          return refused?.body === undefined ? answer : HttpServerResponse.jsonUnsafe(refused.body, { status: refused.status, headers: refused.headers })
+          return refused?.body === undefined
+            ? answer
+            : HttpServerResponse.jsonUnsafe(refused.body, { status: refused.status, headers: refused.headers })
         }
         const sessionId = request.headers["mcp-session-id"]
         let session: HttpSession | undefined
@@ -300,7 +326,10 @@ export const McpRoutes = HttpRouter.use((router) =>
           session = httpSessions.get(sessionId)
           if (session === undefined) {
             // 404 tells a Streamable HTTP client to start a new session.
-            return yield* refuse(new NotFound({ error: "Session not found — send initialize to /mcp for a new session" }), 404)
+            return yield* refuse(
+              new NotFound({ error: "Session not found — send initialize to /mcp for a new session" }),
+              404
+            )
           }
           if (session.keyId !== auth.principal.keyId) return yield* notTheSessionsKey()
         } else if (!isPost) {
@@ -336,16 +365,21 @@ export const McpRoutes = HttpRouter.use((router) =>
         }
         if (refusal !== undefined) return yield* refuse(refusal.error, refusal.status, refusal.headers)
         return response
-      }).pipe(Effect.catch((error) => HttpServerResponse.isHttpServerResponse(error) ? Effect.succeed(error) : Effect.die(error)))
+      }).pipe(Effect.catch((error) =>
+        HttpServerResponse.isHttpServerResponse(error) ? Effect.succeed(error) : Effect.die(error)
+      ))
 
     const newHttpSession = (auth: Authenticated, version: string): HttpSession => {
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: newSessionId,
         keepAliveMs: config.mcpKeepAliveMs,
-        onsessioninitialized: (id) => addHttp(id, session),
+        onsessioninitialized: (id) =>
+          addHttp(id, session),
         onsessionclosed: (id) => void dropHttp(id)
       })
-      const server: Server = makeMcpServer(runner, auth.principal, context, () => transport.sessionId, () => session.version)
+      const server: Server = makeMcpServer(runner, auth.principal, context, () =>
+        transport.sessionId, () =>
+        session.version)
       const session: HttpSession = {
         customerId: auth.principal.customerId,
         keyId: auth.principal.keyId,
@@ -356,12 +390,16 @@ export const McpRoutes = HttpRouter.use((router) =>
         version
       }
       transport.onclose = () => {
-        if (transport.sessionId !== undefined) dropHttp(transport.sessionId)
+        if (transport.sessionId !== undefined) {
+          dropHttp(transport.sessionId)
+        }
       }
       void server.connect(transport)
       return session
     }
 
-    for (const method of ["GET", "POST", "DELETE"] as const) yield* router.add(method, mcpPaths.streamable, streamable)
+    for (const method of ["GET", "POST", "DELETE"] as const) {
+      yield* router.add(method, mcpPaths.streamable, streamable)
+    }
   })
 )

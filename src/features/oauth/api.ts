@@ -34,6 +34,5 @@ export const ConnectedAppsHandlers = leanGroup(Effect.gen(function*() {
           if (!revoked) return yield* new NotFound({ error: "Connected app not found" })
           return { revoked: true }
         })
-    })
-  )
+    }))
 }))

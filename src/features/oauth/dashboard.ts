@@ -25,18 +25,26 @@ export const connectedAppsSection = (oauth: OAuth["Service"]): DashboardSection 
         return html`<p class="muted">No apps connected. An assistant that supports MCP sign-in connects at <code>${context.customer.mcpEndpoint}</code>.</p>`
       }
       const mayRevoke = (memberId: string | null) =>
-        canChange(context, "viewer") && (roleAllows(context.principal.role, "admin") || (memberId !== null && memberId === context.principal.memberId))
+        canChange(context, "viewer") &&
+        (roleAllows(context.principal.role, "admin") || (memberId !== null && memberId === context.principal.memberId))
       return html`<ul class="plain list">${
         grants.map((grant) =>
           html`<li data-grant-id="${grant.id}"><div class="row"><span class="item-title">${grant.clientName}</span><span class="badge">${grant.role}</span></div>
-<p class="muted small">Approved by ${grant.memberId === null ? "the owner" : "a team member"} · ${formatDate(new Date(grant.createdAt).toISOString())}${
-            grant.lastUsedAt === null ? "" : html` · last renewed ${formatDate(new Date(grant.lastUsedAt).toISOString())}`
+<p class="muted small">Approved by ${grant.memberId === null ? "the owner" : "a team member"} · ${
+            formatDate(new Date(grant.createdAt).toISOString())
+          }${
+            grant.lastUsedAt === null
+              ? ""
+              : html` · last renewed ${formatDate(new Date(grant.lastUsedAt).toISOString())}`
           }</p>${
             mayRevoke(grant.memberId)
-              ? html`<form method="post" action="/dashboard/apps/${grant.id}/revoke" class="inline">${csrfField(context)}
+              ? html`<form method="post" action="/dashboard/apps/${grant.id}/revoke" class="inline">${
+                csrfField(context)
+              }
 <button type="submit" class="danger">Disconnect</button></form>`
               : ""
-          }</li>`)
+          }</li>`
+        )
       }</ul>`
     })
 })

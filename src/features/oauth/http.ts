@@ -1,3 +1,4 @@
+// dprint-ignore-file: dprint-plugin-typescript 0.96 does not reach a fixed point on this file (it formats it differently on every pass)
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../Config.ts"

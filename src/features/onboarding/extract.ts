@@ -19,8 +19,7 @@ const str = (value: unknown): string | undefined =>
 const organisation = (page: Page) =>
   page.jsonLd.find((n) => typesOf(n).some((t) => ["Organization", "Corporation", "LocalBusiness", "Brand"].includes(t)))
 
-const meta = (page: Page, key: string) =>
-  str(page.metas.find((m) => m.name === key || m.property === key)?.content)
+const meta = (page: Page, key: string) => str(page.metas.find((m) => m.name === key || m.property === key)?.content)
 
 /** The shortest part of a title split at its separators: "Acme | Home" -> "Acme". */
 const fromTitle = (title: string | undefined): string | undefined => {
@@ -38,9 +37,12 @@ const description = (page: Page): string | null =>
 
 const logoUrl = (page: Page): string | null => {
   const logo = organisation(page)?.logo
-  const fromLd = str(logo) ?? (typeof logo === "object" && logo !== null ? str((logo as Record<string, unknown>).url) : undefined)
+  const fromLd = str(logo) ??
+    (typeof logo === "object" && logo !== null ? str((logo as Record<string, unknown>).url) : undefined)
   const img = page.$("img").toArray().find((el) =>
-    /logo/i.test(`${el.attribs.alt ?? ""} ${el.attribs.class ?? ""} ${el.attribs.id ?? ""} ${el.attribs.src ?? ""}`) && el.attribs.src)
+    /logo/i.test(`${el.attribs.alt ?? ""} ${el.attribs.class ?? ""} ${el.attribs.id ?? ""} ${el.attribs.src ?? ""}`) &&
+    el.attribs.src
+  )
   const icon = page.links.find((l) => l.rel === "apple-touch-icon" && l.hrefRaw) ??
     page.links.find((l) => l.rel.split(/\s+/).includes("icon") && l.hrefRaw)
   const raw = fromLd ?? img?.attribs.src ?? icon?.hrefRaw
@@ -49,7 +51,8 @@ const logoUrl = (page: Page): string | null => {
 
 /** The image the site gives social networks for its page (og:image, else twitter:image), when it is an http(s) address. */
 const ogImage = (page: Page): string | null => {
-  const raw = meta(page, "og:image") ?? meta(page, "og:image:url") ?? meta(page, "og:image:secure_url") ?? meta(page, "twitter:image")
+  const raw = meta(page, "og:image") ?? meta(page, "og:image:url") ?? meta(page, "og:image:secure_url") ??
+    meta(page, "twitter:image")
   const url = raw === undefined ? null : resolveUrl(raw, page.baseUrl)
   return url !== null && /^https?:/.test(url) ? url : null
 }
@@ -75,7 +78,9 @@ const colors = (page: Page): ReadonlyArray<string> => {
     if (!isNeutral(hex)) counts.set(hex, (counts.get(hex) ?? 0) + 1)
   }
   const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([hex]) => hex)
-  const themeHex = theme !== undefined && /^#(?:[0-9a-f]{6}|[0-9a-f]{3})$/i.test(theme) ? expandHex(theme.toLowerCase()) : undefined
+  const themeHex = theme !== undefined && /^#(?:[0-9a-f]{6}|[0-9a-f]{3})$/i.test(theme)
+    ? expandHex(theme.toLowerCase())
+    : undefined
   return [...new Set([...(themeHex === undefined ? [] : [themeHex]), ...ranked])].slice(0, 5)
 }
 
@@ -93,7 +98,9 @@ const voice = (text: string): ReadonlyArray<string> => {
   else tones.push("formal")
   if (words.length / Math.max(sentences.length, 1) < 16) tones.push("concise")
   else if (words.length / Math.max(sentences.length, 1) > 26) tones.push("detailed")
-  if (rate(/^(?:data|api|integration|analytics|platform|automation|workflow|dashboard|metrics|sdk|cloud)s?$/) > 0.01) tones.push("technical")
+  if (rate(/^(?:data|api|integration|analytics|platform|automation|workflow|dashboard|metrics|sdk|cloud)s?$/) > 0.01) {
+    tones.push("technical")
+  }
   if (rate(/^(?:best|leading|fastest|trusted|proven|guaranteed|powerful|world-class)$/) > 0.005) tones.push("confident")
   if (/(?<!\d)\d+\s?%|\$\s?\d/.test(text)) tones.push("data-driven")
   return tones
@@ -106,11 +113,21 @@ const audience = (page: Page): ReadonlyArray<string> => {
     const type = str((a as Record<string, unknown>)?.audienceType) ?? str(a)
     if (type !== undefined) found.add(type)
   }
-  const sources = [textOf(page.$("head title").toArray()), textOf(page.$("h1").toArray()), meta(page, "description") ?? ""]
+  const sources = [
+    textOf(page.$("head title").toArray()),
+    textOf(page.$("h1").toArray()),
+    meta(page, "description") ?? ""
+  ]
   for (const source of sources) {
-    for (const match of source.matchAll(/\bfor ([\p{L}\p{N}-]+(?:\s[\p{L}\p{N}-]+){0,4})\s?(?=[.,;:!?)]|\s(?:with|who|that|and|in|to|by|from)\b|$)/giu)) {
+    for (
+      const match of source.matchAll(
+        /\bfor ([\p{L}\p{N}-]+(?:\s[\p{L}\p{N}-]+){0,4})\s?(?=[.,;:!?)]|\s(?:with|who|that|and|in|to|by|from)\b|$)/giu
+      )
+    ) {
       const phrase = match[1].trim()
-      if (phrase.length >= 3 && !/^(?:free|more|less|you|your|the|a|an|all|up|every|each)$/i.test(phrase)) found.add(phrase)
+      if (phrase.length >= 3 && !/^(?:free|more|less|you|your|the|a|an|all|up|every|each)$/i.test(phrase)) {
+        found.add(phrase)
+      }
     }
   }
   return [...found].slice(0, 5)
@@ -119,7 +136,11 @@ const audience = (page: Page): ReadonlyArray<string> => {
 const products = (page: Page): ReadonlyArray<string> => {
   const names = new Set<string>()
   for (const node of page.jsonLd) {
-    if (typesOf(node).some((t) => ["Product", "Service", "SoftwareApplication", "WebApplication", "MobileApplication"].includes(t))) {
+    if (
+      typesOf(node).some((t) =>
+        ["Product", "Service", "SoftwareApplication", "WebApplication", "MobileApplication"].includes(t)
+      )
+    ) {
       const name = str(node.name)
       if (name !== undefined) names.add(name)
     }
@@ -151,7 +172,9 @@ const socialHosts: ReadonlyArray<readonly [RegExp, string]> = [
 /** Profile links by platform; share links (intent, sharer) are not profiles. */
 const socials = (page: Page): Record<string, string> => {
   const out: Record<string, string> = {}
-  const sameAs = page.jsonLd.flatMap((n) => (Array.isArray(n.sameAs) ? n.sameAs : [n.sameAs])).filter((s): s is string => typeof s === "string")
+  const sameAs = page.jsonLd.flatMap((n) => (Array.isArray(n.sameAs) ? n.sameAs : [n.sameAs])).filter((
+    s
+  ): s is string => typeof s === "string")
   for (const href of [...sameAs, ...page.anchors.map((a) => a.href)]) {
     const url = URL.parse(href)
     if (url === null || !/^https?:$/.test(url.protocol) || url.pathname.length <= 1) continue

@@ -11,6 +11,5 @@ export const OnboardingHandlers = leanGroup(Effect.gen(function*() {
       start: ({ params }) => onboarding.start(params.customerId),
       autoExtract: ({ payload }) => onboarding.extract(payload.url),
       confirmProfile: ({ params, payload }) => onboarding.confirm(params.customerId, payload)
-    })
-  )
+    }))
 }))

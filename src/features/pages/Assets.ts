@@ -195,12 +195,15 @@ export const homeScript = `
 export const AssetRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const headers = { "cache-control": "public, max-age=3600", "x-content-type-options": "nosniff" }
-    yield* router.add("GET", "/assets/herald.css", HttpServerResponse.text(stylesheet, { contentType: "text/css; charset=utf-8", headers }))
-    const script = (body: string) => HttpServerResponse.text(body, { contentType: "text/javascript; charset=utf-8", headers })
+    yield* router.add(
+      "GET",
+      "/assets/herald.css",
+      HttpServerResponse.text(stylesheet, { contentType: "text/css; charset=utf-8", headers })
+    )
+    const script = (body: string) =>
+      HttpServerResponse.text(body, { contentType: "text/javascript; charset=utf-8", headers })
     yield* router.add("GET", "/assets/signup.js", script(signupScript))
     yield* router.add("GET", "/assets/copy.js", script(copyScript))
     yield* router.add("GET", "/assets/home.js", script(homeScript))
   })
 )
-
-

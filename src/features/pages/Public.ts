@@ -17,18 +17,31 @@ export const PublicRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const { baseUrl } = yield* AppConfig
     const health = yield* Health
-    yield* router.add("GET", "/robots.txt", HttpServerResponse.text(robotsTxt(baseUrl), {
-      contentType: "text/plain; charset=utf-8",
-      headers: { "cache-control": "public, max-age=3600" }
-    }))
-    yield* router.add("GET", "/status", htmlPage(Effect.map(health.publicStatus, (status) =>
-      htmlResponse(layout({
-        title: "Service status",
-        current: "status",
-        description: "Herald's service status: uptime over 24 hours and 7 days, each component's state and recent incidents.",
-        body: html`<section class="card narrow" aria-labelledby="status-title"><h1 id="status-title">Service status</h1>${
-          statusDetails(status, 2)
-        }<p class="muted small">As JSON: <a href="/api/public/status">/api/public/status</a></p></section>`
-      }), { headers: { "cache-control": "no-cache" } }))))
+    yield* router.add(
+      "GET",
+      "/robots.txt",
+      HttpServerResponse.text(robotsTxt(baseUrl), {
+        contentType: "text/plain; charset=utf-8",
+        headers: { "cache-control": "public, max-age=3600" }
+      })
+    )
+    yield* router.add(
+      "GET",
+      "/status",
+      htmlPage(Effect.map(health.publicStatus, (status) =>
+        htmlResponse(
+          layout({
+            title: "Service status",
+            current: "status",
+            description:
+              "Herald's service status: uptime over 24 hours and 7 days, each component's state and recent incidents.",
+            body:
+              html`<section class="card narrow" aria-labelledby="status-title"><h1 id="status-title">Service status</h1>${
+                statusDetails(status, 2)
+              }<p class="muted small">As JSON: <a href="/api/public/status">/api/public/status</a></p></section>`
+          }),
+          { headers: { "cache-control": "no-cache" } }
+        )))
+    )
   })
 )

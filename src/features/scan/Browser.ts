@@ -48,13 +48,20 @@ const make = Effect.gen(function*() {
     if (host === undefined) {
       // The service's own flags (a CPU profile covers the host too), less --inspect: its port is the service's.
       const execArgv = process.execArgv.filter((flag) => !flag.startsWith("--inspect"))
-      const child = fork(hostEntry, [path!], { execArgv, stdio: ["ignore", "inherit", "inherit", "ipc"], serialization: "advanced" })
+      const child = fork(hostEntry, [path!], {
+        execArgv,
+        stdio: ["ignore", "inherit", "inherit", "ipc"],
+        serialization: "advanced"
+      })
       const current: Host = {
         child,
         endpoint: new Promise<string>((resolve, reject) => {
           child.once("message", (message: { readonly endpoint: string }) => resolve(message.endpoint))
           child.once("error", reject)
-          child.once("exit", (code, signal) => reject(new Error(`the browser host stopped (${signal ?? `exit code ${code}`})`)))
+          child.once(
+            "exit",
+            (code, signal) => reject(new Error(`the browser host stopped (${signal ?? `exit code ${code}`})`))
+          )
         })
       }
       current.endpoint.catch(() => undefined)

@@ -45,7 +45,10 @@ export interface FetchOptions {
 const userAgent = "Mozilla/5.0 (compatible; HeraldScanner/1.0)"
 
 /** The headers every page request sends: who asks, and that HTML is wanted. */
-export const pageRequestHeaders = { "user-agent": userAgent, accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5" } as const
+export const pageRequestHeaders = {
+  "user-agent": userAgent,
+  accept: "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
+} as const
 
 /** A response's headers as one lower-case name to one value (repeated ones joined). */
 export const headerRecord = (response: SafeResponse): Record<string, string> => {
@@ -110,7 +113,9 @@ const fetchFile = (
   limitMs = fileTimeoutMs
 ): Effect.Effect<SiteFile> => {
   const timeoutMs = Math.min(options.timeoutMs ?? limitMs, limitMs, deadline - performance.now())
-  if (timeoutMs <= 0) return Effect.succeed({ url, status: null, content: null, error: "not fetched: the scan ran out of time" })
+  if (timeoutMs <= 0) {
+    return Effect.succeed({ url, status: null, content: null, error: "not fetched: the scan ran out of time" })
+  }
   return safeFetch(url, {
     allowPrivateTargets: options.allowPrivateTargets,
     allowAddresses: options.allowAddresses ?? [],
@@ -127,12 +132,14 @@ const fetchFile = (
         : null,
       error: undefined
     })),
-    Effect.catch((error) => Effect.succeed<SiteFile>({
-      url,
-      status: null,
-      content: null,
-      error: error.reason === "timeout" ? `no answer within ${Math.round(timeoutMs)} ms` : error.message
-    }))
+    Effect.catch((error) =>
+      Effect.succeed<SiteFile>({
+        url,
+        status: null,
+        content: null,
+        error: error.reason === "timeout" ? `no answer within ${Math.round(timeoutMs)} ms` : error.message
+      })
+    )
   )
 }
 
@@ -174,7 +181,7 @@ export const fetchSite = (requestedUrl: string, options: FetchOptions): Effect.E
     const [page, early] = yield* Effect.all([
       safeFetch(requestedUrl, {
         allowPrivateTargets: options.allowPrivateTargets,
-    allowAddresses: options.allowAddresses ?? [],
+        allowAddresses: options.allowAddresses ?? [],
         headers: pageRequestHeaders,
         timeoutMs: options.timeoutMs ?? 10_000,
         maxBytes: options.maxBytes ?? 5 * 1024 * 1024
@@ -187,9 +194,11 @@ export const fetchSite = (requestedUrl: string, options: FetchOptions): Effect.E
     const headers = headerRecord(page.response)
     const html = decodeBody(page.response.body, headers["content-type"])
     if (!isHtmlType(headers["content-type"], html)) {
-      return yield* Effect.fail(new PageUnavailable(
-        `Not an HTML page (Content-Type: ${headers["content-type"] ?? "none"})`
-      ))
+      return yield* Effect.fail(
+        new PageUnavailable(
+          `Not an HTML page (Content-Type: ${headers["content-type"] ?? "none"})`
+        )
+      )
     }
     const finalOrigin = new URL(page.response.url).origin
     let files = finalOrigin === origin ? early : yield* siteFiles(finalOrigin, options, deadline)

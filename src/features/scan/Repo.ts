@@ -45,7 +45,8 @@ export interface SummaryPage {
   readonly more: boolean
 }
 
-const columns = (sql: SqlClient.SqlClient) => sql`id, url, status, seo_score, geo_score, cro_score, lighthouse_seo_score,
+const columns = (sql: SqlClient.SqlClient) =>
+  sql`id, url, status, seo_score, geo_score, cro_score, lighthouse_seo_score,
   citability_grade, checklist, llms_txt, error, screenshot IS NOT NULL AS has_screenshot, created_at, completed_at`
 
 /** Scans, always filtered by customer. */
@@ -55,96 +56,115 @@ export class ScanRepo extends Context.Service<ScanRepo, {
   readonly fail: (id: string, error: string) => Effect.Effect<void>
   /** Takes back a scan that never ran (the service had no room for it). */
   readonly discard: (id: string) => Effect.Effect<void>
-  readonly get: (customerId: string, scanId: string, screenshotUrl: (id: string) => string) => Effect.Effect<ScanResult | undefined>
+  readonly get: (
+    customerId: string,
+    scanId: string,
+    screenshotUrl: (id: string) => string
+  ) => Effect.Effect<ScanResult | undefined>
   /** Newest first, `limit` at most, those created before `after` when given. */
   readonly list: (customerId: string, limit: number, after: CreatedPosition | undefined) => Effect.Effect<SummaryPage>
   readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array | undefined>
 }>()("herald/features/scan/ScanRepo") {
-  static readonly layer = Layer.effect(ScanRepo, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+  static readonly layer = Layer.effect(
+    ScanRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
 
-    const toResult = (screenshotUrl: (id: string) => string) => (row: ScanRow): ScanResult => ({
-      scanId: row.id,
-      status: row.status,
-      url: row.url,
-      seoScore: row.seoScore,
-      geoScore: row.geoScore,
-      croScore: row.croScore,
-      lighthouseSeoScore: row.lighthouseSeoScore,
-      citabilityGrade: row.citabilityGrade,
-      checklist: (typeof row.checklist === "string" ? JSON.parse(row.checklist) : row.checklist) as ReadonlyArray<ChecklistItem>,
-      llmsTxt: row.llmsTxt,
-      screenshotUrl: row.hasScreenshot ? screenshotUrl(row.id) : null,
-      error: row.error,
-      createdAt: new Date(row.createdAt).toISOString(),
-      completedAt: row.completedAt === null ? null : new Date(row.completedAt).toISOString()
-    })
+      const toResult = (screenshotUrl: (id: string) => string) => (row: ScanRow): ScanResult => ({
+        scanId: row.id,
+        status: row.status,
+        url: row.url,
+        seoScore: row.seoScore,
+        geoScore: row.geoScore,
+        croScore: row.croScore,
+        lighthouseSeoScore: row.lighthouseSeoScore,
+        citabilityGrade: row.citabilityGrade,
+        checklist: (typeof row.checklist === "string" ? JSON.parse(row.checklist) : row.checklist) as ReadonlyArray<
+          ChecklistItem
+        >,
+        llmsTxt: row.llmsTxt,
+        screenshotUrl: row.hasScreenshot ? screenshotUrl(row.id) : null,
+        error: row.error,
+        createdAt: new Date(row.createdAt).toISOString(),
+        completedAt: row.completedAt === null ? null : new Date(row.completedAt).toISOString()
+      })
 
-    const start = (id: string, customerId: string, url: string) =>
-      sql`INSERT INTO scans (id, customer_id, url, status) VALUES (${id}, ${customerId}, ${url}, 'running')`.pipe(
-        Effect.asVoid, Effect.orDie)
+      const start = (id: string, customerId: string, url: string) =>
+        sql`INSERT INTO scans (id, customer_id, url, status) VALUES (${id}, ${customerId}, ${url}, 'running')`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
 
-    const finish = (id: string, a: Analysis, screenshot: Uint8Array | undefined) =>
-      sql`UPDATE scans SET status = 'done', seo_score = ${a.seoScore}, geo_score = ${a.geoScore},
+      const finish = (id: string, a: Analysis, screenshot: Uint8Array | undefined) =>
+        sql`UPDATE scans SET status = 'done', seo_score = ${a.seoScore}, geo_score = ${a.geoScore},
           cro_score = ${a.croScore}, lighthouse_seo_score = ${a.lighthouseSeoScore},
           citability_grade = ${a.citabilityGrade}, checklist = ${JSON.stringify(a.checklist)}::jsonb,
           llms_txt = ${a.llmsTxt}, screenshot = ${screenshot === undefined ? null : Buffer.from(screenshot)},
           completed_at = now()
         WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-    const fail = (id: string, error: string) =>
-      sql`UPDATE scans SET status = 'failed', error = ${error}, completed_at = now() WHERE id = ${id}`.pipe(
-        Effect.asVoid, Effect.orDie)
+      const fail = (id: string, error: string) =>
+        sql`UPDATE scans SET status = 'failed', error = ${error}, completed_at = now() WHERE id = ${id}`.pipe(
+          Effect.asVoid,
+          Effect.orDie
+        )
 
-    const discard = (id: string) => sql`DELETE FROM scans WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+      const discard = (id: string) => sql`DELETE FROM scans WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-    const get = (customerId: string, scanId: string, screenshotUrl: (id: string) => string) =>
-      sql<ScanRow>`SELECT ${columns(sql)} FROM scans WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
-        Effect.map((rows) => rows.length === 0 ? undefined : toResult(screenshotUrl)(rows[0])),
-        Effect.orDie
-      )
+      const get = (customerId: string, scanId: string, screenshotUrl: (id: string) => string) =>
+        sql<ScanRow>`SELECT ${columns(sql)} FROM scans WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
+          Effect.map((rows) => rows.length === 0 ? undefined : toResult(screenshotUrl)(rows[0])),
+          Effect.orDie
+        )
 
-    // Counts come from the stored checklist in the database: a page of summaries never carries the checklists.
-    const list = (customerId: string, limit: number, after: CreatedPosition | undefined) =>
-      sql<SummaryRow>`SELECT id, url, status, seo_score, geo_score, cro_score, citability_grade, error, created_at, completed_at,
+      // Counts come from the stored checklist in the database: a page of summaries never carries the checklists.
+      const list = (customerId: string, limit: number, after: CreatedPosition | undefined) =>
+        sql<
+          SummaryRow
+        >`SELECT id, url, status, seo_score, geo_score, cro_score, citability_grade, error, created_at, completed_at,
           to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position,
           (SELECT count(*) FROM jsonb_array_elements(COALESCE(checklist, '[]'::jsonb)) item WHERE item->>'status' = 'pass') AS pass_count,
           (SELECT count(*) FROM jsonb_array_elements(COALESCE(checklist, '[]'::jsonb)) item WHERE item->>'status' = 'warn') AS warn_count,
           (SELECT count(*) FROM jsonb_array_elements(COALESCE(checklist, '[]'::jsonb)) item WHERE item->>'status' = 'fail') AS fail_count
         FROM scans WHERE customer_id = ${customerId}
-        ${after === undefined ? sql`` : sql`AND (created_at, id) < ((${after.t}::timestamp AT TIME ZONE 'UTC'), ${after.i})`}
+        ${
+          after === undefined
+            ? sql``
+            : sql`AND (created_at, id) < ((${after.t}::timestamp AT TIME ZONE 'UTC'), ${after.i})`
+        }
         ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}`.pipe(
-        Effect.map((rows): SummaryPage => {
-          const page = rows.slice(0, limit)
-          const last = page[page.length - 1]
-          return {
-            scans: page.map((row) => ({
-              scanId: row.id,
-              url: row.url,
-              status: row.status,
-              seoScore: row.seoScore,
-              geoScore: row.geoScore,
-              croScore: row.croScore,
-              citabilityGrade: row.citabilityGrade,
-              counts: { pass: Number(row.passCount), warn: Number(row.warnCount), fail: Number(row.failCount) },
-              error: row.error,
-              createdAt: new Date(row.createdAt).toISOString(),
-              completedAt: row.completedAt === null ? null : new Date(row.completedAt).toISOString()
-            })),
-            last: last === undefined ? undefined : { t: last.position, i: last.id },
-            more: rows.length > limit
-          }
-        }),
-        Effect.orDie
-      )
+          Effect.map((rows): SummaryPage => {
+            const page = rows.slice(0, limit)
+            const last = page[page.length - 1]
+            return {
+              scans: page.map((row) => ({
+                scanId: row.id,
+                url: row.url,
+                status: row.status,
+                seoScore: row.seoScore,
+                geoScore: row.geoScore,
+                croScore: row.croScore,
+                citabilityGrade: row.citabilityGrade,
+                counts: { pass: Number(row.passCount), warn: Number(row.warnCount), fail: Number(row.failCount) },
+                error: row.error,
+                createdAt: new Date(row.createdAt).toISOString(),
+                completedAt: row.completedAt === null ? null : new Date(row.completedAt).toISOString()
+              })),
+              last: last === undefined ? undefined : { t: last.position, i: last.id },
+              more: rows.length > limit
+            }
+          }),
+          Effect.orDie
+        )
 
-    const screenshot = (customerId: string, scanId: string) =>
-      sql<{ screenshot: Uint8Array | null }>`SELECT screenshot FROM scans
+      const screenshot = (customerId: string, scanId: string) =>
+        sql<{ screenshot: Uint8Array | null }>`SELECT screenshot FROM scans
         WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
-        Effect.map((rows) => rows[0]?.screenshot ?? undefined),
-        Effect.orDie
-      )
+          Effect.map((rows) => rows[0]?.screenshot ?? undefined),
+          Effect.orDie
+        )
 
-    return ScanRepo.of({ start, finish, fail, discard, get, list, screenshot })
-  }))
+      return ScanRepo.of({ start, finish, fail, discard, get, list, screenshot })
+    })
+  )
 }

@@ -19,7 +19,9 @@ export const defaultListLimit = 25
 
 const notFound = new NotFound({ error: "Scan not found" })
 
-type Checked = Exclude<ScanOutcome, { readonly ok: true }> | (Extract<ScanOutcome, { readonly ok: true }> & { readonly png: Uint8Array | undefined })
+type Checked =
+  | Exclude<ScanOutcome, { readonly ok: true }>
+  | (Extract<ScanOutcome, { readonly ok: true }> & { readonly png: Uint8Array | undefined })
 
 /**
  * The SEO/GEO/CRO scanner. `scan` has a page pool worker fetch the page and
@@ -41,110 +43,136 @@ export class Scanner extends Context.Service<Scanner, {
   readonly scanOrRefuse: (customerId: string, url: string) => Effect.Effect<ScanResult, Unavailable>
   readonly get: (customerId: string, scanId: string) => Effect.Effect<ScanResult, NotFound>
   /** Newest first, as summaries; `nextCursor` continues the list (null on its last page). */
-  readonly list: (customerId: string, query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) => Effect.Effect<ScanList, InvalidCursor>
+  readonly list: (
+    customerId: string,
+    query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+  ) => Effect.Effect<ScanList, InvalidCursor>
   readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array, NotFound>
 }>()("herald/features/scan/Scanner") {
-  static readonly layer = Layer.effect(Scanner, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const repo = yield* ScanRepo
-    const events = yield* Events
-    const browser = yield* ScanBrowser
-    const pool = yield* PagePool
-    const admission = yield* PageAdmission
-    const cursors = yield* Cursors
-    const config = yield* AppConfig
-    const screenshotUrl = (customerId: string) => (scanId: string) =>
-      `${config.baseUrl}/api/scan/${customerId}/${scanId}/screenshot.png`
+  static readonly layer = Layer.effect(
+    Scanner,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const repo = yield* ScanRepo
+      const events = yield* Events
+      const browser = yield* ScanBrowser
+      const pool = yield* PagePool
+      const admission = yield* PageAdmission
+      const cursors = yield* Cursors
+      const config = yield* AppConfig
+      const screenshotUrl = (customerId: string) => (scanId: string) =>
+        `${config.baseUrl}/api/scan/${customerId}/${scanId}/screenshot.png`
 
-    // One semaphore per customer with scans running or waiting; dropped when the last one ends.
-    const gates = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
-    const gated = <A, E, R>(customerId: string, effect: Effect.Effect<A, E, R>) =>
-      Effect.acquireUseRelease(
-        Effect.sync(() => {
-          let gate = gates.get(customerId)
-          if (gate === undefined) gates.set(customerId, gate = { semaphore: Semaphore.makeUnsafe(scansPerCustomer), users: 0 })
-          gate.users++
-          return gate
-        }),
-        (gate) => gate.semaphore.withPermits(1)(effect),
-        (gate) => Effect.sync(() => {
-          if (--gate.users === 0) gates.delete(customerId)
-        })
-      )
+      // One semaphore per customer with scans running or waiting; dropped when the last one ends.
+      const gates = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
+      const gated = <A, E, R>(customerId: string, effect: Effect.Effect<A, E, R>) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            let gate = gates.get(customerId)
+            if (gate === undefined) {
+              gates.set(customerId, gate = { semaphore: Semaphore.makeUnsafe(scansPerCustomer), users: 0 })
+            }
+            gate.users++
+            return gate
+          }),
+          (gate) => gate.semaphore.withPermits(1)(effect),
+          (gate) =>
+            Effect.sync(() => {
+              if (--gate.users === 0) gates.delete(customerId)
+            })
+        )
 
-    const inspect = (url: string) =>
-      pool.run<ScanOutcome>({
-        ...scanJob,
-        input: { url, options: { allowPrivateTargets: config.allowPrivateTargets, allowAddresses: config.scanAllowedAddresses } }
-      }).pipe(Effect.catchTag("JobFailed", (failed) =>
-        Effect.succeed<ScanOutcome>({ ok: false, reason: `The page could not be scanned: ${failed.reason}` })))
+      const inspect = (url: string) =>
+        pool.run<ScanOutcome>({
+          ...scanJob,
+          input: {
+            url,
+            options: { allowPrivateTargets: config.allowPrivateTargets, allowAddresses: config.scanAllowedAddresses }
+          }
+        }).pipe(
+          Effect.catchTag("JobFailed", (failed) =>
+            Effect.succeed<ScanOutcome>({ ok: false, reason: `The page could not be scanned: ${failed.reason}` }))
+        )
 
-    /**
-     * One scan, stored as it starts. A pool with no room for its job (PoolBusy) is no verdict on the page:
-     * the stored start is taken back and the scan answers Unavailable, as a scan refused at admission.
-     */
-    const run = Effect.fn("Scanner.scan")(function*(customerId: string, url: string) {
-      const scanId = `scan_${randomUUID().replaceAll("-", "").slice(0, 24)}`
-      yield* repo.start(scanId, customerId, url)
-      // The screenshot starts once the page has been checked: its browser does not skew the page's measured
-      // response time, and a page that cannot be fetched costs no browser run.
-      const outcome: Checked = yield* inspect(url).pipe(
-        Effect.flatMap((checked): Effect.Effect<Checked, PoolBusy> =>
-          checked.ok ? Effect.map(browser.screenshot(url), (png) => ({ ...checked, png })) : Effect.succeed(checked)
-        ),
-        Effect.tapError(() => repo.discard(scanId)),
-        Effect.onInterrupt(() => repo.fail(scanId, "The scan was interrupted"))
-      )
-      yield* Effect.gen(function*() {
-        if (outcome.ok) {
-          const { analysis, png } = outcome
-          yield* repo.finish(scanId, analysis, png)
-          yield* events.record(customerId, "scan.completed", {
-            scanId, url, status: "done", seoScore: analysis.seoScore, geoScore: analysis.geoScore,
-            croScore: analysis.croScore, citabilityGrade: analysis.citabilityGrade
-          })
-        } else {
-          yield* repo.fail(scanId, outcome.reason)
-          yield* events.record(customerId, "scan.completed", { scanId, url, status: "failed", error: outcome.reason })
+      /**
+       * One scan, stored as it starts. A pool with no room for its job (PoolBusy) is no verdict on the page:
+       * the stored start is taken back and the scan answers Unavailable, as a scan refused at admission.
+       */
+      const run = Effect.fn("Scanner.scan")(function*(customerId: string, url: string) {
+        const scanId = `scan_${randomUUID().replaceAll("-", "").slice(0, 24)}`
+        yield* repo.start(scanId, customerId, url)
+        // The screenshot starts once the page has been checked: its browser does not skew the page's measured
+        // response time, and a page that cannot be fetched costs no browser run.
+        const outcome: Checked = yield* inspect(url).pipe(
+          Effect.flatMap((checked): Effect.Effect<Checked, PoolBusy> =>
+            checked.ok ? Effect.map(browser.screenshot(url), (png) => ({ ...checked, png })) : Effect.succeed(checked)
+          ),
+          Effect.tapError(() => repo.discard(scanId)),
+          Effect.onInterrupt(() => repo.fail(scanId, "The scan was interrupted"))
+        )
+        yield* Effect.gen(function*() {
+          if (outcome.ok) {
+            const { analysis, png } = outcome
+            yield* repo.finish(scanId, analysis, png)
+            yield* events.record(customerId, "scan.completed", {
+              scanId,
+              url,
+              status: "done",
+              seoScore: analysis.seoScore,
+              geoScore: analysis.geoScore,
+              croScore: analysis.croScore,
+              citabilityGrade: analysis.citabilityGrade
+            })
+          } else {
+            yield* repo.fail(scanId, outcome.reason)
+            yield* events.record(customerId, "scan.completed", { scanId, url, status: "failed", error: outcome.reason })
+          }
+        }).pipe(sql.withTransaction, Effect.orDie)
+        const stored = yield* repo.get(customerId, scanId, screenshotUrl(customerId))
+        return stored!
+      })
+
+      // Background work has no one to answer 503: a pool with no room is waited out, a job at a time.
+      const retryBusy = Schedule.spaced("2 seconds")
+      const scan = (customerId: string, url: string) =>
+        gated(customerId, admission.wait(run(customerId, url))).pipe(
+          Effect.retry({ schedule: retryBusy }),
+          Effect.orDie
+        )
+      const scanOrRefuse = (customerId: string, url: string) =>
+        busyAsUnavailable(gated(customerId, admission.refuseWhenFull(run(customerId, url))))
+
+      const get = Effect.fnUntraced(function*(customerId: string, scanId: string) {
+        const found = yield* repo.get(customerId, scanId, screenshotUrl(customerId))
+        if (found === undefined) return yield* notFound
+        return found
+      })
+
+      const list = Effect.fnUntraced(
+        function*(
+          customerId: string,
+          query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+        ) {
+          const after = query.cursor === undefined
+            ? undefined
+            : yield* cursors.decode("scans", customerId, CreatedPosition, query.cursor)
+          const page = yield* repo.list(customerId, query.limit ?? defaultListLimit, after)
+          return {
+            scans: page.scans,
+            nextCursor: page.more && page.last !== undefined ? cursors.encode("scans", customerId, page.last) : null
+          }
         }
-      }).pipe(sql.withTransaction, Effect.orDie)
-      const stored = yield* repo.get(customerId, scanId, screenshotUrl(customerId))
-      return stored!
-    })
-
-    // Background work has no one to answer 503: a pool with no room is waited out, a job at a time.
-    const retryBusy = Schedule.spaced("2 seconds")
-    const scan = (customerId: string, url: string) =>
-      gated(customerId, admission.wait(run(customerId, url))).pipe(
-        Effect.retry({ schedule: retryBusy }),
-        Effect.orDie
       )
-    const scanOrRefuse = (customerId: string, url: string) =>
-      busyAsUnavailable(gated(customerId, admission.refuseWhenFull(run(customerId, url))))
 
-    const get = Effect.fnUntraced(function*(customerId: string, scanId: string) {
-      const found = yield* repo.get(customerId, scanId, screenshotUrl(customerId))
-      if (found === undefined) return yield* notFound
-      return found
+      const screenshot = Effect.fnUntraced(function*(customerId: string, scanId: string) {
+        const png = yield* repo.screenshot(customerId, scanId)
+        if (png === undefined) return yield* new NotFound({ error: "Screenshot not found" })
+        return png
+      })
+
+      return Scanner.of({ scan, scanOrRefuse, get, list, screenshot })
     })
-
-    const list = Effect.fnUntraced(function*(customerId: string, query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }) {
-      const after = query.cursor === undefined ? undefined : yield* cursors.decode("scans", customerId, CreatedPosition, query.cursor)
-      const page = yield* repo.list(customerId, query.limit ?? defaultListLimit, after)
-      return {
-        scans: page.scans,
-        nextCursor: page.more && page.last !== undefined ? cursors.encode("scans", customerId, page.last) : null
-      }
-    })
-
-    const screenshot = Effect.fnUntraced(function*(customerId: string, scanId: string) {
-      const png = yield* repo.screenshot(customerId, scanId)
-      if (png === undefined) return yield* new NotFound({ error: "Screenshot not found" })
-      return png
-    })
-
-    return Scanner.of({ scan, scanOrRefuse, get, list, screenshot })
-  }))
+  )
 
   static readonly layerLive = Scanner.layer.pipe(Layer.provide([ScanRepo.layer, ScanBrowser.layer]))
 }

@@ -26,8 +26,17 @@ const server = await chromium.launchServer({
   port: 0,
   handleSIGINT: false,
   handleSIGTERM: true,
-  args: ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage", ...hostileFlags]
+  args: [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+    ...hostileFlags
+  ]
 })
 server.on("close", () => process.exit(0))
 process.on("disconnect", () => {

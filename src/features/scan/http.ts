@@ -12,6 +12,5 @@ export const ScanHandlers = leanGroup(Effect.gen(function*() {
       list: ({ params, query }) => scanner.list(params.customerId, query),
       get: ({ params }) => scanner.get(params.customerId, params.scanId),
       screenshot: ({ params }) => scanner.screenshot(params.customerId, params.scanId)
-    })
-  )
+    }))
 }))

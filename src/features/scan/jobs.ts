@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import http from "node:http"
 import type { AddressInfo } from "node:net"
 import { analyse, type Analysis } from "./checks/index.ts"
-import { fetchSite, type FetchOptions } from "./Fetch.ts"
+import { type FetchOptions, fetchSite } from "./Fetch.ts"
 
 /**
  * The scan's work on a third-party page, run in a page pool worker (see
@@ -16,10 +16,12 @@ export type ScanOutcome =
 export const scanJob = { module: new URL(import.meta.url).href, name: "scanPage" } as const
 
 export const scanPage = (input: { readonly url: string; readonly options: FetchOptions }): Promise<ScanOutcome> =>
-  Effect.runPromise(fetchSite(input.url, input.options).pipe(
-    Effect.map((site): ScanOutcome => ({ ok: true, analysis: analyse(site) })),
-    Effect.catch((failure) => Effect.succeed<ScanOutcome>({ ok: false, reason: failure.message }))
-  ))
+  Effect.runPromise(
+    fetchSite(input.url, input.options).pipe(
+      Effect.map((site): ScanOutcome => ({ ok: true, analysis: analyse(site) })),
+      Effect.catch((failure) => Effect.succeed<ScanOutcome>({ ok: false, reason: failure.message }))
+    )
+  )
 
 /**
  * Run once by a new worker before it takes jobs: a scan of a page served by
@@ -29,7 +31,9 @@ export const scanPage = (input: { readonly url: string; readonly options: FetchO
 export const warm = async (): Promise<void> => {
   const server = http.createServer((_req, res) => {
     res.writeHead(200, { "content-type": "text/html" })
-    res.end("<!doctype html><html lang=\"en\"><head><title>Warm</title></head><body><h1>Warm</h1><a href=\"/a\">a</a></body></html>")
+    res.end(
+      "<!doctype html><html lang=\"en\"><head><title>Warm</title></head><body><h1>Warm</h1><a href=\"/a\">a</a></body></html>"
+    )
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
   try {

@@ -44,7 +44,14 @@ export const screenshotMs = 12_000
 /** Request headers worth passing on; the rest (cookies, encodings) are the browser's own business. */
 const forwarded = ["accept", "accept-language", "content-type", "user-agent", "referer"]
 /** Headers of the connection, not of the answer (the fulfilled body is whole and decoded as sent). */
-const hopByHop = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "proxy-connection"])
+const hopByHop = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "upgrade",
+  "proxy-connection"
+])
 
 const fulfilledHeaders = (headers: IncomingHttpHeaders): Record<string, string> => {
   const out: Record<string, string> = {}
@@ -94,11 +101,15 @@ let connection: { readonly endpoint: string; readonly browser: Promise<Browser> 
 
 const browserAt = (endpoint: string): Promise<Browser> => {
   if (connection?.endpoint !== endpoint) {
-    const current = { endpoint, browser: import("playwright-core").then(({ chromium }) => chromium.connect(endpoint, { timeout: 10_000 })) }
+    const current = {
+      endpoint,
+      browser: import("playwright-core").then(({ chromium }) => chromium.connect(endpoint, { timeout: 10_000 }))
+    }
     connection = current
-    current.browser.then((b) => b.on("disconnected", () => {
-      if (connection === current) connection = undefined
-    }), () => {
+    current.browser.then((b) =>
+      b.on("disconnected", () => {
+        if (connection === current) connection = undefined
+      }), () => {
       if (connection === current) connection = undefined
     })
   }
@@ -142,7 +153,11 @@ const handle = async (input: ScreenshotInput, state: Capture, route: Route) => {
     state.redirectedTo = new URL(location, url).href
     return await route.abort("aborted")
   }
-  return await route.fulfill({ status: response.status, headers: fulfilledHeaders(response.headers), body: response.body })
+  return await route.fulfill({
+    status: response.status,
+    headers: fulfilledHeaders(response.headers),
+    body: response.body
+  })
 }
 
 /** The route's callback: nothing it meets (a closed page, a frame gone, a bad URL) escapes it. */
@@ -212,13 +227,21 @@ export const takeScreenshot = async (input: ScreenshotInput): Promise<Screenshot
   let done = false
   let timer: ReturnType<typeof setTimeout> | undefined
   const overrun = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the screenshot took longer than ${screenshotMs / 1000} s`)), screenshotMs)
+    timer = setTimeout(
+      () => reject(new Error(`the screenshot took longer than ${screenshotMs / 1000} s`)),
+      screenshotMs
+    )
   })
   overrun.catch(ignore)
   try {
     const work = browserAt(input.endpoint)
       .then((browser) =>
-        browser.newContext({ viewport: { width: 1280, height: 800 }, serviceWorkers: "block", javaScriptEnabled: true, acceptDownloads: false })
+        browser.newContext({
+          viewport: { width: 1280, height: 800 },
+          serviceWorkers: "block",
+          javaScriptEnabled: true,
+          acceptDownloads: false
+        })
       )
       .then((created) => {
         // A context that came after the job gave up is closed at once: nobody else would.

@@ -35,62 +35,70 @@ export class Budget extends Context.Service<Budget, {
   /** Whether a spend would fit now, recording and locking nothing (a check before a call that is charged after). */
   readonly check: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
 }>()("herald/features/settings/Budget") {
-  static readonly layer = Layer.effect(Budget, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const customers = yield* Customers
-    const settings = yield* Settings
+  static readonly layer = Layer.effect(
+    Budget,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const customers = yield* Customers
+      const settings = yield* Settings
 
-    /** Fails when `amount` more on `channel` would pass any of the customer's caps at `now`. */
-    const fits = (customerId: string, channel: BudgetChannel, amount: number, now: Date) =>
-      Effect.gen(function*() {
-        const { day, week, month } = windowStarts(now)
-        const { budget } = yield* settings.get(customerId)
-        const from = week < month ? week : month
-        const [spent] = yield* sql<SpentRow>`
+      /** Fails when `amount` more on `channel` would pass any of the customer's caps at `now`. */
+      const fits = (customerId: string, channel: BudgetChannel, amount: number, now: Date) =>
+        Effect.gen(function*() {
+          const { day, week, month } = windowStarts(now)
+          const { budget } = yield* settings.get(customerId)
+          const from = week < month ? week : month
+          const [spent] = yield* sql<SpentRow>`
           SELECT
             coalesce(sum(amount) FILTER (WHERE created_at >= ${day}), 0)::text AS daily,
             coalesce(sum(amount) FILTER (WHERE created_at >= ${week}), 0)::text AS weekly,
             coalesce(sum(amount) FILTER (WHERE created_at >= ${month}), 0)::text AS monthly,
             coalesce(sum(amount) FILTER (WHERE created_at >= ${month} AND channel = ${channel}), 0)::text AS channel
           FROM spend_ledger WHERE customer_id = ${customerId} AND created_at >= ${from}`.pipe(Effect.orDie)
-        const exceeded = exceededCap(budget, channel, {
-          daily: toMicros(Number(spent.daily)),
-          weekly: toMicros(Number(spent.weekly)),
-          monthly: toMicros(Number(spent.monthly)),
-          channel: toMicros(Number(spent.channel))
-        }, amount)
-        if (exceeded !== undefined) {
-          const which = exceeded.cap === "channel" ? `${channel} channel` : exceeded.cap
-          return yield* new BudgetExceeded({
-            error: `Spending ${amount} would pass the ${which} budget cap of ${exceeded.limit} (already spent ${exceeded.spent})`
-          })
+          const exceeded = exceededCap(budget, channel, {
+            daily: toMicros(Number(spent.daily)),
+            weekly: toMicros(Number(spent.weekly)),
+            monthly: toMicros(Number(spent.monthly)),
+            channel: toMicros(Number(spent.channel))
+          }, amount)
+          if (exceeded !== undefined) {
+            const which = exceeded.cap === "channel" ? `${channel} channel` : exceeded.cap
+            return yield* new BudgetExceeded({
+              error:
+                `Spending ${amount} would pass the ${which} budget cap of ${exceeded.limit} (already spent ${exceeded.spent})`
+            })
+          }
+        })
+
+      const charge = Effect.fn("Budget.charge")(
+        function*(customerId: string, channel: BudgetChannel, amount: number, contentId?: string) {
+          const now = new Date(yield* Clock.currentTimeMillis)
+          if (amount > ledgerMaximum) {
+            return yield* new BudgetExceeded({
+              error: `Spending ${amount} is more than any budget can record (at most ${ledgerMaximum})`
+            })
+          }
+          return yield* Effect.gen(function*() {
+            // The customer row lock serialises charges, so two cannot both fit under one cap, nor one piece be
+            // charged twice. NO KEY UPDATE: rows inserted for the customer earlier in the caller's transaction
+            // (a new piece, its event) hold key-share locks on it, which FOR UPDATE would deadlock against.
+            yield* customers.lock(customerId, "noKeyUpdate")
+            if (contentId !== undefined) {
+              const charged = yield* sql`SELECT 1 FROM spend_ledger WHERE content_id = ${contentId}`.pipe(Effect.orDie)
+              if (charged.length > 0) return
+            }
+            yield* fits(customerId, channel, amount, now)
+            yield* sql`INSERT INTO spend_ledger (customer_id, channel, amount, created_at, content_id)
+          VALUES (${customerId}, ${channel}, ${amount}, ${now}, ${contentId ?? null})`.pipe(Effect.orDie)
+          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
         }
+      )
+
+      const check = Effect.fn("Budget.check")(function*(customerId: string, channel: BudgetChannel, amount: number) {
+        return yield* fits(customerId, channel, amount, new Date(yield* Clock.currentTimeMillis))
       })
 
-    const charge = Effect.fn("Budget.charge")(function*(customerId: string, channel: BudgetChannel, amount: number, contentId?: string) {
-      const now = new Date(yield* Clock.currentTimeMillis)
-      if (amount > ledgerMaximum) {
-        return yield* new BudgetExceeded({ error: `Spending ${amount} is more than any budget can record (at most ${ledgerMaximum})` })
-      }
-      return yield* Effect.gen(function*() {
-        // The customer row lock serialises charges, so two cannot both fit under one cap, nor one piece be
-        // charged twice. NO KEY UPDATE: rows inserted for the customer earlier in the caller's transaction
-        // (a new piece, its event) hold key-share locks on it, which FOR UPDATE would deadlock against.
-        yield* customers.lock(customerId, "noKeyUpdate")
-        if (contentId !== undefined) {
-          const charged = yield* sql`SELECT 1 FROM spend_ledger WHERE content_id = ${contentId}`.pipe(Effect.orDie)
-          if (charged.length > 0) return
-        }
-        yield* fits(customerId, channel, amount, now)
-        yield* sql`INSERT INTO spend_ledger (customer_id, channel, amount, created_at, content_id)
-          VALUES (${customerId}, ${channel}, ${amount}, ${now}, ${contentId ?? null})`.pipe(Effect.orDie)
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      return Budget.of({ charge, check })
     })
-
-    const check = Effect.fn("Budget.check")(function*(customerId: string, channel: BudgetChannel, amount: number) {
-      return yield* fits(customerId, channel, amount, new Date(yield* Clock.currentTimeMillis))
-    })
-
-    return Budget.of({ charge, check })
-  }))
+  )
 }

@@ -30,7 +30,9 @@ const decodeTracking = Schema.decodeUnknownSync(TrackingUpdate)
 const effective = (row: SettingsRow | undefined): SettingsShape => ({
   autonomy: row?.autonomy == null ? defaultSettings.autonomy : decodeAutonomy(json(row.autonomy)),
   budget: row?.budget == null ? defaultSettings.budget : decodeBudget(json(row.budget)),
-  tracking: row?.tracking == null ? defaultSettings.tracking : { ...defaultSettings.tracking, ...decodeTracking(json(row.tracking)) }
+  tracking: row?.tracking == null
+    ? defaultSettings.tracking
+    : { ...defaultSettings.tracking, ...decodeTracking(json(row.tracking)) }
 })
 
 /** Autonomy and budget settings: always answered as effective values, updated by merging. */
@@ -40,47 +42,51 @@ export class Settings extends Context.Service<Settings, {
   readonly updateBudget: (customerId: string, update: BudgetUpdate) => Effect.Effect<SettingsShape>
   readonly updateTracking: (customerId: string, update: TrackingUpdate) => Effect.Effect<SettingsShape>
 }>()("herald/features/settings/Settings") {
-  static readonly layer = Layer.effect(Settings, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const events = yield* Events
+  static readonly layer = Layer.effect(
+    Settings,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const events = yield* Events
 
-    // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-    const get = Effect.fnUntraced(function*(customerId: string) {
-      const rows = yield* sql<SettingsRow>`
-        SELECT autonomy::text AS autonomy, budget::text AS budget, tracking::text AS tracking FROM customer_settings WHERE customer_id = ${customerId}`.pipe(Effect.orDie)
-      return effective(rows[0])
-    })
-
-    /** Read, merge and write under the row lock, so concurrent merges both land. */
-    const update = (
-      customerId: string,
-      section: "autonomy" | "budget" | "tracking",
-      change: (current: SettingsShape) => SettingsShape
-    ) =>
-      Effect.gen(function*() {
-        yield* sql`INSERT INTO customer_settings (customer_id) VALUES (${customerId}) ON CONFLICT (customer_id) DO NOTHING`
+      // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
+      const get = Effect.fnUntraced(function*(customerId: string) {
         const rows = yield* sql<SettingsRow>`
+        SELECT autonomy::text AS autonomy, budget::text AS budget, tracking::text AS tracking FROM customer_settings WHERE customer_id = ${customerId}`
+          .pipe(Effect.orDie)
+        return effective(rows[0])
+      })
+
+      /** Read, merge and write under the row lock, so concurrent merges both land. */
+      const update = (
+        customerId: string,
+        section: "autonomy" | "budget" | "tracking",
+        change: (current: SettingsShape) => SettingsShape
+      ) =>
+        Effect.gen(function*() {
+          yield* sql`INSERT INTO customer_settings (customer_id) VALUES (${customerId}) ON CONFLICT (customer_id) DO NOTHING`
+          const rows = yield* sql<SettingsRow>`
           SELECT autonomy::text AS autonomy, budget::text AS budget, tracking::text AS tracking FROM customer_settings WHERE customer_id = ${customerId} FOR UPDATE`
-        const next = change(effective(rows[0]))
-        yield* sql`UPDATE customer_settings SET autonomy = ${JSON.stringify(next.autonomy)}::jsonb,
+          const next = change(effective(rows[0]))
+          yield* sql`UPDATE customer_settings SET autonomy = ${JSON.stringify(next.autonomy)}::jsonb,
           budget = ${JSON.stringify(next.budget)}::jsonb,
           tracking = ${JSON.stringify(next.tracking)}::jsonb, updated_at = now() WHERE customer_id = ${customerId}`
-        yield* events.record(customerId, `settings.${section}_updated`, next[section])
-        return next
-      }).pipe(sql.withTransaction, Effect.orDie)
+          yield* events.record(customerId, `settings.${section}_updated`, next[section])
+          return next
+        }).pipe(sql.withTransaction, Effect.orDie)
 
-    const updateAutonomy = Effect.fn("Settings.updateAutonomy")(function*(customerId: string, patch: AutonomyUpdate) {
-      return yield* update(customerId, "autonomy", (s) => ({ ...s, autonomy: mergeAutonomy(s.autonomy, patch) }))
+      const updateAutonomy = Effect.fn("Settings.updateAutonomy")(function*(customerId: string, patch: AutonomyUpdate) {
+        return yield* update(customerId, "autonomy", (s) => ({ ...s, autonomy: mergeAutonomy(s.autonomy, patch) }))
+      })
+
+      const updateBudget = Effect.fn("Settings.updateBudget")(function*(customerId: string, patch: BudgetUpdate) {
+        return yield* update(customerId, "budget", (s) => ({ ...s, budget: mergeBudget(s.budget, patch) }))
+      })
+
+      const updateTracking = Effect.fn("Settings.updateTracking")(function*(customerId: string, patch: TrackingUpdate) {
+        return yield* update(customerId, "tracking", (s) => ({ ...s, tracking: { ...s.tracking, ...patch } }))
+      })
+
+      return Settings.of({ get, updateAutonomy, updateBudget, updateTracking })
     })
-
-    const updateBudget = Effect.fn("Settings.updateBudget")(function*(customerId: string, patch: BudgetUpdate) {
-      return yield* update(customerId, "budget", (s) => ({ ...s, budget: mergeBudget(s.budget, patch) }))
-    })
-
-    const updateTracking = Effect.fn("Settings.updateTracking")(function*(customerId: string, patch: TrackingUpdate) {
-      return yield* update(customerId, "tracking", (s) => ({ ...s, tracking: { ...s.tracking, ...patch } }))
-    })
-
-    return Settings.of({ get, updateAutonomy, updateBudget, updateTracking })
-  }))
+  )
 }

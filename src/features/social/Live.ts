@@ -14,9 +14,9 @@ import { SocialPublisherLive } from "./Publisher.ts"
 import { Social } from "./Social.ts"
 
 /** The social provider SOCIAL_PROVIDER names: the local sandbox (default) or Ayrshare. */
-const SocialProviderLive = Layer.unwrap(Effect.map(AppConfig, (config) =>
-  config.socialProvider === "ayrshare" ? AyrshareProviderLive : SandboxProviderLive
-))
+const SocialProviderLive = Layer.unwrap(
+  Effect.map(AppConfig, (config) => config.socialProvider === "ayrshare" ? AyrshareProviderLive : SandboxProviderLive)
+)
 
 /** Social accounts, posting through the provider, and tracked links, for the features that post. */
 export const SocialServices = Layer.mergeAll(Social.layer, Links.layer).pipe(

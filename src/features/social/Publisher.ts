@@ -4,12 +4,12 @@ import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { mediaOf, type PublishViolation, publishViolation, type SocialPlatform } from "../../domain/Social.ts"
 import { retryDelaySeconds } from "../../domain/Webhooks.ts"
+import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
 import { Events } from "../../platform/Events.ts"
+import { forkPeriodic } from "../../platform/Periodic.ts"
 import { Content } from "../content/Content.ts"
 import { Links } from "./Links.ts"
 import { ProviderError, type PublishedPost, SocialProvider } from "./providers/Provider.ts"
-import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
-import { forkPeriodic } from "../../platform/Periodic.ts"
 
 /** Batches in flight per process; each is `SocialProvider.batchSize` posts, recorded with one statement per table. */
 const batchesInFlight = 4
@@ -39,10 +39,12 @@ type Claimed = Job & { readonly token: string }
 /** Causes of a look-up that could not tell whether an earlier try posted (and so neither sent nor failed). */
 const deferredCauses = ["history_stale", "try_in_flight"] as const
 
-const mediaOfJob = (job: Job): ReadonlyArray<string> => mediaOf({ media: job.media === null ? [] : JSON.parse(job.media) })
+const mediaOfJob = (job: Job): ReadonlyArray<string> =>
+  mediaOf({ media: job.media === null ? [] : JSON.parse(job.media) })
 
 /** The rules every path checked, checked again at the door: a row queued before a rule existed is refused, not sent. */
-const violationOf = (job: Job): PublishViolation | undefined => publishViolation(job.platform, job.body ?? "", mediaOfJob(job))
+const violationOf = (job: Job): PublishViolation | undefined =>
+  publishViolation(job.platform, job.body ?? "", mediaOfJob(job))
 
 /**
  * Publishes queued social posts when due. Each poll claims due rows of
@@ -81,7 +83,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       , recorded AS (
         -- Deferred look-ups are recorded for the reader, but they were not tries.
         SELECT c.content_id, (SELECT max(a.attempted_at) FROM publish_attempts a WHERE a.content_id = c.content_id
-          AND COALESCE(split_part(a.error, ':', 1), '') NOT IN (${deferredCauses[0]}, ${deferredCauses[1]})) AS last_recorded
+          AND COALESCE(split_part(a.error, ':', 1), '') NOT IN (${deferredCauses[0]}, ${
+      deferredCauses[1]
+    })) AS last_recorded
         FROM claimed c
       )
       SELECT c.content_id, c.customer_id, c.platform, c.attempts AS attempt,
@@ -93,7 +97,11 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       FROM claimed c JOIN recorded r ON r.content_id = c.content_id
         LEFT JOIN content p ON p.id = c.content_id AND p.customer_id = c.customer_id`.pipe(
       Effect.map((jobs) =>
-        jobs.map((job): Claimed => ({ ...job, lastTriedAt: job.lastTriedAt === null ? null : new Date(job.lastTriedAt), token }))
+        jobs.map((job): Claimed => ({
+          ...job,
+          lastTriedAt: job.lastTriedAt === null ? null : new Date(job.lastTriedAt),
+          token
+        }))
       )
     )
   }
@@ -133,17 +141,21 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         attemptedAt
       )
       // The token fences the outcome: a worker whose lease lapsed records its attempt but no longer decides.
-      const owned = yield* sql<{ contentId: string }>`UPDATE publish_jobs j SET status = 'published', provider = ${provider.name},
+      const owned = yield* sql<
+        { contentId: string }
+      >`UPDATE publish_jobs j SET status = 'published', provider = ${provider.name},
           provider_post_id = p.given_post, published_at = now(), locked_until = NULL, last_error = NULL
         FROM unnest(${posts.map((p) => p.job.contentId)}::text[], ${posts.map((p) => p.job.token)}::text[],
           ${posts.map((p) => p.post.providerPostId)}::text[]) AS p(given_id, given_token, given_post)
         WHERE j.content_id = p.given_id AND j.claim_token = p.given_token RETURNING j.content_id`
       const decided = new Set(owned.map((row) => row.contentId))
-      yield* content.markPublishedMany(posts.filter(({ job }) => decided.has(job.contentId)).map(({ job, post }) => ({
-        customerId: job.customerId,
-        contentId: job.contentId,
-        publishedUrl: post.url
-      })))
+      yield* content.markPublishedMany(
+        posts.filter(({ job }) => decided.has(job.contentId)).map(({ job, post }) => ({
+          customerId: job.customerId,
+          contentId: job.contentId,
+          publishedUrl: post.url
+        }))
+      )
     }).pipe(sql.withTransaction)
 
   const succeed = (job: Claimed, post: PublishedPost, how: "sent" | "reconciled", attemptedAt: Date) =>
@@ -151,15 +163,23 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
 
   const fail = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
     Effect.gen(function*() {
-      yield* recordAttempts([{ job, status: "failed", providerPostId: null, error: `${error.cause}: ${error.message}` }], attemptedAt)
-      const delay = error.transient ? retryDelaySeconds(job.attempt, config.publishRetrySchedule, error.retryAfterSeconds) : undefined
+      yield* recordAttempts([{
+        job,
+        status: "failed",
+        providerPostId: null,
+        error: `${error.cause}: ${error.message}`
+      }], attemptedAt)
+      const delay = error.transient
+        ? retryDelaySeconds(job.attempt, config.publishRetrySchedule, error.retryAfterSeconds)
+        : undefined
       if (delay !== undefined) {
         yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${delay}),
             locked_until = NULL, claim_token = NULL, last_error = ${error.message}
           WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
         return
       }
-      const owned = yield* sql`UPDATE publish_jobs SET status = 'failed', locked_until = NULL, last_error = ${error.message}
+      const owned =
+        yield* sql`UPDATE publish_jobs SET status = 'failed', locked_until = NULL, last_error = ${error.message}
         WHERE content_id = ${job.contentId} AND claim_token = ${job.token} AND status = 'queued' RETURNING content_id`
       if (owned.length === 0) return
       yield* events.record(job.customerId, "publish.failed", {
@@ -179,8 +199,15 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
    */
   const defer = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
     Effect.gen(function*() {
-      yield* recordAttempts([{ job, status: "failed", providerPostId: null, error: `${error.cause}: ${error.message}` }], attemptedAt)
-      yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${error.retryAfterSeconds ?? 1}),
+      yield* recordAttempts([{
+        job,
+        status: "failed",
+        providerPostId: null,
+        error: `${error.cause}: ${error.message}`
+      }], attemptedAt)
+      yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${
+        error.retryAfterSeconds ?? 1
+      }),
           attempts = attempts - 1, last_try_at = ${job.lastTriedAt}, locked_until = NULL, claim_token = NULL,
           last_error = ${error.message}
         WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
@@ -196,36 +223,53 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       if (job.pieceStatus !== "approved") return yield* settle(job, "cancelled")
       const attemptedAt = new Date()
       if (!job.connected) {
-        return yield* fail(job, new ProviderError({
-          transient: false,
-          cause: "not_connected",
-          message: `Platform ${job.platform} is not connected`
-        }), attemptedAt)
+        return yield* fail(
+          job,
+          new ProviderError({
+            transient: false,
+            cause: "not_connected",
+            message: `Platform ${job.platform} is not connected`
+          }),
+          attemptedAt
+        )
       }
       const violation = violationOf(job)
       if (violation !== undefined) {
-        return yield* fail(job, new ProviderError({
-          transient: false,
-          cause: "invalid_post",
-          message: `${violation.path}: ${violation.message}`
-        }), attemptedAt)
+        return yield* fail(
+          job,
+          new ProviderError({
+            transient: false,
+            cause: "invalid_post",
+            message: `${violation.path}: ${violation.message}`
+          }),
+          attemptedAt
+        )
       }
       if (job.attempt > 1 || job.triedBefore) {
         const running = job.lastTryOpen && job.lastTriedAt !== null
           ? Math.ceil((job.lastTriedAt.getTime() + provider.trySeconds * 1000 - attemptedAt.getTime()) / 1000)
           : 0
         if (running > 0) {
-          return yield* defer(job, new ProviderError({
-            transient: true,
-            cause: "try_in_flight",
-            message: `The previous try may still be running: asking the provider again in ${running} s instead of posting twice`,
-            retryAfterSeconds: running
-          }), attemptedAt)
+          return yield* defer(
+            job,
+            new ProviderError({
+              transient: true,
+              cause: "try_in_flight",
+              message:
+                `The previous try may still be running: asking the provider again in ${running} s instead of posting twice`,
+              retryAfterSeconds: running
+            }),
+            attemptedAt
+          )
         }
-        const existing = yield* Effect.exit(provider.findPost(job.customerId, job.contentId, job.platform, job.lastTriedAt ?? undefined))
+        const existing = yield* Effect.exit(
+          provider.findPost(job.customerId, job.contentId, job.platform, job.lastTriedAt ?? undefined)
+        )
         if (Exit.isFailure(existing)) {
           const error = Cause.findErrorOption(existing.cause)
-          if (Option.isSome(error) && (deferredCauses as ReadonlyArray<string>).includes(error.value.cause)) return yield* defer(job, error.value, attemptedAt)
+          if (
+            Option.isSome(error) && (deferredCauses as ReadonlyArray<string>).includes(error.value.cause)
+          ) return yield* defer(job, error.value, attemptedAt)
           if (Option.isSome(error)) return yield* fail(job, error.value, attemptedAt)
           return yield* Effect.failCause(existing.cause as Cause.Cause<never>)
         }
@@ -266,20 +310,29 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         }
         const error = Cause.findErrorOption(outcome.cause)
         if (Option.isSome(error)) refused.push({ job, error: error.value })
-        else yield* Effect.logError("publish failed unexpectedly", { contentId: job.contentId, cause: Cause.pretty(outcome.cause) })
+        else {yield* Effect.logError("publish failed unexpectedly", {
+            contentId: job.contentId,
+            cause: Cause.pretty(outcome.cause)
+          })}
       }
       yield* succeedMany(sent, "sent", attemptedAt)
-      yield* Effect.forEach(refused, ({ error, job }) => fail(job, error, attemptedAt), { concurrency: 16, discard: true })
+      yield* Effect.forEach(refused, ({ error, job }) => fail(job, error, attemptedAt), {
+        concurrency: 16,
+        discard: true
+      })
     })
 
   const isFirstTry = (job: Claimed) =>
-    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore && violationOf(job) === undefined
+    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore &&
+    violationOf(job) === undefined
 
   /** A claimed batch: first tries together, the rest (settled, refused or reconciled first) one by one. */
   const runBatch = (jobs: ReadonlyArray<Claimed>) =>
     Effect.all([
       sendAll(jobs.filter(isFirstTry), new Date()).pipe(
-        Effect.catchCause((cause) => Effect.logError("publish batch failed unexpectedly", { posts: jobs.length, cause: Cause.pretty(cause) }))
+        Effect.catchCause((cause) =>
+          Effect.logError("publish batch failed unexpectedly", { posts: jobs.length, cause: Cause.pretty(cause) })
+        )
       ),
       Effect.forEach(jobs.filter((job) => !isFirstTry(job)), run, { concurrency: provider.batchSize, discard: true })
     ], { concurrency: 2, discard: true })
@@ -302,7 +355,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         const found = yield* provider.findPost(row.customerId, row.contentId, row.platform)
         if (Option.isNone(found)) return
         const token = randomUUID()
-        const taken = yield* sql<{ attempts: number }>`UPDATE publish_jobs SET claim_token = ${token}, attempts = attempts + 1
+        const taken = yield* sql<
+          { attempts: number }
+        >`UPDATE publish_jobs SET claim_token = ${token}, attempts = attempts + 1
           WHERE content_id = ${row.contentId} AND claim_token = ${row.claimToken} AND status = 'queued' RETURNING attempts`
         if (taken.length === 0) return
         const job: Claimed = {
@@ -326,7 +381,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
           cause: Cause.pretty(cause)
         })
       )), { concurrency: provider.batchSize, discard: true })
-  }).pipe(Effect.catchCause((cause) => Effect.logWarning("start-up reconciliation failed", { cause: Cause.pretty(cause) })))
+  }).pipe(
+    Effect.catchCause((cause) => Effect.logWarning("start-up reconciliation failed", { cause: Cause.pretty(cause) }))
+  )
   yield* Effect.forkScoped(reconcileHeldClaims)
 
   yield* forkClaimLoop({
@@ -341,7 +398,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
   // Provider figures for recent posts, for analytics (the sandbox reports none): once per interval across the instances.
   if (provider.name !== "sandbox") {
     const refresh = Effect.gen(function*() {
-      const rows = yield* sql<{ contentId: string; customerId: string; platform: SocialPlatform; providerPostId: string }>`
+      const rows = yield* sql<
+        { contentId: string; customerId: string; platform: SocialPlatform; providerPostId: string }
+      >`
         SELECT content_id, customer_id, platform, provider_post_id FROM publish_jobs
         WHERE status = 'published' AND provider = ${provider.name} AND provider_post_id IS NOT NULL
           AND published_at > now() - interval '90 days'
@@ -356,6 +415,10 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
             engagements = EXCLUDED.engagements, fetched_at = clock_timestamp()`
       }
     })
-    yield* forkPeriodic({ name: "metrics refresh", period: Duration.millis(config.metricsRefreshIntervalMs), run: refresh })
+    yield* forkPeriodic({
+      name: "metrics refresh",
+      period: Duration.millis(config.metricsRefreshIntervalMs),
+      run: refresh
+    })
   }
 }))

@@ -9,7 +9,8 @@ export const SocialHandlers = leanGroup(Effect.gen(function*() {
   const social = yield* Social
   return HttpApiBuilder.group(Api, "social", (handlers) =>
     handlers.handleAll({
-      connections: ({ params }) => Effect.map(social.connections(params.customerId), (connections) => ({ connections })),
+      connections: ({ params }) =>
+        Effect.map(social.connections(params.customerId), (connections) => ({ connections })),
       publish: ({ params, payload }) => social.publish(params.customerId, payload),
       attempts: ({ params }) =>
         Effect.map(social.attempts(params.customerId, params.contentId), (attempts) => ({ attempts })),
@@ -20,8 +21,7 @@ export const SocialHandlers = leanGroup(Effect.gen(function*() {
         }),
       retry: ({ params }) => social.retry(params.customerId, params.contentId),
       cancel: ({ params }) => social.cancel(params.customerId, params.contentId)
-    })
-  )
+    }))
 }))
 
 export const ConnectionsHandlers = leanGroup(Effect.gen(function*() {
@@ -29,10 +29,12 @@ export const ConnectionsHandlers = leanGroup(Effect.gen(function*() {
   return HttpApiBuilder.group(Api, "connections", (handlers) =>
     handlers.handleAll({
       list: ({ params }) =>
-        Effect.map(social.connections(params.customerId), (connections) => ({ customerId: params.customerId, connections })),
+        Effect.map(
+          social.connections(params.customerId),
+          (connections) => ({ customerId: params.customerId, connections })
+        ),
       connect: ({ params, payload }) => social.connect(params.customerId, payload?.platforms)
-    })
-  )
+    }))
 }))
 
 export const IntegrationHandlers = leanGroup(Effect.gen(function*() {
@@ -45,6 +47,5 @@ export const IntegrationHandlers = leanGroup(Effect.gen(function*() {
             status: 302,
             headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
           }))
-    })
-  )
+    }))
 }))

@@ -20,42 +20,58 @@ const postInput = (input: {
 })
 
 /** schedule_content: the publisher's queue at `scheduledAt` (Social.publish); not connected, too long, past: tool errors with their codes. */
-export const scheduleContentTool = implement(scheduleContent, Effect.gen(function*() {
-  const social = yield* Social
-  return (input, context) =>
-    Effect.gen(function*() {
-      const piece = yield* social.publish(input.customerId, postInput(input), { agentId: context.via })
-      return {
-        summary: `Scheduled ${input.platform} post ${piece.id} for ${piece.scheduledAt ?? input.scheduledAt} (status ${piece.status}).`,
-        data: { ...piece }
-      }
-    })
-}))
+export const scheduleContentTool = implement(
+  scheduleContent,
+  Effect.gen(function*() {
+    const social = yield* Social
+    return (input, context) =>
+      Effect.gen(function*() {
+        const piece = yield* social.publish(input.customerId, postInput(input), { agentId: context.via })
+        return {
+          summary: `Scheduled ${input.platform} post ${piece.id} for ${
+            piece.scheduledAt ?? input.scheduledAt
+          } (status ${piece.status}).`,
+          data: { ...piece }
+        }
+      })
+  })
+)
 
 /** publish_to_social: the publisher's queue now (or at `scheduledAt`), through Social.publish. */
-export const publishToSocialTool = implement(publishToSocial, Effect.gen(function*() {
-  const social = yield* Social
-  return (input, context) =>
-    Effect.gen(function*() {
-      const piece = yield* social.publish(input.customerId, postInput(input), { agentId: context.via })
-      const when = piece.scheduledAt === null ? "now" : `at ${piece.scheduledAt}`
-      return {
-        summary: `Queued ${input.platform} post ${piece.id} to publish ${when} (status ${piece.status}); it becomes published when the network accepts it.`,
-        data: { ...piece }
-      }
-    })
-}))
+export const publishToSocialTool = implement(
+  publishToSocial,
+  Effect.gen(function*() {
+    const social = yield* Social
+    return (input, context) =>
+      Effect.gen(function*() {
+        const piece = yield* social.publish(input.customerId, postInput(input), { agentId: context.via })
+        const when = piece.scheduledAt === null ? "now" : `at ${piece.scheduledAt}`
+        return {
+          summary:
+            `Queued ${input.platform} post ${piece.id} to publish ${when} (status ${piece.status}); it becomes published when the network accepts it.`,
+          data: { ...piece }
+        }
+      })
+  })
+)
 
 /** track_revenue: Links.trackRevenue (an unknown piece or link is E_NOT_FOUND). */
-export const trackRevenueTool = implement(trackRevenue, Effect.gen(function*() {
-  const links = yield* Links
-  return (input) =>
-    Effect.gen(function*() {
-      const { customerId, ...revenue } = input
-      const record = yield* links.trackRevenue(customerId, revenue)
-      return {
-        summary: `Recorded ${record.amount} ${record.currency}${record.channel === null ? "" : ` under ${record.channel}`}${record.contentId === null ? "" : ` for piece ${record.contentId}`} (${record.id}); it shows in the analytics report's revenue.`,
-        data: { ...record }
-      }
-    })
-}))
+export const trackRevenueTool = implement(
+  trackRevenue,
+  Effect.gen(function*() {
+    const links = yield* Links
+    return (input) =>
+      Effect.gen(function*() {
+        const { customerId, ...revenue } = input
+        const record = yield* links.trackRevenue(customerId, revenue)
+        return {
+          summary: `Recorded ${record.amount} ${record.currency}${
+            record.channel === null ? "" : ` under ${record.channel}`
+          }${
+            record.contentId === null ? "" : ` for piece ${record.contentId}`
+          } (${record.id}); it shows in the analytics report's revenue.`,
+          data: { ...record }
+        }
+      })
+  })
+)

@@ -4,9 +4,9 @@ import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { classifyStatus, parseRetryAfter, retryDelaySeconds } from "../../domain/Webhooks.ts"
 import { signedHeaders } from "../../domain/WebhookSignature.ts"
+import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
 import { Events } from "../../platform/Events.ts"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
-import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
 
 /**
  * Attempts in flight per process; and across every process sharing the
@@ -147,7 +147,12 @@ export const WebhookDispatcherLive = Layer.effectDiscard(Effect.gen(function*() 
       }))
       if (response._tag === "Failure") {
         const { reason, message } = response.failure
-        return { statusCode: null, error: `${reason}: ${message}`, outcome: "retry" as const, retryAfterSeconds: undefined }
+        return {
+          statusCode: null,
+          error: `${reason}: ${message}`,
+          outcome: "retry" as const,
+          retryAfterSeconds: undefined
+        }
       }
       const { status, headers: answer } = response.success
       const outcome = classifyStatus(status)
@@ -156,7 +161,11 @@ export const WebhookDispatcherLive = Layer.effectDiscard(Effect.gen(function*() 
         : undefined
       return {
         statusCode: status,
-        error: outcome === "succeeded" ? null : outcome === "gone" ? "HTTP 410: subscription disabled" : `HTTP ${status}`,
+        error: outcome === "succeeded"
+          ? null
+          : outcome === "gone"
+          ? "HTTP 410: subscription disabled"
+          : `HTTP ${status}`,
         outcome,
         retryAfterSeconds: retryAfter
       }
@@ -173,7 +182,8 @@ export const WebhookDispatcherLive = Layer.effectDiscard(Effect.gen(function*() 
         : undefined
       const status = result.outcome === "succeeded" ? "succeeded" : delay === undefined ? "failed" : "pending"
       // The token fences the update: a worker whose lease lapsed records its attempt but no longer decides.
-      const owned = yield* sql`UPDATE webhook_deliveries SET status = ${status}, locked_until = NULL, claim_token = NULL,
+      const owned =
+        yield* sql`UPDATE webhook_deliveries SET status = ${status}, locked_until = NULL, claim_token = NULL,
           next_attempt_at = ${delay === undefined ? sql`next_attempt_at` : sql`now() + make_interval(secs => ${delay})`}
         WHERE id = ${job.id} AND claim_token = ${job.token} RETURNING id`
       if (owned.length === 0) return
@@ -201,7 +211,9 @@ export const WebhookDispatcherLive = Layer.effectDiscard(Effect.gen(function*() 
       yield* Effect.logDebug("webhook attempt", { delivery: job.id, attempt: job.attempt, outcome: result.outcome })
     }).pipe(
       // An unrecorded attempt is retried once its lease lapses: at least once, never lost.
-      Effect.catchCause((cause) => Effect.logError("webhook delivery failed", { delivery: job.id, cause: Cause.pretty(cause) }))
+      Effect.catchCause((cause) =>
+        Effect.logError("webhook delivery failed", { delivery: job.id, cause: Cause.pretty(cause) })
+      )
     )
 
   yield* forkClaimLoop({

@@ -1,8 +1,8 @@
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
-import { Webhooks } from "./Webhooks.ts"
 import { leanGroup } from "../../platform/http/LeanGroup.ts"
+import { Webhooks } from "./Webhooks.ts"
 
 export const WebhooksHandlers = leanGroup(Effect.gen(function*() {
   const webhooks = yield* Webhooks
@@ -20,6 +20,5 @@ export const WebhooksHandlers = leanGroup(Effect.gen(function*() {
       recover: ({ params, payload }) =>
         Effect.map(webhooks.recover(params.customerId, params.webhookId, payload.since), (queued) => ({ queued })),
       redeliver: ({ params }) => webhooks.redeliver(params.customerId, params.webhookId, params.deliveryId)
-    })
-  )
+    }))
 }))

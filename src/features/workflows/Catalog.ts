@@ -1,7 +1,7 @@
 import { Effect, Exit, Option, Schema } from "effect"
 import { ValidationError } from "../../domain/Errors.ts"
-import { describeIssues } from "../../platform/http/ValidationMessages.ts"
 import { type CatalogId, type RunOptions, workflowOptions } from "../../domain/Workflows.ts"
+import { describeIssues } from "../../platform/http/ValidationMessages.ts"
 import { handToPublisher } from "./steps/publish.ts"
 import { readAnalytics, writeAuditReport, writePerformanceReport, writePositioningBrief } from "./steps/report.ts"
 import { scanCompetitors, scanSite } from "./steps/scan.ts"
@@ -12,7 +12,10 @@ import { bounded, socialPlatforms, writeBlogPost, writeLeadMagnet, writeSocialPo
  * Where a run waits until every piece it wrote is decided in review. The run
  * itself does the waiting (it suspends); this marker keeps its place in the order.
  */
-export const awaitApproval: StepDefinition = { name: "await-approval", run: () => Effect.succeed({ status: "succeeded", detail: {} }) }
+export const awaitApproval: StepDefinition = {
+  name: "await-approval",
+  run: () => Effect.succeed({ status: "succeeded", detail: {} })
+}
 
 export interface CatalogEntry {
   /** What `config` (and a run's `input`) may say; the API validates with it and documents it. */
@@ -21,20 +24,36 @@ export interface CatalogEntry {
 }
 
 /** The six workflows of every customer's catalog: each one's options and its steps, in order. */
-export const catalog: { readonly [Id in CatalogId]: CatalogEntry & { readonly options: typeof workflowOptions[Id] } } = {
-  "weekly-content-plan": {
-    options: workflowOptions["weekly-content-plan"],
-    steps: [writeBlogPost, writeSocialPosts((ctx) => bounded(ctx.options.postsPerWeek, 1, 21, 3)), awaitApproval, handToPublisher]
-  },
-  "daily-social-posts": {
-    options: workflowOptions["daily-social-posts"],
-    steps: [writeSocialPosts((ctx) => bounded(ctx.options.postsPerDay, 1, 12, socialPlatforms(ctx).length)), awaitApproval, handToPublisher]
-  },
-  "monthly-seo-audit": { options: workflowOptions["monthly-seo-audit"], steps: [scanSite, writeAuditReport] },
-  "competitor-research": { options: workflowOptions["competitor-research"], steps: [scanCompetitors, writePositioningBrief] },
-  "lead-magnet": { options: workflowOptions["lead-magnet"], steps: [writeLeadMagnet, awaitApproval] },
-  "performance-report": { options: workflowOptions["performance-report"], steps: [readAnalytics, writePerformanceReport] }
-}
+export const catalog: { readonly [Id in CatalogId]: CatalogEntry & { readonly options: typeof workflowOptions[Id] } } =
+  {
+    "weekly-content-plan": {
+      options: workflowOptions["weekly-content-plan"],
+      steps: [
+        writeBlogPost,
+        writeSocialPosts((ctx) => bounded(ctx.options.postsPerWeek, 1, 21, 3)),
+        awaitApproval,
+        handToPublisher
+      ]
+    },
+    "daily-social-posts": {
+      options: workflowOptions["daily-social-posts"],
+      steps: [
+        writeSocialPosts((ctx) => bounded(ctx.options.postsPerDay, 1, 12, socialPlatforms(ctx).length)),
+        awaitApproval,
+        handToPublisher
+      ]
+    },
+    "monthly-seo-audit": { options: workflowOptions["monthly-seo-audit"], steps: [scanSite, writeAuditReport] },
+    "competitor-research": {
+      options: workflowOptions["competitor-research"],
+      steps: [scanCompetitors, writePositioningBrief]
+    },
+    "lead-magnet": { options: workflowOptions["lead-magnet"], steps: [writeLeadMagnet, awaitApproval] },
+    "performance-report": {
+      options: workflowOptions["performance-report"],
+      steps: [readAnalytics, writePerformanceReport]
+    }
+  }
 
 /**
  * Checks options given for a workflow (`config`, or a run's `input`) against
@@ -52,7 +71,12 @@ export const checkOptions = (workflowId: CatalogId, value: Readonly<Record<strin
     message: d.message
   }))
   const head = details[0] ?? { path: at, message: "is not valid" }
-  return Effect.fail(new ValidationError({ error: `Invalid ${head.path}: ${head.message}`, details: details.length > 0 ? details : [head] }))
+  return Effect.fail(
+    new ValidationError({
+      error: `Invalid ${head.path}: ${head.message}`,
+      details: details.length > 0 ? details : [head]
+    })
+  )
 }
 
 /**

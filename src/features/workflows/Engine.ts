@@ -6,7 +6,6 @@ import { hostname } from "node:os"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
 import { databaseTarget, dedicatedPostgresPool } from "../../platform/Database.ts"
 
-
 /**
  * The durable workflow engine: effect/workflow on effect/cluster with its
  * messages in our database (tables cluster_*). On PostgreSQL the runners are
@@ -68,10 +67,16 @@ export const engineRunners = (sql: SqlClient.SqlClient) =>
  * Deletes the engine's stored messages (and their replies) of these
  * executions, for these entity types; joins the caller's transaction.
  */
-export const deleteEngineMessages = (sql: SqlClient.SqlClient, entityTypes: ReadonlyArray<string>, executionIds: ReadonlyArray<string>) =>
+export const deleteEngineMessages = (
+  sql: SqlClient.SqlClient,
+  entityTypes: ReadonlyArray<string>,
+  executionIds: ReadonlyArray<string>
+) =>
   Effect.gen(function*() {
     if (executionIds.length === 0) return
     yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
       WHERE ${sql.in("entity_type", entityTypes)} AND ${sql.in("entity_id", executionIds)})`
-    yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", entityTypes)} AND ${sql.in("entity_id", executionIds)}`
+    yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", entityTypes)} AND ${
+      sql.in("entity_id", executionIds)
+    }`
   })

@@ -28,7 +28,17 @@ export const WorkflowsServices = HeraldRunLive.pipe(
   Layer.provideMerge(RunLifecycle.layer),
   Layer.provideMerge(WorkflowsRepo.layer),
   Layer.provideMerge(WorkflowEngineLive),
-  Layer.provide([AgentLive, AnalyticsServices, ContentLive, CustomersLive, OnboardingLive, ReportsServices, ScanLive, SocialServices, PlatformServices])
+  Layer.provide([
+    AgentLive,
+    AnalyticsServices,
+    ContentLive,
+    CustomersLive,
+    OnboardingLive,
+    ReportsServices,
+    ScanLive,
+    SocialServices,
+    PlatformServices
+  ])
 )
 
 /** Workflows in the app: the services, the background loops (cron, sweeps), the orchestrator, the dashboard's section and routes. */

@@ -12,7 +12,11 @@ export const orchestratorPath = "/api/orchestrator"
 
 const StartRequest = Schema.Struct({
   workflow: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(100)),
-  customerId: Schema.String.check(Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, { message: "must be a uuid" })),
+  customerId: Schema.String.check(
+    Schema.isPattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
+      message: "must be a uuid"
+    })
+  ),
   input: Schema.optionalKey(WorkflowConfig)
 })
 const decodeStart = Schema.decodeUnknownExit(StartRequest, { onExcessProperty: "error", errors: "all" })
@@ -39,7 +43,8 @@ export const OrchestratorRoutes = HttpRouter.use((router) =>
 
     const handle = Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const body = request.method === "GET" ? "" : yield* Effect.orElseSucceed(request.text, () => "")
+      const body = request.method === "GET" ? "" : yield* Effect.orElseSucceed(request.text, () =>
+        "")
       const now = Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const signed = Option.isSome(key) &&
         verifyOrchestratorSignature(request.headers["x-orchestrator-signature"], body, key.value, now)
@@ -47,7 +52,9 @@ export const OrchestratorRoutes = HttpRouter.use((router) =>
         const invalid = new SignatureInvalid({})
         return yield* fail(401, invalid.error, invalid.code)
       }
-      if (request.method === "GET") return HttpServerResponse.jsonUnsafe(yield* workflows.registrations)
+      if (request.method === "GET") {
+        return HttpServerResponse.jsonUnsafe(yield* workflows.registrations)
+      }
       if (request.method === "PUT") {
         const resynced = yield* workflows.resync
         return HttpServerResponse.jsonUnsafe({ resynced, ...(yield* workflows.registrations) })
@@ -60,13 +67,22 @@ export const OrchestratorRoutes = HttpRouter.use((router) =>
       }
       const decoded = decodeStart(parsed)
       if (decoded._tag === "Failure") {
-        const issue = decoded.cause.reasons.find((r) => r._tag === "Fail")
-        const issues = issue !== undefined && Schema.isSchemaError(issue.error) ? formatIssues(issue.error.issue).issues : []
+        const issue = decoded.cause.reasons.find((r) =>
+          r._tag === "Fail"
+        )
+        const issues = issue !== undefined && Schema.isSchemaError(issue.error)
+          ? formatIssues(issue.error.issue).issues
+          : []
         const details = issues.map((i) => ({
           path: ["body", ...(i.path ?? []).map((p) => String(typeof p === "object" ? p.key : p))].join("."),
           message: i.message
         }))
-        return yield* fail(400, details[0] === undefined ? "Invalid request" : `Invalid ${details[0].path}: ${details[0].message}`, "E_VALIDATION", details)
+        return yield* fail(
+          400,
+          details[0] === undefined ? "Invalid request" : `Invalid ${details[0].path}: ${details[0].message}`,
+          "E_VALIDATION",
+          details
+        )
       }
       const { workflow, customerId, input } = decoded.value
       return yield* workflows.start(customerId.toLowerCase(), workflow, input ?? {}, "orchestrator").pipe(

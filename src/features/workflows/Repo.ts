@@ -76,7 +76,8 @@ export const toStep = (row: StepRow): RunStep => ({
 const catalogOrder = `ARRAY[${catalogIds.map((id) => `'${id}'`).join(", ")}]::text[]`
 
 const workflowColumns = "customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at"
-const runColumns = "id, customer_id, workflow_id, status, triggered_by, input, output, error, waiting_for, created_at, started_at, completed_at"
+const runColumns =
+  "id, customer_id, workflow_id, status, triggered_by, input, output, error, waiting_for, created_at, started_at, completed_at"
 
 /** The workflows feature's tables. Every method dies on a database failure (answered 503 by the HTTP core). */
 export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
@@ -108,59 +109,77 @@ export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
   }) => Effect.Effect<ReadonlyArray<RunRow>>
   readonly steps: (runId: string) => Effect.Effect<ReadonlyArray<RunStep>>
 }>()("herald/features/workflows/WorkflowsRepo") {
-  static readonly layer = Layer.effect(WorkflowsRepo, Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    const wcols = sql.literal(workflowColumns)
-    const rcols = sql.literal(runColumns)
+  static readonly layer = Layer.effect(
+    WorkflowsRepo,
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const wcols = sql.literal(workflowColumns)
+      const rcols = sql.literal(runColumns)
 
-    return WorkflowsRepo.of({
-      list: (customerId) =>
-        sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE customer_id = ${customerId}
+      return WorkflowsRepo.of({
+        list: (customerId) =>
+          sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE customer_id = ${customerId}
           ORDER BY created_at, array_position(${sql.literal(catalogOrder)}, id) NULLS LAST, id`.pipe(
-          Effect.orDie
-        ),
-      find: (customerId, id) =>
-        sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE customer_id = ${customerId} AND id = ${id}`.pipe(
-          Effect.map((rows) => Option.fromNullishOr(rows[0])),
-          Effect.orDie
-        ),
-      save: (row) =>
-        sql<WorkflowRow>`UPDATE workflows SET name = ${row.name}, description = ${row.description}, enabled = ${row.enabled},
+            Effect.orDie
+          ),
+        find: (customerId, id) =>
+          sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE customer_id = ${customerId} AND id = ${id}`.pipe(
+            Effect.map((rows) => Option.fromNullishOr(rows[0])),
+            Effect.orDie
+          ),
+        save: (row) =>
+          sql<
+            WorkflowRow
+          >`UPDATE workflows SET name = ${row.name}, description = ${row.description}, enabled = ${row.enabled},
             schedule = ${row.schedule}, timezone = ${row.timezone}, config = ${JSON.stringify(row.config)}::jsonb,
             next_run_at = ${row.nextRunAt}, updated_at = now()
           WHERE customer_id = ${row.customerId} AND id = ${row.id}
           RETURNING ${wcols}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
-      due: (now, limit, after) =>
-        sql<WorkflowRow>`SELECT ${wcols} FROM workflows WHERE next_run_at IS NOT NULL AND next_run_at <= ${now} AND enabled
-            ${after === undefined ? sql`` : sql`AND (next_run_at, customer_id, id) > (${after.nextRunAt}, ${after.customerId}, ${after.id})`}
+        due: (now, limit, after) =>
+          sql<
+            WorkflowRow
+          >`SELECT ${wcols} FROM workflows WHERE next_run_at IS NOT NULL AND next_run_at <= ${now} AND enabled
+            ${
+            after === undefined
+              ? sql``
+              : sql`AND (next_run_at, customer_id, id) > (${after.nextRunAt}, ${after.customerId}, ${after.id})`
+          }
           ORDER BY next_run_at, customer_id, id LIMIT ${limit}`.pipe(Effect.orDie),
-      claimTick: (row, now, next) =>
-        sql`UPDATE workflows SET next_run_at = ${next}
+        claimTick: (row, now, next) =>
+          sql`UPDATE workflows SET next_run_at = ${next}
           WHERE customer_id = ${row.customerId} AND id = ${row.id} AND enabled AND next_run_at <= ${now}
           RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
-      insertRun: (run) =>
-        sql<RunRow>`INSERT INTO workflow_runs (id, customer_id, workflow_id, status, triggered_by, input, execution_id)
-          VALUES (${run.id}, ${run.customerId}, ${run.workflowId}, 'pending', ${run.triggeredBy}, ${JSON.stringify(run.input)}::jsonb, ${run.executionId})
+        insertRun: (run) =>
+          sql<
+            RunRow
+          >`INSERT INTO workflow_runs (id, customer_id, workflow_id, status, triggered_by, input, execution_id)
+          VALUES (${run.id}, ${run.customerId}, ${run.workflowId}, 'pending', ${run.triggeredBy}, ${
+            JSON.stringify(run.input)
+          }::jsonb, ${run.executionId})
           RETURNING ${rcols}`.pipe(Effect.map((rows) => rows[0]!), Effect.orDie),
-      findRun: (customerId, runId, forUpdate = false) =>
-        sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE customer_id = ${customerId} AND id = ${runId}
+        findRun: (customerId, runId, forUpdate = false) =>
+          sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE customer_id = ${customerId} AND id = ${runId}
           ${forUpdate ? sql`FOR UPDATE` : sql``}`.pipe(
-          Effect.map((rows) => Option.fromNullishOr(rows[0])),
-          Effect.orDie
-        ),
-      runById: (runId) =>
-        sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE id = ${runId}`.pipe(
-          Effect.map((rows) => Option.fromNullishOr(rows[0])),
-          Effect.orDie
-        ),
-      listRuns: (customerId, query) =>
-        sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE customer_id = ${customerId}
+            Effect.map((rows) => Option.fromNullishOr(rows[0])),
+            Effect.orDie
+          ),
+        runById: (runId) =>
+          sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE id = ${runId}`.pipe(
+            Effect.map((rows) => Option.fromNullishOr(rows[0])),
+            Effect.orDie
+          ),
+        listRuns: (customerId, query) =>
+          sql<RunRow>`SELECT ${rcols} FROM workflow_runs WHERE customer_id = ${customerId}
           ${query.workflow === undefined ? sql`` : sql`AND workflow_id = ${query.workflow}`}
           ${query.status === undefined ? sql`` : sql`AND status = ${query.status}`}
           ORDER BY created_at DESC, id DESC LIMIT ${query.limit}`.pipe(Effect.orDie),
-      steps: (runId) =>
-        sql<StepRow>`SELECT name, status, started_at, completed_at, error, detail FROM workflow_steps
-          WHERE run_id = ${runId} ORDER BY position, started_at`.pipe(Effect.map((rows) => rows.map(toStep)), Effect.orDie)
+        steps: (runId) =>
+          sql<StepRow>`SELECT name, status, started_at, completed_at, error, detail FROM workflow_steps
+          WHERE run_id = ${runId} ORDER BY position, started_at`.pipe(
+            Effect.map((rows) => rows.map(toStep)),
+            Effect.orDie
+          )
+      })
     })
-  }))
+  )
 }

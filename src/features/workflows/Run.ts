@@ -1,14 +1,21 @@
 import { Duration, Effect, Exit, Layer, Option, Schema } from "effect"
-import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
 import { SqlClient } from "effect/sql"
+import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
 import { AppConfig } from "../../Config.ts"
 import { isCatalogId } from "../../domain/Workflows.ts"
 import { Content } from "../content/Content.ts"
-import { RunLifecycle } from "./Lifecycle.ts"
 import { catalog, runOptions } from "./Catalog.ts"
-import { type RunContext, type StepDefinition, StepError, StepFailed, StepOutcome, type StepServices } from "./steps/Step.ts"
-import { beginStep, stepCrashedError } from "./StepStarts.ts"
+import { RunLifecycle } from "./Lifecycle.ts"
 import { StepHooks } from "./StepHooks.ts"
+import {
+  type RunContext,
+  type StepDefinition,
+  StepError,
+  StepFailed,
+  StepOutcome,
+  type StepServices
+} from "./steps/Step.ts"
+import { beginStep, stepCrashedError } from "./StepStarts.ts"
 
 /**
  * Every catalog run is one execution of this durable workflow, keyed by the
@@ -31,7 +38,9 @@ const Started = Schema.Struct({ alive: Schema.Boolean, options: Schema.Record(Sc
 
 const asRecord = (value: unknown): Record<string, unknown> => {
   const parsed = typeof value === "string" ? JSON.parse(value) : value
-  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : {}
+  return typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+    ? parsed as Record<string, unknown>
+    : {}
 }
 
 const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) {
@@ -42,9 +51,15 @@ const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) 
   const hooks = yield* StepHooks
   const { runId, customerId } = payload
 
-  const recordStepEnd = (name: string, status: "succeeded" | "skipped" | "failed", detail: Record<string, unknown> | null, error: string | null) =>
+  const recordStepEnd = (
+    name: string,
+    status: "succeeded" | "skipped" | "failed",
+    detail: Record<string, unknown> | null,
+    error: string | null
+  ) =>
     sql`UPDATE workflow_steps SET status = ${status}, completed_at = clock_timestamp(), error = ${error}, unfinished_starts = 0,
-      detail = ${detail === null ? null : JSON.stringify(detail)}::jsonb WHERE run_id = ${runId} AND name = ${name}`.pipe(Effect.orDie)
+      detail = ${detail === null ? null : JSON.stringify(detail)}::jsonb WHERE run_id = ${runId} AND name = ${name}`
+      .pipe(Effect.orDie)
 
   const started = yield* Activity.make({
     name: "start",
@@ -59,7 +74,10 @@ const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) 
   })
   if (!started.alive || !isCatalogId(payload.workflowId)) {
     if (started.alive) {
-      yield* Activity.make({ name: "fail", execute: Effect.asVoid(lifecycle.fail(runId, `unknown workflow ${payload.workflowId}`)) })
+      yield* Activity.make({
+        name: "fail",
+        execute: Effect.asVoid(lifecycle.fail(runId, `unknown workflow ${payload.workflowId}`))
+      })
     }
     return
   }
@@ -77,7 +95,10 @@ const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) 
         if (!(yield* beginStep(sql, runId, step.name, position))) {
           // The step's earlier starts all died with their process: failing the run here (the step's end and the
           // run's in one transaction) is what stops it from taking the process down at every start.
-          yield* Effect.andThen(recordStepEnd(step.name, "failed", null, stepCrashedError), lifecycle.fail(runId, stepCrashedError))
+          yield* Effect.andThen(
+            recordStepEnd(step.name, "failed", null, stepCrashedError),
+            lifecycle.fail(runId, stepCrashedError)
+          )
             .pipe(sql.withTransaction, Effect.orDie)
           return yield* new StepFailed({ message: stepCrashedError })
         }
@@ -112,7 +133,10 @@ const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) 
         if (Exit.isSuccess(result)) return Option.some(result.value as StepOutcome)
         if (!overBudget) {
           const message = Option.isSome(problem) ? problem.value.message : "the step failed unexpectedly"
-          yield* Activity.make({ name: `fail-${step.name}`, execute: Effect.asVoid(lifecycle.fail(runId, `${step.name}: ${message}`)) })
+          yield* Activity.make({
+            name: `fail-${step.name}`,
+            execute: Effect.asVoid(lifecycle.fail(runId, `${step.name}: ${message}`))
+          })
           return Option.none<StepOutcome>()
         }
         if (n === 0) {
@@ -198,8 +222,13 @@ const HeraldRunHandler = HeraldRun.toLayer(Effect.fnUntraced(function*(payload) 
     const reportId = (outcome as StepOutcome).detail["reportId"]
     return typeof reportId === "string" ? [reportId] : []
   })
-  const report = reportIds.length === 0 ? {} : { reportId: reportIds.at(-1)!, ...(reportIds.length > 1 ? { reportIds } : {}) }
-  yield* Activity.make({ name: "finish", execute: lifecycle.succeed(runId, { ...reviewed, ...report, steps: outputs }) })
+  const report = reportIds.length === 0
+    ? {}
+    : { reportId: reportIds.at(-1)!, ...(reportIds.length > 1 ? { reportIds } : {}) }
+  yield* Activity.make({
+    name: "finish",
+    execute: lifecycle.succeed(runId, { ...reviewed, ...report, steps: outputs })
+  })
 }))
 
 /** The run's workflow registered on the engine; its steps call the services WorkflowsServices provides (Live.ts). */

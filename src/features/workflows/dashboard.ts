@@ -29,7 +29,9 @@ export const workflowsSection = (workflows: Workflows["Service"]): DashboardSect
       const list = (yield* workflows.list(context.customer.id)).slice(0, workflowLimits.workflows)
       if (list.length === 0) return html`<p class="muted">No workflows.</p>`
       const runs = yield* Effect.forEach(list, (w) =>
-        workflows.listRuns(context.customer.id, { workflow: w.id, limit: workflowLimits.runsPerWorkflow }), { concurrency: 3 })
+        workflows.listRuns(context.customer.id, { workflow: w.id, limit: workflowLimits.runsPerWorkflow }), {
+        concurrency: 3
+      })
       const editable = canChange(context, "admin")
       return html`<ul class="plain list">${
         list.map((w, i) =>
@@ -45,7 +47,9 @@ export const workflowsSection = (workflows: Workflows["Service"]): DashboardSect
               }`
           }</p>${
             editable
-              ? html`<form method="post" action="/dashboard/workflows/${w.id}/toggle" class="inline">${csrfField(context)}
+              ? html`<form method="post" action="/dashboard/workflows/${w.id}/toggle" class="inline">${
+                csrfField(context)
+              }
 <input type="hidden" name="enabled" value="${w.enabled ? "false" : "true"}">
 <button type="submit" class="${w.enabled ? "secondary" : ""}">${w.enabled ? "Turn off" : "Turn on"}</button></form>`
               : ""
@@ -53,7 +57,8 @@ export const workflowsSection = (workflows: Workflows["Service"]): DashboardSect
             runs[i]!.length === 0
               ? html`<p class="muted small">No runs yet.</p>`
               : html`<details><summary>Last runs</summary><ul class="plain">${runs[i]!.map(runLine)}</ul></details>`
-          }</li>`)
+          }</li>`
+        )
       }</ul>`
     })
 })
@@ -63,14 +68,18 @@ export const WorkflowDashboardRoutes = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const change = yield* dashboardChange
     const workflows = yield* Workflows
-    yield* router.add("POST", "/dashboard/workflows/:workflowId/toggle", change("admin", (session, form) =>
-      Effect.gen(function*() {
-        const workflowId = (yield* HttpRouter.params).workflowId ?? ""
-        if (!isCatalogId(workflowId)) return yield* new NotFound({ error: "Workflow not found" })
-        const enabled = form.get("enabled")
-        if (enabled !== "true" && enabled !== "false") return yield* invalidField("enabled", "must be true or false")
-        yield* workflows.toggle(session.principal.customerId, workflowId, enabled === "true")
-        return backTo("workflows")
-      })))
+    yield* router.add(
+      "POST",
+      "/dashboard/workflows/:workflowId/toggle",
+      change("admin", (session, form) =>
+        Effect.gen(function*() {
+          const workflowId = (yield* HttpRouter.params).workflowId ?? ""
+          if (!isCatalogId(workflowId)) return yield* new NotFound({ error: "Workflow not found" })
+          const enabled = form.get("enabled")
+          if (enabled !== "true" && enabled !== "false") return yield* invalidField("enabled", "must be true or false")
+          yield* workflows.toggle(session.principal.customerId, workflowId, enabled === "true")
+          return backTo("workflows")
+        }))
+    )
   })
 )

@@ -11,14 +11,18 @@ export const WorkflowsHandlers = leanGroup(Effect.gen(function*() {
       list: ({ params }) => Effect.map(workflows.list(params.customerId), (list) => ({ workflows: list })),
       update: ({ params, payload }) => workflows.update(params.customerId, params.workflowId, payload),
       toggle: ({ params, payload }) => workflows.toggle(params.customerId, params.workflowId, payload.enabled),
-      run: ({ params, payload }) => workflows.start(params.customerId, params.workflowId, payload.input ?? {}, "manual"),
+      run: ({ params, payload }) =>
+        workflows.start(params.customerId, params.workflowId, payload.input ?? {}, "manual"),
       listRuns: ({ params, query }) =>
         Effect.map(
-          workflows.listRuns(params.customerId, { workflow: query.workflow, status: query.status, limit: query.limit ?? 25 }),
+          workflows.listRuns(params.customerId, {
+            workflow: query.workflow,
+            status: query.status,
+            limit: query.limit ?? 25
+          }),
           (runs) => ({ runs })
         ),
       getRun: ({ params }) => workflows.getRun(params.customerId, params.runId),
       cancel: ({ params }) => workflows.cancel(params.customerId, params.runId)
-    })
-  )
+    }))
 }))

@@ -20,7 +20,9 @@ const awaitRun = (workflows: Workflows["Service"], customerId: string, runId: st
     const deadline = Date.now() + runWaitMillis
     for (;;) {
       const run = yield* workflows.getRun(customerId, runId)
-      if (run.status === "succeeded" || run.status === "failed" || run.status === "suspended" || Date.now() >= deadline) return run
+      if (
+        run.status === "succeeded" || run.status === "failed" || run.status === "suspended" || Date.now() >= deadline
+      ) return run
       yield* Effect.sleep(runPollMillis)
     }
   })
@@ -38,18 +40,30 @@ const reportOf = (reports: Reports["Service"], customerId: string, run: Workflow
 }
 
 /** The answer of a workflow tool: the run id always; its steps and output as far as they got; the report it wrote. */
-const runOutput = (customerId: string, run: WorkflowRunDetail, report?: Effect.Success<ReturnType<typeof reportOf>>): ToolOutput => {
+const runOutput = (
+  customerId: string,
+  run: WorkflowRunDetail,
+  report?: Effect.Success<ReturnType<typeof reportOf>>
+): ToolOutput => {
   const follow = `Follow it with GET /api/runs/${customerId}/${run.runId}.`
   const summary = run.status === "succeeded"
     ? `The ${run.workflow} run ${run.runId} finished: succeeded.`
     : run.status === "failed"
     ? `The ${run.workflow} run ${run.runId} failed: ${run.error ?? "no reason recorded"}.`
     : run.status === "suspended"
-    ? `The ${run.workflow} run ${run.runId} started and is suspended: ${run.error ?? "its pieces await approval in the content queue"}. ${follow}`
+    ? `The ${run.workflow} run ${run.runId} started and is suspended: ${
+      run.error ?? "its pieces await approval in the content queue"
+    }. ${follow}`
     : `The ${run.workflow} run ${run.runId} started and is ${run.status}. ${follow}`
   return {
-    summary: report === undefined ? summary : `${summary} It wrote the report "${report.title}" (${report.url}):\n\n${report.body}`,
-    data: { ...run, finished: run.status === "succeeded" || run.status === "failed", ...(report === undefined ? {} : { report }) }
+    summary: report === undefined
+      ? summary
+      : `${summary} It wrote the report "${report.title}" (${report.url}):\n\n${report.body}`,
+    data: {
+      ...run,
+      finished: run.status === "succeeded" || run.status === "failed",
+      ...(report === undefined ? {} : { report })
+    }
   }
 }
 
@@ -58,37 +72,43 @@ const runOutput = (customerId: string, run: WorkflowRunDetail, report?: Effect.S
  * competitors, when given, over the workflow's configured ones) and waits a
  * few seconds for it to end; the competitor brief it wrote comes with the answer.
  */
-export const runResearchTool = implement(runResearch, Effect.gen(function*() {
-  const workflows = yield* Workflows
-  const reports = yield* Reports
-  return (input) =>
-    Effect.gen(function*() {
-      // Competitors given by their site are scanned; those given by name are named in the brief.
-      const competitors = input.competitors ?? []
-      const sites = competitors.filter(isWebUrl)
-      const names = competitors.filter((c) => !isWebUrl(c))
-      const started = yield* workflows.start(input.customerId, "competitor-research", {
-        topic: input.topic,
-        topics: [input.topic],
-        ...(sites.length === 0 ? {} : { competitors: sites.slice(0, 5) }),
-        ...(names.length === 0 ? {} : { competitorNames: names })
-      }, "agent")
-      const run = yield* awaitRun(workflows, input.customerId, started.runId)
-      return runOutput(input.customerId, run, yield* reportOf(reports, input.customerId, run))
-    })
-}))
+export const runResearchTool = implement(
+  runResearch,
+  Effect.gen(function*() {
+    const workflows = yield* Workflows
+    const reports = yield* Reports
+    return (input) =>
+      Effect.gen(function*() {
+        // Competitors given by their site are scanned; those given by name are named in the brief.
+        const competitors = input.competitors ?? []
+        const sites = competitors.filter(isWebUrl)
+        const names = competitors.filter((c) => !isWebUrl(c))
+        const started = yield* workflows.start(input.customerId, "competitor-research", {
+          topic: input.topic,
+          topics: [input.topic],
+          ...(sites.length === 0 ? {} : { competitors: sites.slice(0, 5) }),
+          ...(names.length === 0 ? {} : { competitorNames: names })
+        }, "agent")
+        const run = yield* awaitRun(workflows, input.customerId, started.runId)
+        return runOutput(input.customerId, run, yield* reportOf(reports, input.customerId, run))
+      })
+  })
+)
 
 /** generate_lead_magnet: starts the lead-magnet workflow on the topic, format and audience, and waits a few seconds for it to end. */
-export const generateLeadMagnetTool = implement(generateLeadMagnet, Effect.gen(function*() {
-  const workflows = yield* Workflows
-  return (input) =>
-    Effect.gen(function*() {
-      const started = yield* workflows.start(input.customerId, "lead-magnet", {
-        topic: input.topic,
-        topics: [input.topic],
-        format: input.format ?? "checklist",
-        ...(input.audience === undefined ? {} : { audience: input.audience })
-      }, "agent")
-      return runOutput(input.customerId, yield* awaitRun(workflows, input.customerId, started.runId))
-    })
-}))
+export const generateLeadMagnetTool = implement(
+  generateLeadMagnet,
+  Effect.gen(function*() {
+    const workflows = yield* Workflows
+    return (input) =>
+      Effect.gen(function*() {
+        const started = yield* workflows.start(input.customerId, "lead-magnet", {
+          topic: input.topic,
+          topics: [input.topic],
+          format: input.format ?? "checklist",
+          ...(input.audience === undefined ? {} : { audience: input.audience })
+        }, "agent")
+        return runOutput(input.customerId, yield* awaitRun(workflows, input.customerId, started.runId))
+      })
+  })
+)

@@ -40,7 +40,9 @@ const encode = (body: Uint8Array, coding: Coding): Uint8Array => {
   let encoded = entry[coding]
   if (encoded === undefined) {
     encoded = coding === "br"
-      ? brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength } })
+      ? brotliCompressSync(body, {
+        params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength }
+      })
       : gzipSync(body, { level: 6 })
     entry[coding] = encoded
     kept.set(body, entry)
@@ -58,7 +60,9 @@ export const compress = (
   acceptEncoding: string | undefined
 ): HttpServerResponse.HttpServerResponse => {
   const body = response.body
-  if (body._tag !== "Uint8Array" || body.body.byteLength <= compressionThreshold || !isJson(body.contentType)) return response
+  if (body._tag !== "Uint8Array" || body.body.byteLength <= compressionThreshold || !isJson(body.contentType)) {
+    return response
+  }
   if (response.headers["content-encoding"] !== undefined) return response
   const coding = pickCoding(acceptEncoding)
   if (coding === undefined) {

@@ -1,7 +1,7 @@
 import { Cause, Effect, SchemaIssue } from "effect"
 import { Headers, HttpServerError, HttpServerResponse } from "effect/http"
-import type { HttpServerResponse as Response } from "effect/http/HttpServerResponse"
 import { HttpApiSchemaError } from "effect/http-api/HttpApiError"
+import type { HttpServerResponse as Response } from "effect/http/HttpServerResponse"
 import { isSqlError } from "effect/sql/SqlError"
 import { statusCodes } from "../../domain/Errors.ts"
 import { describeIssues, invalidText } from "./ValidationMessages.ts"
@@ -79,8 +79,7 @@ const isBodyTooLarge = (defect: unknown): boolean =>
   defect.reason.reason === "BodyTooLarge"
 
 /** The database could not be reached (refused, reset, timed out): a 503, not a bug. */
-const isDatabaseUnreachable = (value: unknown): boolean =>
-  isSqlError(value) && value.reason._tag === "ConnectionError"
+const isDatabaseUnreachable = (value: unknown): boolean => isSqlError(value) && value.reason._tag === "ConnectionError"
 
 /**
  * Why the database refuses every write, when a statement failed for that
@@ -123,7 +122,8 @@ const outageCause = (value: unknown): string => {
 }
 
 /** The database is out (unreachable, or refusing every write): answered 503 and counted in the outage log. */
-export const isDatabaseOutage = (value: unknown): boolean => isDatabaseUnreachable(value) || writesRefused(value) !== undefined
+export const isDatabaseOutage = (value: unknown): boolean =>
+  isDatabaseUnreachable(value) || writesRefused(value) !== undefined
 
 /** How a failure is logged: a defect with its cause, an expected outage grouped by cause, or not at all. */
 export type FailureKind =
@@ -167,7 +167,10 @@ export const causeToResponse = (
       const refused = writesRefused(value)
       if (refused !== undefined) {
         const [code, error] = defaultsFor(503)
-        return [errorResponse(503, { error, code, requestId }), { _tag: "Outage", cause: writeRefusal() ?? refused }] as const
+        return [errorResponse(503, { error, code, requestId }), {
+          _tag: "Outage",
+          cause: writeRefusal() ?? refused
+        }] as const
       }
       if (HttpServerError.isHttpServerError(value) && value.reason._tag === "RouteNotFound") {
         const [code, error] = defaultsFor(404)

@@ -71,7 +71,10 @@ export const linkify = (text: string): Html => {
     let url = match[0]
     while (url.length > 0 && trailingPunctuation.has(url.at(-1)!)) url = url.slice(0, -1)
     if (!URL.canParse(url) || url.length <= match[0].indexOf("//") + 2) continue
-    parts.push(text.slice(last, match.index), html`<a href="${url}" rel="nofollow noopener ugc" target="_blank">${url}</a>`)
+    parts.push(
+      text.slice(last, match.index),
+      html`<a href="${url}" rel="nofollow noopener ugc" target="_blank">${url}</a>`
+    )
     last = match.index + url.length
   }
   parts.push(text.slice(last))
@@ -99,7 +102,10 @@ export const pageHeaders = (nonce?: string): Record<string, string> => ({
 export const newNonce = (): string => randomBytes(16).toString("base64")
 
 /** An HTML page response with the page headers. */
-export const htmlResponse = (body: Html, options: { readonly status?: number; readonly headers?: Record<string, string> } = {}) =>
+export const htmlResponse = (
+  body: Html,
+  options: { readonly status?: number; readonly headers?: Record<string, string> } = {}
+) =>
   HttpServerResponse.text(`<!doctype html>\n${body.value}`, {
     status: options.status ?? 200,
     contentType: "text/html; charset=utf-8",
@@ -145,7 +151,8 @@ const identity = JSON.stringify({
 })
 
 /** The two public standards Herald's interfaces follow, quoted and linked, so each page says what it builds on. */
-const standards = html`<figure class="standards"><blockquote cite="https://modelcontextprotocol.io/specification/2025-06-18">Model Context Protocol (MCP) is an open protocol that enables seamless integration between LLM applications and external data sources and tools.</blockquote>
+const standards =
+  html`<figure class="standards"><blockquote cite="https://modelcontextprotocol.io/specification/2025-06-18">Model Context Protocol (MCP) is an open protocol that enables seamless integration between LLM applications and external data sources and tools.</blockquote>
 <figcaption>— <cite><a href="https://modelcontextprotocol.io/specification/2025-06-18">The Model Context Protocol specification</a></cite>, revision 2025-06-18. Herald builds on two open standards:
 <ul><li>its MCP server follows <a href="https://modelcontextprotocol.io/specification/2025-06-18">the MCP specification</a>;</li>
 <li>its REST API is described in <a href="https://spec.openapis.org/oas/v3.1.0">OpenAPI 3.1</a>: <a href="/openapi.json">Herald's document</a>.</li></ul></figcaption></figure>`
@@ -165,8 +172,12 @@ export const layout = (page: Layout): Html => {
   const scripts = page.script === undefined ? [] : typeof page.script === "string" ? [page.script] : page.script
   return html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 ${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.referrer}">`}
-<title>${page.fullTitle === true ? page.title : `${page.title} · Herald`}</title><meta name="description" content="${page.description ?? defaultDescription}">
-<link rel="icon" href="data:,"><script type="application/ld+json">${unsafeRaw(identity.replaceAll("<", "\\u003c"))}</script>${
+<title>${page.fullTitle === true ? page.title : `${page.title} · Herald`}</title><meta name="description" content="${
+    page.description ?? defaultDescription
+  }">
+<link rel="icon" href="data:,"><script type="application/ld+json">${
+    unsafeRaw(identity.replaceAll("<", "\\u003c"))
+  }</script>${
     (page.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)
   }<link rel="stylesheet" href="/assets/herald.css">${
     scripts.map((src) => html`<script src="${src}" defer></script>`)
@@ -174,8 +185,12 @@ ${page.referrer === undefined ? "" : html`<meta name="referrer" content="${page.
 <a class="skip" href="#main">Skip to content</a>
 <header class="topbar"><a class="brand" href="/"><span class="logo" aria-hidden="true">H</span> Herald</a>
 <nav class="site-nav" aria-label="Site">${
-    navLinks.map(([id, href, label]) => html`<a href="${href}"${page.current === id ? html` aria-current="page"` : ""}>${label}</a>`)
-  }</nav>${page.current === "dashboard" ? "" : html`<a class="button topbar-cta" href="/#signup-form">Get started</a>`}</header>
+    navLinks.map(([id, href, label]) =>
+      html`<a href="${href}"${page.current === id ? html` aria-current="page"` : ""}>${label}</a>`
+    )
+  }</nav>${
+    page.current === "dashboard" ? "" : html`<a class="button topbar-cta" href="/#signup-form">Get started</a>`
+  }</header>
 <main id="main">${page.body}${standards}</main>
 <footer class="foot"><p>Herald · your AI marketing team</p><address class="foot-links"><a href="/docs">API reference</a> <a href="/status">Status</a> <a href="/llms.txt">llms.txt</a> <a href="/openapi.json">OpenAPI</a></address></footer>
 </body></html>`
@@ -215,7 +230,9 @@ export const htmlPage = <E, R>(
         if (reason._tag !== "Fail") continue
         const described = describeFailure(reason.error)
         if (described !== undefined) {
-          return Effect.succeed(htmlResponse(errorPage(described.status, described.message, requestId), { status: described.status }))
+          return Effect.succeed(
+            htmlResponse(errorPage(described.status, described.message, requestId), { status: described.status })
+          )
         }
       }
       // A database outage goes on to the HTTP core, which answers it 503 (as a page here) and counts it in
@@ -224,7 +241,9 @@ export const htmlPage = <E, R>(
       if (outage?._tag === "Die") return Effect.die(outage.defect)
       const unavailable = cause.reasons.some((reason) => reason._tag === "Die" && isSqlError(reason.defect))
       const status = unavailable ? 503 : 500
-      const message = unavailable ? "The service is briefly unavailable; try again in a moment." : "An unexpected error occurred."
+      const message = unavailable
+        ? "The service is briefly unavailable; try again in a moment."
+        : "An unexpected error occurred."
       return Effect.as(
         Effect.logError("page failed", cause).pipe(Effect.annotateLogs({ requestId })),
         htmlResponse(errorPage(status, message, requestId), { status })
@@ -253,28 +272,32 @@ export const sameOrigin = (request: HttpServerRequest.HttpServerRequest, baseUrl
   return origin === new URL(baseUrl).origin
 }
 
-
 /** Paths that are pages: every error on them is an HTML page. */
 const pagePrefixes = ["/dashboard", "/checkout/"]
 /** API paths whose success is HTML: their errors are HTML pages for a browser (Accept: text/html), JSON otherwise. */
 const htmlApiPrefixes = ["/api/dashboard/"]
 
 const isUnder = (path: string, prefix: string) =>
-  path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`) || (prefix.endsWith("/") && path.startsWith(prefix))
+  path === prefix || path.startsWith(prefix.endsWith("/") ? prefix : `${prefix}/`) ||
+  (prefix.endsWith("/") && path.startsWith(prefix))
 
 /** Whether an error answer to this request should be an HTML page: HTML pages answer their errors as HTML, the rest as JSON. */
 export const wantsHtmlError = (url: string, accept: string | undefined): boolean => {
   const q = url.indexOf("?")
   const path = (q === -1 ? url : url.slice(0, q)).toLowerCase()
   if (pagePrefixes.some((prefix) => isUnder(path, prefix))) return true
-  return accept !== undefined && accept.includes("text/html") && htmlApiPrefixes.some((prefix) => path.startsWith(prefix))
+  return accept !== undefined && accept.includes("text/html") &&
+    htmlApiPrefixes.some((prefix) => path.startsWith(prefix))
 }
 
 /**
  * An error answer (the Error JSON shape) as the same error in an HTML page:
  * status and headers kept (Allow, Retry-After, WWW-Authenticate), the page headers added.
  */
-export const toHtmlError = (response: HttpServerResponse.HttpServerResponse, requestId: string): HttpServerResponse.HttpServerResponse => {
+export const toHtmlError = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string
+): HttpServerResponse.HttpServerResponse => {
   const body = response.body
   if (body._tag !== "Uint8Array" || !body.contentType.includes("json")) return response
   let message = "The request failed."

@@ -17,6 +17,10 @@ export const jsonDocumentRoute = (path: `/${string}`, document: (baseUrl: string
     Effect.gen(function*() {
       const config = yield* AppConfig
       const body = JSON.stringify(document(config.baseUrl))
-      yield* router.add("GET", path, HttpServerResponse.text(body, { contentType: "application/json", headers: discoveryHeaders }))
+      yield* router.add(
+        "GET",
+        path,
+        HttpServerResponse.text(body, { contentType: "application/json", headers: discoveryHeaders })
+      )
     })
   )

@@ -3,12 +3,18 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { Api } from "../../api/Api.ts"
 import { routerPaths, routerSchemas, routerSecuritySchemes, routerTags } from "../../api/RouterPaths.ts"
 import { CustomerIdParam, IdempotencyKey, idempotencyKeyDescription } from "../../api/Shared.ts"
-import { PathId } from "../../domain/Text.ts"
+import { errorStatuses } from "../../domain/ErrorCatalog.ts"
 import { MalformedJson, statusCodes, ValidationError } from "../../domain/Errors.ts"
 import { eventTypes } from "../../domain/EventTypes.ts"
+import { PathId } from "../../domain/Text.ts"
 import { webhookEventTypes } from "../../domain/WebhookEvents.ts"
-import { webhookEventMeaning, webhookPayloadData, WebhookTestData, webhookTestMeaning, webhookTestType } from "../../domain/WebhookPayloads.ts"
-import { errorStatuses } from "../../domain/ErrorCatalog.ts"
+import {
+  webhookEventMeaning,
+  webhookPayloadData,
+  WebhookTestData,
+  webhookTestMeaning,
+  webhookTestType
+} from "../../domain/WebhookPayloads.ts"
 import { transportErrors } from "./ErrorResponses.ts"
 import { jsonDocumentRoute } from "./JsonDocument.ts"
 
@@ -79,7 +85,8 @@ const responseHeaders: Json = {
     schema: { type: "integer", minimum: 1 }
   },
   "WWW-Authenticate": {
-    description: "`Bearer realm=\"herald\", resource_metadata=\"<base url>/.well-known/oauth-protected-resource\"` (RFC 9728)",
+    description:
+      "`Bearer realm=\"herald\", resource_metadata=\"<base url>/.well-known/oauth-protected-resource\"` (RFC 9728)",
     required: true,
     schema: { type: "string" }
   },
@@ -213,8 +220,7 @@ export const openApiDocument = (baseUrl: string): Json => {
   spec.components.schemas.Error = ErrorSchema
   spec.components.headers = { ...spec.components.headers, ...responseHeaders }
   const facts = endpointFacts()
-  const resolve = (s: Json): Json =>
-    typeof s.$ref === "string" ? generated[String(s.$ref.split("/").pop())] ?? {} : s
+  const resolve = (s: Json): Json => typeof s.$ref === "string" ? generated[String(s.$ref.split("/").pop())] ?? {} : s
 
   for (const [path, item] of Object.entries<Json>(spec.paths ?? {})) {
     for (const [method, operation] of Object.entries<Json>(item)) {
@@ -231,10 +237,12 @@ export const openApiDocument = (baseUrl: string): Json => {
         const described = response.content?.["application/json"]?.schema
         const members: Array<Json> = described === undefined ? [] : described.anyOf ?? described.oneOf ?? [described]
         const generatedCodes = members.flatMap((member) => codesOf(resolve(member)))
-        const codes = method === "post" ? generatedCodes : generatedCodes.filter((code) =>
-          (!idempotencyOnlyCodes.has(code) || endpoint?.ownCodes.has(code) === true) &&
-          (code !== validationCode || endpoint?.validates !== false)
-        )
+        const codes = method === "post" ?
+          generatedCodes :
+          generatedCodes.filter((code) =>
+            (!idempotencyOnlyCodes.has(code) || endpoint?.ownCodes.has(code) === true) &&
+            (code !== validationCode || endpoint?.validates !== false)
+          )
         if (generatedCodes.length > 0 && codes.length === 0) {
           delete operation.responses[status]
           continue
@@ -324,8 +332,10 @@ const markFreeForm = (node: unknown): void => {
   }
   if (typeof node !== "object" || node === null) return
   const schema = node as Json
-  if (schema.type === "object" && schema.properties === undefined && schema.additionalProperties === undefined &&
-    schema.patternProperties === undefined) {
+  if (
+    schema.type === "object" && schema.properties === undefined && schema.additionalProperties === undefined &&
+    schema.patternProperties === undefined
+  ) {
     schema.additionalProperties = true
   }
   for (const value of Object.values(schema)) markFreeForm(value)
@@ -379,7 +389,9 @@ const asComponentRefs = (schema: unknown): any =>
 
 /** The `data` of a delivered event: its resource's component, or a free-form object. */
 const payloadDataSchema = (spec: Json, schema: Schema.Top | undefined): Json => {
-  if (schema === undefined) return { type: "object", additionalProperties: true, description: "The resource the event is about" }
+  if (schema === undefined) {
+    return { type: "object", additionalProperties: true, description: "The resource the event is about" }
+  }
   const document = Schema.toJsonSchemaDocument(schema)
   for (const [name, definition] of Object.entries(document.definitions)) {
     spec.components.schemas[name] ??= asComponentRefs(definition)
@@ -390,8 +402,14 @@ const payloadDataSchema = (spec: Json, schema: Schema.Top | undefined): Json => 
 const deliveryHeaders: ReadonlyArray<Json> = [
   ["webhook-id", "The event's id (`evt_…`), the same on every attempt: deduplicate on it"],
   ["webhook-timestamp", "Unix seconds of this attempt"],
-  ["webhook-signature", "`v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks); during 24 h after a secret rotation a second, space-separated entry signed with the previous secret"],
-  ["X-Service-Signature", "Hex HMAC-SHA256 of the raw body keyed with the secret string's UTF-8 bytes (the header's name is the WEBHOOK_SIGNATURE_HEADER setting)"]
+  [
+    "webhook-signature",
+    "`v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of the secret after `whsec_` (Standard Webhooks); during 24 h after a secret rotation a second, space-separated entry signed with the previous secret"
+  ],
+  [
+    "X-Service-Signature",
+    "Hex HMAC-SHA256 of the raw body keyed with the secret string's UTF-8 bytes (the header's name is the WEBHOOK_SIGNATURE_HEADER setting)"
+  ]
 ].map(([name, description]) => ({ name, in: "header", required: true, description, schema: { type: "string" } }))
 
 /**
@@ -399,45 +417,54 @@ const deliveryHeaders: ReadonlyArray<Json> = [
  * for each event kind, `{id, type, createdAt, customerId, data}`.
  */
 /** Every kind a subscription can ask for, and the test event anyone can ask for. */
-const deliveredKinds = (): ReadonlyArray<{ readonly type: string; readonly data: Schema.Top | undefined; readonly meaning: string | undefined }> => [
+const deliveredKinds = (): ReadonlyArray<
+  { readonly type: string; readonly data: Schema.Top | undefined; readonly meaning: string | undefined }
+> => [
   ...webhookEventTypes.map((type) => ({ type, data: webhookPayloadData[type], meaning: webhookEventMeaning[type] })),
   { type: webhookTestType, data: WebhookTestData, meaning: webhookTestMeaning }
 ]
 
 const webhooksSection = (spec: Json): Json =>
-  Object.fromEntries(deliveredKinds().map(({ type, data, meaning }) => {
-    const name = `WebhookEvent_${type.replace(/[^A-Za-z0-9]+/g, "_")}`
-    spec.components.schemas[name] = {
-      type: "object",
-      description: `The body of a \`${type}\` delivery`,
-      required: ["id", "type", "createdAt", "customerId", "data"],
-      properties: {
-        id: { type: "string", description: "The event's id, also sent as `webhook-id`" },
-        type: { type: "string", enum: [type] },
-        createdAt: { type: "string", format: "date-time" },
-        customerId: { type: "string", format: "uuid" },
-        data: payloadDataSchema(spec, data)
-      },
-      additionalProperties: false
-    }
-    return [type, {
-      post: {
-        operationId: `webhook_${type.replace(/[^A-Za-z0-9]+/g, "_")}`,
-        summary: `\`${type}\` event`,
-        description: `${meaning ?? `A \`${type}\` event.`} ` +
-          (type === webhookTestType ? "Signed with the subscription's secret and " : "Sent to every subscription that asked for this kind, signed with its secret, ") +
-          "at least once: a non-2xx answer, a redirect or no answer within 15 s is " +
-          "retried on the Standard Webhooks schedule with the same `webhook-id`; 410 disables the subscription.",
-        tags: ["Webhooks"],
-        parameters: deliveryHeaders,
-        requestBody: { required: true, content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } } },
-        responses: {
-          "200": { description: "Any 2xx acknowledges the delivery" },
-          "410": { description: "The endpoint is gone: the subscription is disabled" }
-        }
+  Object.fromEntries(
+    deliveredKinds().map(({ type, data, meaning }) => {
+      const name = `WebhookEvent_${type.replace(/[^A-Za-z0-9]+/g, "_")}`
+      spec.components.schemas[name] = {
+        type: "object",
+        description: `The body of a \`${type}\` delivery`,
+        required: ["id", "type", "createdAt", "customerId", "data"],
+        properties: {
+          id: { type: "string", description: "The event's id, also sent as `webhook-id`" },
+          type: { type: "string", enum: [type] },
+          createdAt: { type: "string", format: "date-time" },
+          customerId: { type: "string", format: "uuid" },
+          data: payloadDataSchema(spec, data)
+        },
+        additionalProperties: false
       }
-    }]
-  }))
+      return [type, {
+        post: {
+          operationId: `webhook_${type.replace(/[^A-Za-z0-9]+/g, "_")}`,
+          summary: `\`${type}\` event`,
+          description: `${meaning ?? `A \`${type}\` event.`} ` +
+            (type === webhookTestType
+              ? "Signed with the subscription's secret and "
+              : "Sent to every subscription that asked for this kind, signed with its secret, ") +
+            "at least once: a non-2xx answer, a redirect or no answer within 15 s is " +
+            "retried on the Standard Webhooks schedule with the same `webhook-id`; 410 disables the subscription.",
+          tags: ["Webhooks"],
+          parameters: deliveryHeaders,
+          requestBody: {
+            required: true,
+            content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } }
+          },
+          responses: {
+            "200": { description: "Any 2xx acknowledges the delivery" },
+            "410": { description: "The endpoint is gone: the subscription is disabled" }
+          }
+        }
+      }]
+    })
+  )
 
 const describedCodes = (response: Json | undefined): Array<string> =>
   typeof response?.description === "string" && response.description.startsWith("Error: ")
@@ -490,7 +517,9 @@ const pruneUnusedSchemas = (spec: Json) => {
   for (;;) {
     const { schemas: _, ...rest } = spec.components
     const text = JSON.stringify({ ...spec, components: rest }) + JSON.stringify(schemas)
-    const unused = Object.keys(schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`) && name !== "Error")
+    const unused = Object.keys(schemas).filter((name) =>
+      !text.includes(`"#/components/schemas/${name}"`) && name !== "Error"
+    )
     if (unused.length === 0) return
     for (const name of unused) delete schemas[name]
   }

@@ -49,7 +49,14 @@ export const makeOutageLog = (
       Effect.suspend(() => {
         const now = Date.now()
         if (outage === undefined) {
-          outage = { startedAt: now, lastFailureAt: now, lastLineAt: now, total: 1, byCause: new Map([[cause, 1]]), unlogged: new Map() }
+          outage = {
+            startedAt: now,
+            lastFailureAt: now,
+            lastLineAt: now,
+            total: 1,
+            byCause: new Map([[cause, 1]]),
+            unlogged: new Map()
+          }
           return unavailable(cause, 1, requestId)
         }
         outage.total++

@@ -12,7 +12,9 @@ export interface RequestState {
   readonly responseHeaders: Record<string, string>
 }
 
-export class CurrentRequest extends Context.Service<CurrentRequest, RequestState>()("herald/platform/http/CurrentRequest") {}
+export class CurrentRequest
+  extends Context.Service<CurrentRequest, RequestState>()("herald/platform/http/CurrentRequest")
+{}
 
 const validRequestId = /^[A-Za-z0-9._-]{8,128}$/
 
@@ -33,7 +35,10 @@ const freshRequestId = () => {
  */
 export const currentRequest: Effect.Effect<RequestState> = Effect.map(
   Effect.serviceOption(CurrentRequest),
-  (state) => state._tag === "Some" ? state.value : { requestId: pickRequestId(undefined), clientIp: "unknown", responseHeaders: {} }
+  (state) =>
+    state._tag === "Some"
+      ? state.value
+      : { requestId: pickRequestId(undefined), clientIp: "unknown", responseHeaders: {} }
 )
 
 export const addResponseHeaders = (headers: Record<string, string>) =>

@@ -115,7 +115,9 @@ const plainSegment = /^[A-Za-z0-9_-]+$/
  * few shapes but as many paths as it has customers.
  */
 const shapeOf = (path: string): string => {
-  literals ??= new Set(allRoutes().flatMap(([, route]) => route.split("/").filter((s) => !s.startsWith(":")).map((s) => s.toLowerCase())))
+  literals ??= new Set(
+    allRoutes().flatMap(([, route]) => route.split("/").filter((s) => !s.startsWith(":")).map((s) => s.toLowerCase()))
+  )
   const segments = path.split("/")
   for (let i = 0; i < segments.length; i++) {
     if (plainSegment.test(segments[i]) && !literals.has(segments[i].toLowerCase())) segments[i] = ":"

@@ -12,9 +12,9 @@ import { statusCodes } from "../../domain/Errors.ts"
 import { databaseTarget } from "../Database.ts"
 import { WriteRefusal } from "../DiskGuard.ts"
 import { compress } from "./Compression.ts"
-import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
 import { causeToResponse, errorResponse, normalizeErrorResponse, transportErrors } from "./ErrorResponses.ts"
 import { toHtmlError, wantsHtmlError } from "./Html.ts"
+import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
 import { OpenApiRoutes } from "./OpenApiDocument.ts"
 import { makeOutageLog, outageCheckMs, outageLogIntervalMs } from "./OutageLog.ts"
 import { CurrentRequest, pickRequestId, type RequestState } from "./RequestContext.ts"
@@ -144,77 +144,100 @@ const hasKeys = (record: Record<string, string>) => {
  * 404/405/413, the Error shape for every failure, added headers and one
  * structured log line per request (path only: query strings may hold tokens).
  */
-export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; handles: unknown }>()(Effect.gen(function*() {
-  const config = yield* AppConfig
-  const bodyLimit = ByteSize.bytes(maxBodyBytes)
-  // Decided once: below `info` the request line is never built (the hot path of a busy server).
-  const logRequests = infoEnabled(config.logLevel)
-  const hidden = Option.isNone(config.adminSecret) ? ["/api/admin/"] : []
-  const hops = config.trustProxy === true ? 1 : config.trustProxy === false ? 0 : config.trustProxy
-  const refusal = yield* WriteRefusal
-  const sql = yield* SqlClient.SqlClient
-  const outages = yield* makeOutageLog({
-    intervalMs: outageLogIntervalMs,
-    checkMs: outageCheckMs,
-    // Back means reads and writes: a database that answers but refuses writes is still out for them.
-    probe: Effect.map(
-      sql<{ ro: string }>`SELECT current_setting('transaction_read_only') AS ro`,
-      (rows) => rows[0]?.ro === "off" && refusal.current() === undefined
-    )
-  })
-  const answerFailure = (cause: Cause.Cause<unknown>, requestId: string, request: HttpServerRequest.HttpServerRequest) =>
-    Effect.flatMap(causeToResponse(cause, requestId, request.url, refusal.current), ([response, kind]) =>
-      kind === undefined
-        ? Effect.succeed(response)
-        : kind._tag === "MalformedJson"
-        ? whereJsonFails(request, requestId, response)
-        : kind._tag === "Outage"
-        ? Effect.as(outages.report(kind.cause, requestId), response)
-        : Effect.as(Effect.logError("unhandled failure", cause).pipe(Effect.annotateLogs({ requestId })), response))
-  // Plain combinators rather than a generator: this runs for every request.
-  // Every failure is answered here; `unhandled` is how the router's types say so.
-  return (httpEffect): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest> =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      const start = performance.now()
-      const requestId = pickRequestId(request.headers["x-request-id"])
-      const state: RequestState = {
-        requestId,
-        clientIp: clientAddress(
-          request.headers["x-forwarded-for"],
-          request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
-          hops
-        ),
-        responseHeaders: {}
-      }
-      const facts = hidden.some((prefix) => request.url.startsWith(prefix)) ? unknownRoute : routeFacts(request.url)
-      const early = precheck(request, requestId, facts)
-      // A body of unannounced length is read (and cached) before anything else
-      // runs, so that one over the limit is 413 ahead of 429/401, as a
-      // Content-Length over the limit is.
-      const body = request.headers["transfer-encoding"] !== undefined && request.headers["content-length"] === undefined
-        ? Effect.andThen(request.arrayBuffer, httpEffect)
-        : httpEffect
-      const handled = early !== undefined ? Effect.succeed(early) : body.pipe(
-        // Overlays rather than a merge: merging copies every service of the app per request.
-        Effect.updateContext((context: Context.Context<never>) =>
-          Context.add(Context.add(context, CurrentRequest, state), HttpIncomingMessage.MaxBodySize, bodyLimit)),
-        Effect.catchCause((cause) => answerFailure(cause, requestId, request))
+export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; handles: unknown }>()(
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const bodyLimit = ByteSize.bytes(maxBodyBytes)
+    // Decided once: below `info` the request line is never built (the hot path of a busy server).
+    const logRequests = infoEnabled(config.logLevel)
+    const hidden = Option.isNone(config.adminSecret) ? ["/api/admin/"] : []
+    const hops = config.trustProxy === true ? 1 : config.trustProxy === false ? 0 : config.trustProxy
+    const refusal = yield* WriteRefusal
+    const sql = yield* SqlClient.SqlClient
+    const outages = yield* makeOutageLog({
+      intervalMs: outageLogIntervalMs,
+      checkMs: outageCheckMs,
+      // Back means reads and writes: a database that answers but refuses writes is still out for them.
+      probe: Effect.map(
+        sql<{ ro: string }>`SELECT current_setting('transaction_read_only') AS ro`,
+        (rows) => rows[0]?.ro === "off" && refusal.current() === undefined
       )
-      return Effect.flatMap(handled, (raw) => {
-        let response = normalizeErrorResponse(raw, requestId)
-        if (response.status >= 400 && wantsHtmlError(request.url, request.headers.accept)) response = toHtmlError(response, requestId)
-        // A handler's own headers (a page's stricter CSP among them) win over the defaults.
-        response = HttpServerResponse.setHeaders(response, {
-          ...securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method.toUpperCase())),
-          ...(hasKeys(state.responseHeaders) ? state.responseHeaders : undefined),
-          "x-request-id": requestId
-        })
-        response = compress(response, request.headers["accept-encoding"])
-        if (!logRequests) return Effect.succeed(response)
-        return Effect.as(requestLine(requestId, request.method, request.url, response.status, start), response)
-      })
     })
-}), { global: true })
+    const answerFailure = (
+      cause: Cause.Cause<unknown>,
+      requestId: string,
+      request: HttpServerRequest.HttpServerRequest
+    ) =>
+      Effect.flatMap(
+        causeToResponse(cause, requestId, request.url, refusal.current),
+        ([response, kind]) =>
+          kind === undefined
+            ? Effect.succeed(response)
+            : kind._tag === "MalformedJson"
+            ? whereJsonFails(request, requestId, response)
+            : kind._tag === "Outage"
+            ? Effect.as(outages.report(kind.cause, requestId), response)
+            : Effect.as(Effect.logError("unhandled failure", cause).pipe(Effect.annotateLogs({ requestId })), response)
+      )
+    // Plain combinators rather than a generator: this runs for every request.
+    // Every failure is answered here; `unhandled` is how the router's types say so.
+    return (
+      httpEffect
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest> =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        const start = performance.now()
+        const requestId = pickRequestId(request.headers["x-request-id"])
+        const state: RequestState = {
+          requestId,
+          clientIp: clientAddress(
+            request.headers["x-forwarded-for"],
+            request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
+            hops
+          ),
+          responseHeaders: {}
+        }
+        const facts = hidden.some((prefix) => request.url.startsWith(prefix))
+          ? unknownRoute
+          : routeFacts(request.url)
+        const early = precheck(request, requestId, facts)
+        // A body of unannounced length is read (and cached) before anything else
+        // runs, so that one over the limit is 413 ahead of 429/401, as a
+        // Content-Length over the limit is.
+        const body =
+          request.headers["transfer-encoding"] !== undefined && request.headers["content-length"] === undefined
+            ? Effect.andThen(request.arrayBuffer, httpEffect)
+            : httpEffect
+        const handled = early !== undefined ? Effect.succeed(early) : body.pipe(
+          // Overlays rather than a merge: merging copies every service of the app per request.
+          Effect.updateContext((context: Context.Context<never>) =>
+            Context.add(Context.add(context, CurrentRequest, state), HttpIncomingMessage.MaxBodySize, bodyLimit)
+          ),
+          Effect.catchCause((cause) => answerFailure(cause, requestId, request))
+        )
+        return Effect.flatMap(handled, (raw) => {
+          let response = normalizeErrorResponse(raw, requestId)
+          if (response.status >= 400 && wantsHtmlError(request.url, request.headers.accept)) {
+            response = toHtmlError(response, requestId)
+          }
+          // A handler's own headers (a page's stricter CSP among them) win over the defaults.
+          response = HttpServerResponse.setHeaders(response, {
+            ...securityHeaders(
+              response,
+              facts.noStore.length > 0 && facts.noStore.includes(request.method.toUpperCase())
+            ),
+            ...(hasKeys(state.responseHeaders) ? state.responseHeaders : undefined),
+            "x-request-id": requestId
+          })
+          response = compress(response, request.headers["accept-encoding"])
+          if (!logRequests) {
+            return Effect.succeed(response)
+          }
+          return Effect.as(requestLine(requestId, request.method, request.url, response.status, start), response)
+        })
+      })
+  }),
+  { global: true }
+)
 
 /**
  * Requests Node's parser refuses (unknown method, bad request line, oversized
@@ -235,7 +258,9 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
   const [code, text] = transportErrors[status]
   const body = JSON.stringify({ error: text, code, requestId })
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\n` +
+    `HTTP/1.1 ${status} ${
+      STATUS_CODES[status]
+    }\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
   )
 }
@@ -353,7 +378,9 @@ const serve = <E, R>(routes: Layer.Layer<never, E, R>) =>
 export const databaseKind = (config: AppConfigShape): { readonly database: string; readonly dataDir?: string } => {
   const target = databaseTarget(config)
   if (target._tag === "postgres") return { database: "postgresql" }
-  return target.dataDir === undefined ? { database: "pglite (in memory)" } : { database: "pglite", dataDir: target.dataDir }
+  return target.dataDir === undefined
+    ? { database: "pglite (in memory)" }
+    : { database: "pglite", dataDir: target.dataDir }
 }
 
 /** One line once the server accepts connections: where, on which database, with which data directory. */

@@ -90,17 +90,26 @@ const literalsOf = (ast: SchemaAST.AST | undefined): Array<string> | undefined =
 
 const typeMessage = (ast: SchemaAST.AST | undefined): string | undefined => {
   const literals = literalsOf(ast)
-  if (literals !== undefined) return literals.length === 1 ? `must be ${literals[0]}` : `must be one of: ${literals.join(", ")}`
+  if (literals !== undefined) {
+    return literals.length === 1
+      ? `must be ${literals[0]}`
+      : `must be one of: ${literals.join(", ")}`
+  }
   const name = ast === undefined ? undefined : typeNames[ast._tag]
   return name === undefined ? undefined : `must be ${name}`
 }
 
 /** The issues of a failed decode, one detail per offending field, in one wording. */
-export const describeIssues = (root: SchemaIssue.Issue): Array<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> => {
+export const describeIssues = (
+  root: SchemaIssue.Issue
+): Array<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }> => {
   const out: Array<{ path: ReadonlyArray<PropertyKey>; message: string }> = []
   const other = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>) => {
     for (const found of fallback(issue).issues) {
-      out.push({ path: [...path, ...(found.path ?? []).map((p) => (typeof p === "object" ? p.key : p))], message: found.message })
+      out.push({
+        path: [...path, ...(found.path ?? []).map((p) => (typeof p === "object" ? p.key : p))],
+        message: found.message
+      })
     }
   }
   const walk = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, container: string | undefined): void => {

@@ -7,7 +7,10 @@ import type { ToolCallContext } from "./Handler.ts"
 import { inputJsonSchema, ToolRunner, type ToolRunnerShape } from "./ToolRunner.ts"
 
 /** What a tool answers the model: the summary and the structured result. */
-export const ChatToolSuccess = Schema.Struct({ summary: Schema.String, data: Schema.Record(Schema.String, Schema.Unknown) })
+export const ChatToolSuccess = Schema.Struct({
+  summary: Schema.String,
+  data: Schema.Record(Schema.String, Schema.Unknown)
+})
 /** A refusal the model reads and can act on (another customer's id, a bad argument, a domain rule). */
 export const ChatToolFailure = Schema.Struct({ code: Schema.String, message: Schema.String })
 
@@ -32,7 +35,9 @@ export const modelParameters = (definition: AnyToolDefinition): Record<string, u
  * registry then refuses, naming what is missing.
  */
 export const sessionArguments = (params: unknown, customerId: string): Record<string, unknown> => {
-  const given = typeof params === "object" && params !== null && !Array.isArray(params) ? params as Record<string, unknown> : {}
+  const given = typeof params === "object" && params !== null && !Array.isArray(params)
+    ? params as Record<string, unknown>
+    : {}
   const { customerId: _ignored, ...rest } = given
   return { ...rest, customerId }
 }
@@ -70,14 +75,17 @@ export const toolkitOf = (
   const handlers = Object.fromEntries(definitions.map((definition) => [
     definition.name,
     (params: unknown, context: { readonly toolCallId?: string | undefined }) =>
-      Effect.flatMap(CurrentPrincipal, (principal) =>
-        runner.call(definition.name, sessionArguments(params, principal.customerId), {
-          principal,
-          requestId: `${via}_${context.toolCallId ?? "call"}`,
-          via
-        }).pipe(
-          Effect.mapError((failure) => ({ code: failure.code, message: failure.message }))
-        ))
+      Effect.flatMap(
+        CurrentPrincipal,
+        (principal) =>
+          runner.call(definition.name, sessionArguments(params, principal.customerId), {
+            principal,
+            requestId: `${via}_${context.toolCallId ?? "call"}`,
+            via
+          }).pipe(
+            Effect.mapError((failure) => ({ code: failure.code, message: failure.message }))
+          )
+      )
   ]))
   const layer = toolkit.toLayer(handlers as never)
   return { toolkit, layer }

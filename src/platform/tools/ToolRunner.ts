@@ -5,14 +5,14 @@ import { roleAllows } from "../../domain/Identity.ts"
 import { databaseOutage, defaultsFor } from "../http/ErrorResponses.ts"
 import { detailsUnder, invalidText } from "../http/ValidationMessages.ts"
 import {
+  type AnyToolImplementation,
   isDomainFailure,
   type RunnableTool,
   type ToolCallContext,
   ToolFailure,
-  type AnyToolImplementation,
+  toolFailure,
   type ToolImplementation,
-  type ToolOutput,
-  toolFailure
+  type ToolOutput
 } from "./Handler.ts"
 
 /** A tool as clients see it: MCP `tools/list` entries, server card and agent card items. */
@@ -118,7 +118,10 @@ export const makeRunner = <const Tools extends ReadonlyArray<AnyToolImplementati
           })
         }
         if (!roleAllows(context.principal.role, entry.definition.role)) {
-          return yield* new ToolFailure({ code: "E_FORBIDDEN", message: `The tool ${name} needs the ${entry.definition.role} role` })
+          return yield* new ToolFailure({
+            code: "E_FORBIDDEN",
+            message: `The tool ${name} needs the ${entry.definition.role} role`
+          })
         }
         // The entry's own schema decoded `input`, so it is the type its handler takes.
         return yield* entry.run({ ...input, customerId } as never, context)
@@ -134,17 +137,25 @@ export const makeRunner = <const Tools extends ReadonlyArray<AnyToolImplementati
           // A database that cannot be reached or refuses writes (a full disk) is an outage, answered as the
           // REST routes answer it (E_UNAVAILABLE), and logged as one, not as a bug.
           for (const reason of cause.reasons) {
-            const outage = databaseOutage(reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined)
+            const outage = databaseOutage(
+              reason._tag === "Fail" ? reason.error : reason._tag === "Die" ? reason.defect : undefined
+            )
             if (outage === undefined) continue
             const [code, message] = defaultsFor(503)
             return Effect.andThen(
-              Effect.logWarning("tool refused: database unavailable", outage).pipe(Effect.annotateLogs({ tool: name, requestId: context.requestId })),
+              Effect.logWarning("tool refused: database unavailable", outage).pipe(
+                Effect.annotateLogs({ tool: name, requestId: context.requestId })
+              ),
               Effect.fail(new ToolFailure({ code, message }))
             )
           }
           return Effect.andThen(
-            Effect.logError("tool failed", Cause.pretty(cause)).pipe(Effect.annotateLogs({ tool: name, requestId: context.requestId })),
-            Effect.fail(new ToolFailure({ code: "E_INTERNAL", message: `Internal error (request ${context.requestId})` }))
+            Effect.logError("tool failed", Cause.pretty(cause)).pipe(
+              Effect.annotateLogs({ tool: name, requestId: context.requestId })
+            ),
+            Effect.fail(
+              new ToolFailure({ code: "E_INTERNAL", message: `Internal error (request ${context.requestId})` })
+            )
           )
         })
       )

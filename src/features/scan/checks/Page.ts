@@ -78,14 +78,27 @@ export const textOf = (node: AnyNode | ReadonlyArray<AnyNode>, skip: ReadonlySet
 const noSkip: ReadonlySet<string> = new Set()
 
 /** Page chrome and non-content: what `mainText` and the content checks leave out. */
-export const chrome: ReadonlySet<string> = new Set(["script", "style", "noscript", "template", "nav", "header", "footer", "svg"])
+export const chrome: ReadonlySet<string> = new Set([
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "nav",
+  "header",
+  "footer",
+  "svg"
+])
 
 /**
  * Elements below `root` named in `names` (every element when undefined), in
  * document order, not descending into `skip`. A plain walk: cheerio's `find`
  * from a context element grows with the square of a wide page.
  */
-export const elementsIn = (root: AnyNode, names?: ReadonlySet<string>, skip: ReadonlySet<string> = noSkip): Array<Element> => {
+export const elementsIn = (
+  root: AnyNode,
+  names?: ReadonlySet<string>,
+  skip: ReadonlySet<string> = noSkip
+): Array<Element> => {
   const out: Array<Element> = []
   const stack: Array<AnyNode> = [...((root as Element).children ?? [])].reverse()
   while (stack.length > 0) {
@@ -127,7 +140,7 @@ const langOfText = ($: CheerioAPI, element: Element): string | null => {
 }
 
 const jsonLdObjects = (value: unknown, out: Array<Record<string, unknown>>) => {
-  if (Array.isArray(value)) for (const item of value) jsonLdObjects(item, out)
+  if (Array.isArray(value)) { for (const item of value) jsonLdObjects(item, out) }
   else if (typeof value === "object" && value !== null) {
     const record = value as Record<string, unknown>
     out.push(record)
@@ -206,5 +219,16 @@ export const toPage = (snapshot: SiteSnapshot): Page => {
     ? parseRobots(new URL("/robots.txt", snapshot.url).href, snapshot.robots.content)
     : undefined
 
-  return { ...snapshot, $, baseUrl, metas, links: [...domLinks, ...headerLinks], anchors, robotsTxt, jsonLd, jsonLdErrors, mainText }
+  return {
+    ...snapshot,
+    $,
+    baseUrl,
+    metas,
+    links: [...domLinks, ...headerLinks],
+    anchors,
+    robotsTxt,
+    jsonLd,
+    jsonLdErrors,
+    mainText
+  }
 }

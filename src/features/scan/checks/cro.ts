@@ -6,7 +6,8 @@ import { viewportVerdict } from "./seo.ts"
 
 /** CRO: whether a visitor who lands on the page can act and is reassured enough to. */
 
-const actionWords = /\b(?:get|start|try|buy|book|sign ?up|subscribe|contact|request|download|join|shop|order|schedule|call|demo|register|free|quote|apply|donate|talk|add to cart|checkout|claim|reserve|enrol|enroll)\b/i
+const actionWords =
+  /\b(?:get|start|try|buy|book|sign ?up|subscribe|contact|request|download|join|shop|order|schedule|call|demo|register|free|quote|apply|donate|talk|add to cart|checkout|claim|reserve|enrol|enroll)\b/i
 
 const labelOf = (page: Page, el: Element): string =>
   el.name === "input" ? (el.attribs.value ?? "").trim() : textOf(el) || (el.attribs["aria-label"] ?? "").trim()
@@ -16,7 +17,10 @@ const ctas = (page: Page): ReadonlyArray<{ element: Element; label: string }> =>
   page.$("body a[href], body button, body input[type=submit]").toArray()
     .filter((el) => page.$(el).closest("nav, footer").length === 0)
     .map((el) => ({ element: el, label: labelOf(page, el) }))
-    .filter(({ element, label }) => actionWords.test(label) || (element.name !== "a" && label.length > 0 && page.$(element).closest("form").length > 0))
+    .filter(({ element, label }) =>
+      actionWords.test(label) ||
+      (element.name !== "a" && label.length > 0 && page.$(element).closest("form").length > 0)
+    )
 
 const documentOrder = (page: Page) => {
   const order = new Map<Element, number>()
@@ -27,8 +31,15 @@ const documentOrder = (page: Page) => {
 const ctaAboveFold = (page: Page): CheckOutcome => {
   const result = check("cro.cta-above-fold", "cro", "A call to action is visible above the fold", 3)
   const found = ctas(page)
-  const fix = "Put one clear action (\"Start free trial\", \"Book a demo\") in the first screen, before the first section break."
-  if (found.length === 0) return result("fail", "No call to action found (a link or button with an action such as Start, Buy, Book, Contact).", fix)
+  const fix =
+    "Put one clear action (\"Start free trial\", \"Book a demo\") in the first screen, before the first section break."
+  if (found.length === 0) {
+    return result(
+      "fail",
+      "No call to action found (a link or button with an action such as Start, Buy, Book, Contact).",
+      fix
+    )
+  }
   const order = documentOrder(page)
   const firstH2 = page.$("h2").first().get(0)
   const fold = firstH2 === undefined ? Number.POSITIVE_INFINITY : order.get(firstH2)!
@@ -63,13 +74,30 @@ const trustSignals = (page: Page): CheckOutcome => {
   const marker = (pattern: RegExp) =>
     page.$("[class], [id]").toArray().some((el) => pattern.test(`${el.attribs.class ?? ""} ${el.attribs.id ?? ""}`))
   const kinds = [
-    ["ratings", page.jsonLd.some((n) => n.aggregateRating !== undefined || n.review !== undefined || n["@type"] === "Review" || n["@type"] === "AggregateRating")],
-    ["testimonials", marker(/testimonial|review|quote/i) || /\btestimonials?\b|\bwhat (?:our )?customers say\b/.test(text)],
-    ["customer logos", marker(/logos?|clients|customers|partners/i) || /\btrusted by\b|\bas seen (?:in|on)\b|\bused by\b/.test(text)],
-    ["guarantees and security", /\bguarantee|money[- ]back|refund|secure (?:checkout|payment)|certified|award|gdpr|soc ?2|iso ?27001|cancel any ?time/.test(text)]
+    [
+      "ratings",
+      page.jsonLd.some((n) =>
+        n.aggregateRating !== undefined || n.review !== undefined || n["@type"] === "Review" ||
+        n["@type"] === "AggregateRating"
+      )
+    ],
+    [
+      "testimonials",
+      marker(/testimonial|review|quote/i) || /\btestimonials?\b|\bwhat (?:our )?customers say\b/.test(text)
+    ],
+    [
+      "customer logos",
+      marker(/logos?|clients|customers|partners/i) || /\btrusted by\b|\bas seen (?:in|on)\b|\bused by\b/.test(text)
+    ],
+    [
+      "guarantees and security",
+      /\bguarantee|money[- ]back|refund|secure (?:checkout|payment)|certified|award|gdpr|soc ?2|iso ?27001|cancel any ?time/
+        .test(text)
+    ]
   ] as const
   const present = kinds.filter(([, found]) => found).map(([name]) => name)
-  const fix = "Show proof near the call to action: ratings with Review markup, named testimonials, customer logos, a guarantee."
+  const fix =
+    "Show proof near the call to action: ratings with Review markup, named testimonials, customer logos, a guarantee."
   return present.length >= 2
     ? result("pass", `Trust signals: ${present.join(", ")}.`)
     : present.length === 1
@@ -82,8 +110,11 @@ const contact = (page: Page): CheckOutcome => {
   const direct = page.$("a[href^='tel:'], a[href^='mailto:'], address").length > 0 ||
     page.jsonLd.some((n) => n.address !== undefined || n.telephone !== undefined || n.email !== undefined)
   if (direct) return result("pass", "A phone number, email address or postal address is on the page.")
-  const link = page.anchors.find((a) => /contact|support|help/i.test(a.rawHref) || /contact|get in touch|support/i.test(a.text))
-  const fix = "Show a phone number or email address (tel:/mailto: links) or a postal address, not only a contact page link."
+  const link = page.anchors.find((a) =>
+    /contact|support|help/i.test(a.rawHref) || /contact|get in touch|support/i.test(a.text)
+  )
+  const fix =
+    "Show a phone number or email address (tel:/mailto: links) or a postal address, not only a contact page link."
   return link !== undefined
     ? result("warn", `Only a contact link: "${link.text || link.rawHref}".`, fix)
     : result("fail", "No contact details or contact link.", fix)
@@ -97,8 +128,11 @@ const contact = (page: Page): CheckOutcome => {
 const mobile = (page: Page): CheckOutcome => {
   const { status, detail } = viewportVerdict(page)
   if (status === "fail") return undefined
-  return check("cro.mobile", "cro", "Visitors on phones can zoom", 1.5)(status, detail,
-    "Allow zooming (drop user-scalable=no and maximum-scale=1): visitors on phones enlarge prices, forms and small print.")
+  return check("cro.mobile", "cro", "Visitors on phones can zoom", 1.5)(
+    status,
+    detail,
+    "Allow zooming (drop user-scalable=no and maximum-scale=1): visitors on phones enlarge prices, forms and small print."
+  )
 }
 
 const pageWeight = (page: Page): CheckOutcome => {
@@ -106,7 +140,8 @@ const pageWeight = (page: Page): CheckOutcome => {
   const kib = Math.round(page.bytes / 1024)
   const scripts = page.$("script[src]").length
   const detail = `HTML ${kib} KiB, ${plural(scripts, "external script")}.`
-  const fix = "Cut the HTML (inline data, unused markup) and the number of scripts; heavy pages lose visitors on mobile networks."
+  const fix =
+    "Cut the HTML (inline data, unused markup) and the number of scripts; heavy pages lose visitors on mobile networks."
   return kib <= 150 && scripts <= 15
     ? result("pass", detail)
     : kib <= 600 && scripts <= 30
@@ -118,7 +153,9 @@ const responseTime = (page: Page): CheckOutcome => {
   const result = check("cro.response-time", "cro", "Page answers quickly", 1)
   const ms = page.elapsedMs
   const fix = "Serve the page faster (caching, a CDN, less server work): each second of waiting loses visitors."
-  return ms < 500 ? result("pass", `Fetched in ${ms} ms.`) : result(ms <= 2000 ? "warn" : "fail", `Fetched in ${ms} ms.`, fix)
+  return ms < 500
+    ? result("pass", `Fetched in ${ms} ms.`)
+    : result(ms <= 2000 ? "warn" : "fail", `Fetched in ${ms} ms.`, fix)
 }
 
 const ctaClarity = (page: Page): CheckOutcome => {
@@ -128,9 +165,17 @@ const ctaClarity = (page: Page): CheckOutcome => {
   const labels = [...new Set(found.map((c) => c.label.toLowerCase()))]
   const generic = labels.filter((l) => /^(?:submit|send|go|ok|click here)$/.test(l))
   const fix = "Keep 1-3 distinct actions and label them with the outcome (\"Get my quote\", not \"Submit\")."
-  if (labels.length > 6) return result("fail", `${labels.length} different calls to action compete: ${examples(labels)}.`, fix)
+  if (labels.length > 6) {
+    return result("fail", `${labels.length} different calls to action compete: ${examples(labels)}.`, fix)
+  }
   if (labels.length > 3 || generic.length > 0) {
-    return result("warn", `${plural(labels.length, "distinct call")} to action${generic.length > 0 ? `; generic: ${examples(generic)}` : ""}.`, fix)
+    return result(
+      "warn",
+      `${plural(labels.length, "distinct call")} to action${
+        generic.length > 0 ? `; generic: ${examples(generic)}` : ""
+      }.`,
+      fix
+    )
   }
   return result("pass", `Calls to action: ${examples(labels)}.`)
 }
@@ -149,21 +194,44 @@ const formLabels = (page: Page): CheckOutcome => {
   const fix = "Give every field a visible <label> (placeholders vanish as people type) and use type=email / type=tel."
   return labelled.length === fields.length
     ? result("pass", `All ${plural(fields.length, "field")} are labelled.`)
-    : result(labelled.length === 0 ? "fail" : "warn", `${labelled.length} of ${plural(fields.length, "field")} labelled.`, fix)
+    : result(
+      labelled.length === 0 ? "fail" : "warn",
+      `${labelled.length} of ${plural(fields.length, "field")} labelled.`,
+      fix
+    )
 }
 
 const https = (page: Page): CheckOutcome => {
   const result = check("cro.https", "cro", "Page is served over HTTPS", 1)
   if (new URL(page.url).protocol !== "https:") {
-    return result("fail", "The page is served over plain HTTP.", "Serve the site over HTTPS and redirect http:// to it; browsers mark HTTP forms as not secure.")
+    return result(
+      "fail",
+      "The page is served over plain HTTP.",
+      "Serve the site over HTTPS and redirect http:// to it; browsers mark HTTP forms as not secure."
+    )
   }
-  const mixed = page.$("img[src], script[src], iframe[src], link[rel~=stylesheet][href], video[src], audio[src], source[src]").toArray()
+  const mixed = page.$(
+    "img[src], script[src], iframe[src], link[rel~=stylesheet][href], video[src], audio[src], source[src]"
+  ).toArray()
     .map((el) => el.attribs.src ?? el.attribs.href ?? "").filter((src) => src.toLowerCase().startsWith("http:"))
   return mixed.length === 0
     ? result("pass", "HTTPS, with no plain-HTTP subresources.")
-    : result("warn", `${plural(mixed.length, "subresource")} over plain HTTP: ${examples(mixed)}.`, "Load every image, script and stylesheet over https://.")
+    : result(
+      "warn",
+      `${plural(mixed.length, "subresource")} over plain HTTP: ${examples(mixed)}.`,
+      "Load every image, script and stylesheet over https://."
+    )
 }
 
 export const croChecks: ReadonlyArray<(page: Page) => CheckOutcome> = [
-  ctaAboveFold, formLength, trustSignals, contact, mobile, pageWeight, responseTime, ctaClarity, formLabels, https
+  ctaAboveFold,
+  formLength,
+  trustSignals,
+  contact,
+  mobile,
+  pageWeight,
+  responseTime,
+  ctaClarity,
+  formLabels,
+  https
 ]

@@ -1,9 +1,9 @@
 import { load } from "cheerio"
-import { lighthouseLlmsRule, parseLlmsTxt, renderLlmsTxt, type LlmsLink } from "../../../domain/LlmsTxt.ts"
+import type { Element } from "domhandler"
+import { lighthouseLlmsRule, type LlmsLink, parseLlmsTxt, renderLlmsTxt } from "../../../domain/LlmsTxt.ts"
 import type { CheckOutcome } from "../../../domain/Scan.ts"
 import { check, examples, plural } from "./item.ts"
 import { blockingSources } from "./lighthouse.ts"
-import type { Element } from "domhandler"
 import { chrome, elementsIn, type Page, resolveUrl, textOf } from "./Page.ts"
 
 /**
@@ -13,7 +13,14 @@ import { chrome, elementsIn, type Page, resolveUrl, textOf } from "./Page.ts"
  */
 
 /** Search and user-triggered fetchers: blocking one keeps the page out of that engine's answers. */
-export const aiSearchCrawlers = ["OAI-SearchBot", "ChatGPT-User", "Claude-SearchBot", "Claude-User", "PerplexityBot", "Perplexity-User"]
+export const aiSearchCrawlers = [
+  "OAI-SearchBot",
+  "ChatGPT-User",
+  "Claude-SearchBot",
+  "Claude-User",
+  "PerplexityBot",
+  "Perplexity-User"
+]
 /** Training crawlers: blocking them is a legitimate choice, so it only warns. */
 export const aiTrainingCrawlers = ["GPTBot", "ClaudeBot", "Google-Extended"]
 
@@ -22,21 +29,33 @@ const aiCrawlers = (page: Page): CheckOutcome => {
   const blockedSearch = aiSearchCrawlers.filter((ua) => blockingSources(page, ua).length > 0)
   const blockedTraining = aiTrainingCrawlers.filter((ua) => blockingSources(page, ua).length > 0)
   if (blockedSearch.length > 0) {
-    return result("fail", `Blocked AI search crawlers: ${blockedSearch.join(", ")}` +
-      (blockedTraining.length > 0 ? `; training crawlers blocked: ${blockedTraining.join(", ")}.` : "."),
-      `Allow ${blockedSearch.join(", ")} in robots.txt (and drop noindex for them): they fetch pages for ChatGPT, Claude and Perplexity answers.`)
+    return result(
+      "fail",
+      `Blocked AI search crawlers: ${blockedSearch.join(", ")}` +
+        (blockedTraining.length > 0 ? `; training crawlers blocked: ${blockedTraining.join(", ")}.` : "."),
+      `Allow ${
+        blockedSearch.join(", ")
+      } in robots.txt (and drop noindex for them): they fetch pages for ChatGPT, Claude and Perplexity answers.`
+    )
   }
   if (blockedTraining.length > 0) {
-    return result("warn", `AI search crawlers allowed; training crawlers blocked: ${blockedTraining.join(", ")}.`,
-      "Fine if you do not want your content used for model training; answers can still cite you.")
+    return result(
+      "warn",
+      `AI search crawlers allowed; training crawlers blocked: ${blockedTraining.join(", ")}.`,
+      "Fine if you do not want your content used for model training; answers can still cite you."
+    )
   }
-  return result("pass", `All ${aiSearchCrawlers.length + aiTrainingCrawlers.length} AI crawlers checked may fetch the page.`)
+  return result(
+    "pass",
+    `All ${aiSearchCrawlers.length + aiTrainingCrawlers.length} AI crawlers checked may fetch the page.`
+  )
 }
 
 const rawHtmlContent = (page: Page): CheckOutcome => {
   const result = check("geo.raw-html-content", "geo", "Content is in the served HTML", 2)
   const n = page.mainText.length
-  const fix = "Render the main content on the server: AI crawlers do not run JavaScript, so they see only the served HTML."
+  const fix =
+    "Render the main content on the server: AI crawlers do not run JavaScript, so they see only the served HTML."
   return n >= 500
     ? result("pass", `${n} characters of text in the served HTML.`)
     : n >= 100
@@ -49,9 +68,32 @@ const typesOf = (node: Record<string, unknown>): ReadonlyArray<string> => {
   return (Array.isArray(type) ? type : [type]).filter((t): t is string => typeof t === "string")
 }
 
-const knownTypes = new Set(["Organization", "LocalBusiness", "Corporation", "Person", "WebSite", "WebPage", "Article",
-  "NewsArticle", "BlogPosting", "TechArticle", "Product", "Service", "SoftwareApplication", "FAQPage", "HowTo",
-  "BreadcrumbList", "Event", "Recipe", "Course", "Review", "AggregateRating", "Offer", "ItemList", "VideoObject"])
+const knownTypes = new Set([
+  "Organization",
+  "LocalBusiness",
+  "Corporation",
+  "Person",
+  "WebSite",
+  "WebPage",
+  "Article",
+  "NewsArticle",
+  "BlogPosting",
+  "TechArticle",
+  "Product",
+  "Service",
+  "SoftwareApplication",
+  "FAQPage",
+  "HowTo",
+  "BreadcrumbList",
+  "Event",
+  "Recipe",
+  "Course",
+  "Review",
+  "AggregateRating",
+  "Offer",
+  "ItemList",
+  "VideoObject"
+])
 const identityTypes = new Set(["Organization", "LocalBusiness", "Corporation", "Person", "WebSite"])
 const articleTypes = new Set(["Article", "NewsArticle", "BlogPosting", "TechArticle"])
 
@@ -82,15 +124,28 @@ const structuredData = (page: Page): CheckOutcome => {
       ? result("warn", `${plural(page.jsonLdErrors, "JSON-LD block")} could not be parsed.`, fix)
       : result("fail", "No JSON-LD structured data.", fix)
   }
-  const identity = page.jsonLd.find((n) => typesOf(n).some((t) => identityTypes.has(t)) && nameOf(n) && typeof n.url === "string")
-  const article = page.jsonLd.find((n) => typesOf(n).some((t) => articleTypes.has(t)) && n.datePublished && nameOf(n.author))
+  const identity = page.jsonLd.find((n) =>
+    typesOf(n).some((t) => identityTypes.has(t)) && nameOf(n) && typeof n.url === "string"
+  )
+  const article = page.jsonLd.find((n) =>
+    typesOf(n).some((t) => articleTypes.has(t)) && n.datePublished && nameOf(n.author)
+  )
   const known = [...new Set(types.filter((t) => knownTypes.has(t)))]
   if (known.length > 0 && (identity !== undefined || article !== undefined) && page.jsonLdErrors === 0) {
-    return result("pass", `JSON-LD types: ${known.join(", ")}${identity ? `; identity "${nameOf(identity)}"` : ""}${article ? "; article with date and author" : ""}.`)
+    return result(
+      "pass",
+      `JSON-LD types: ${known.join(", ")}${identity ? `; identity "${nameOf(identity)}"` : ""}${
+        article ? "; article with date and author" : ""
+      }.`
+    )
   }
-  return result("warn", `JSON-LD types: ${[...new Set(types)].join(", ")}` +
-    (page.jsonLdErrors > 0 ? `; ${plural(page.jsonLdErrors, "block")} unparseable` : "") +
-    "; no identity with name and url, and no article with date and author.", fix)
+  return result(
+    "warn",
+    `JSON-LD types: ${[...new Set(types)].join(", ")}` +
+      (page.jsonLdErrors > 0 ? `; ${plural(page.jsonLdErrors, "block")} unparseable` : "") +
+      "; no identity with name and url, and no article with date and author.",
+    fix
+  )
 }
 
 // A figure starts at the first digit of its run of digits, commas and dots: a
@@ -98,12 +153,14 @@ const structuredData = (page: Page): CheckOutcome => {
 // a long run). A count with a unit may also start at the digit after the
 // run's first separator when the run is glued to a word ("v2,5 users"), where
 // its first digit is no word start.
-const statisticPattern = /\d(?<!\d[,.]*\d)[\d,.]*\s?%|[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|m|bn|billion))?|\b\d(?:(?<!\d[,.]*\d)|(?<=[^\W\d]\d+[,.]+\d))[\d,.]*\s?(?:million|billion|thousand|users|customers|people|hours|minutes|days|years|kg|km|mb|gb|tb|ms|x)\b|\b(?:19|20)\d{2}\b/gi
+const statisticPattern =
+  /\d(?<!\d[,.]*\d)[\d,.]*\s?%|[$€£¥]\s?\d[\d,.]*(?:\s?(?:k|m|bn|billion))?|\b\d(?:(?<!\d[,.]*\d)|(?<=[^\W\d]\d+[,.]+\d))[\d,.]*\s?(?:million|billion|thousand|users|customers|people|hours|minutes|days|years|kg|km|mb|gb|tb|ms|x)\b|\b(?:19|20)\d{2}\b/gi
 
 const statistics = (page: Page): CheckOutcome => {
   const result = check("geo.statistics", "geo", "Content cites figures", 2)
   const found = page.mainText.match(statisticPattern) ?? []
-  const fix = "Add concrete, sourced figures (percentages, amounts, dates): answers quote specific numbers. Use real data, never invented."
+  const fix =
+    "Add concrete, sourced figures (percentages, amounts, dates): answers quote specific numbers. Use real data, never invented."
   return found.length >= 3
     ? result("pass", `${plural(found.length, "figure")}: ${examples([...new Set(found)])}.`)
     : found.length > 0
@@ -120,16 +177,25 @@ const inContent = (page: Page, ...names: ReadonlyArray<string>): ReadonlyArray<E
 const citations = (page: Page): CheckOutcome => {
   const result = check("geo.citations", "geo", "Content cites its sources", 2)
   const host = new URL(page.url).hostname
-  const external = new Set(inContent(page, "a").flatMap((a) => {
-    const url = URL.parse(a.attribs.href ?? "", page.baseUrl)
-    return url !== null && /^https?:$/.test(url.protocol) && url.hostname !== host ? [url.href] : []
-  }))
+  const external = new Set(
+    inContent(page, "a").flatMap((a) => {
+      const url = URL.parse(a.attribs.href ?? "", page.baseUrl)
+      return url !== null && /^https?:$/.test(url.protocol) && url.hostname !== host ? [url.href] : []
+    })
+  )
   const cites = inContent(page, "cite").length
-  const sourcesHeading = page.$("h2, h3, h4").toArray().some((h) => /^(?:sources|references|citations|bibliography)\b/i.test(textOf(h)))
+  const sourcesHeading = page.$("h2, h3, h4").toArray().some((h) =>
+    /^(?:sources|references|citations|bibliography)\b/i.test(textOf(h))
+  )
   const count = external.size + cites + (sourcesHeading ? 1 : 0)
   const fix = "Link the studies, data and experts your claims rest on; answer engines favour pages that cite sources."
   return count >= 2
-    ? result("pass", `${plural(external.size, "external link")} in the content, ${plural(cites, "<cite>")}${sourcesHeading ? ", a sources section" : ""}.`)
+    ? result(
+      "pass",
+      `${plural(external.size, "external link")} in the content, ${plural(cites, "<cite>")}${
+        sourcesHeading ? ", a sources section" : ""
+      }.`
+    )
     : count === 1
     ? result("warn", "One citation in the content.", fix)
     : result("fail", "No external sources cited in the content.", fix)
@@ -144,7 +210,9 @@ const quotations = (page: Page): CheckOutcome => {
   if (quotes.length === 0) return result("fail", "No quotations.", fix)
   const attributed = quotes.filter((q) =>
     q.attribs.cite !== undefined || elementsIn(q, attribution).length > 0 ||
-    (q.parent?.type === "tag" && (q.parent as Element).name === "figure" && elementsIn(q.parent, attribution).length > 0) || /(?:^|\s)[—–-]\s*\p{Lu}/u.test(textOf(q).slice(-80))
+    (q.parent?.type === "tag" && (q.parent as Element).name === "figure" &&
+      elementsIn(q.parent, attribution).length > 0) ||
+    /(?:^|\s)[—–-]\s*\p{Lu}/u.test(textOf(q).slice(-80))
   )
   return attributed.length > 0
     ? result("pass", `${plural(attributed.length, "attributed quotation")}.`)
@@ -160,8 +228,13 @@ const headings = (page: Page): CheckOutcome => {
   const met = [oneH1, twoH2, noSkip].filter(Boolean).length
   const detail = `${plural(levels.length, "heading")}: ${oneH1 ? "one H1" : "not exactly one H1"}, ` +
     `${twoH2 ? "at least two H2" : "fewer than two H2"}, ${noSkip ? "no skipped levels" : "skipped levels"}.`
-  const fix = "Structure the page as one H1 and a H2 per topic (H3 beneath), without skipping levels: engines lift sections by heading."
-  return levels.length === 0 ? result("fail", "No headings.", fix) : met === 3 ? result("pass", detail) : result(met === 0 ? "fail" : "warn", detail, fix)
+  const fix =
+    "Structure the page as one H1 and a H2 per topic (H3 beneath), without skipping levels: engines lift sections by heading."
+  return levels.length === 0
+    ? result("fail", "No headings.", fix)
+    : met === 3
+    ? result("pass", detail)
+    : result(met === 0 ? "fail" : "warn", detail, fix)
 }
 
 const answerable = (page: Page): CheckOutcome => {
@@ -171,9 +244,16 @@ const answerable = (page: Page): CheckOutcome => {
   const questions = page.$("h2, h3, h4, summary, dt").toArray().filter((h) => textOf(h).endsWith("?")).length
   const faq = page.jsonLd.some((n) => typesOf(n).includes("FAQPage"))
   const hasQuestions = questions > 0 || faq
-  const detail = `${plural(lists, "list or table", )}; ${plural(questions, "question heading")}${faq ? "; FAQPage markup" : ""}.`
-  const fix = "Answer the questions buyers ask under question-form headings, with short lists or tables engines can lift."
-  return lists > 0 && hasQuestions ? result("pass", detail) : lists > 0 || hasQuestions ? result("warn", detail, fix) : result("fail", detail, fix)
+  const detail = `${plural(lists, "list or table")}; ${plural(questions, "question heading")}${
+    faq ? "; FAQPage markup" : ""
+  }.`
+  const fix =
+    "Answer the questions buyers ask under question-form headings, with short lists or tables engines can lift."
+  return lists > 0 && hasQuestions
+    ? result("pass", detail)
+    : lists > 0 || hasQuestions
+    ? result("warn", detail, fix)
+    : result("fail", detail, fix)
 }
 
 const months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
@@ -181,8 +261,10 @@ const months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "
 // Dates as people write them in copy: 2026-03-12, 12 March 2026, March 12, 2026 (month names in English).
 // Each is a run of fixed parts with single bounded repeats: linear on any text.
 const isoDate = /\b(\d{4})-(\d{2})-(\d{2})\b/g
-const dayMonthYear = /\b(\d{1,2})(?:st|nd|rd|th)? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?,? (\d{4})\b/gi
-const monthDayYear = /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b/gi
+const dayMonthYear =
+  /\b(\d{1,2})(?:st|nd|rd|th)? (jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.?,? (\d{4})\b/gi
+const monthDayYear =
+  /\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]{0,6}\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b/gi
 
 const utc = (year: string, month: number, day: string): number => {
   const time = Date.UTC(Number(year), month, Number(day))
@@ -213,11 +295,15 @@ const hidden: ReadonlySet<string> = new Set(["script", "style", "noscript", "tem
 const dates = (page: Page): ReadonlyArray<number> => {
   const out: Array<string> = []
   for (const node of page.jsonLd) {
-    for (const key of ["dateModified", "datePublished"]) if (typeof node[key] === "string") out.push(node[key] as string)
+    for (const key of ["dateModified", "datePublished"]) {
+      if (typeof node[key] === "string") out.push(node[key] as string)
+    }
   }
   for (const meta of page.$("meta[property], meta[name]").toArray()) {
     const key = (meta.attribs.property ?? meta.attribs.name ?? "").toLowerCase()
-    if (["article:modified_time", "article:published_time", "og:updated_time"].includes(key)) out.push(meta.attribs.content ?? "")
+    if (["article:modified_time", "article:published_time", "og:updated_time"].includes(key)) {
+      out.push(meta.attribs.content ?? "")
+    }
   }
   for (const item of page.$("[itemprop=datePublished], [itemprop=dateModified]").toArray()) {
     out.push(item.attribs.content ?? item.attribs.datetime ?? textOf([item]))
@@ -235,7 +321,9 @@ const freshness = (page: Page): CheckOutcome => {
   const latest = Math.max(...found)
   const days = Math.floor((page.fetchedAt.getTime() - latest) / 86_400_000)
   const when = new Date(latest).toISOString().slice(0, 10)
-  return days <= 365 ? result("pass", `Last dated ${when}.`) : result("warn", `Last dated ${when}, ${days} days ago.`, fix)
+  return days <= 365
+    ? result("pass", `Last dated ${when}.`)
+    : result("warn", `Last dated ${when}, ${days} days ago.`, fix)
 }
 
 const author = (page: Page): CheckOutcome => {
@@ -255,7 +343,8 @@ const author = (page: Page): CheckOutcome => {
 const llmsTxt = (page: Page): CheckOutcome => {
   const result = check("geo.llms-txt", "geo", "Site publishes a valid llms.txt", 1)
   const { status, content, url } = page.llms
-  const fix = "Publish /llms.txt: `# Name`, a `> summary` line, then `## Section` lists of `- [Page](url): note` (see the proposal in llmsTxt)."
+  const fix =
+    "Publish /llms.txt: `# Name`, a `> summary` line, then `## Section` lists of `- [Page](url): note` (see the proposal in llmsTxt)."
   if (status !== null && status >= 500) return result("fail", `${url} answered HTTP ${status}.`, fix)
   if (content === null) return result("warn", `No llms.txt (${status === null ? "no answer" : `HTTP ${status}`}).`, fix)
   const parsed = parseLlmsTxt(content)
@@ -270,7 +359,17 @@ const llmsTxt = (page: Page): CheckOutcome => {
 }
 
 export const geoChecks: ReadonlyArray<(page: Page) => CheckOutcome> = [
-  aiCrawlers, rawHtmlContent, structuredData, statistics, citations, quotations, headings, answerable, freshness, author, llmsTxt
+  aiCrawlers,
+  rawHtmlContent,
+  structuredData,
+  statistics,
+  citations,
+  quotations,
+  headings,
+  answerable,
+  freshness,
+  author,
+  llmsTxt
 ]
 
 // ---- The proposed llms.txt -------------------------------------------------------
@@ -287,8 +386,10 @@ const sitemapLinks = (page: Page): ReadonlyArray<string> => {
 export const proposeLlmsTxt = (page: Page): string => {
   const org = page.jsonLd.find((n) => typesOf(n).some((t) => identityTypes.has(t) && t !== "WebSite") && nameOf(n))
   const siteName = page.metas.find((m) => m.property === "og:site_name")?.content
-  const title = (org ? nameOf(org) : undefined) ?? siteName ?? textOf(page.$("title").toArray()) ?? new URL(page.url).hostname
-  const summary = page.metas.find((m) => m.name === "description")?.content ?? page.metas.find((m) => m.property === "og:description")?.content
+  const title = (org ? nameOf(org) : undefined) ?? siteName ?? textOf(page.$("title").toArray()) ??
+    new URL(page.url).hostname
+  const summary = page.metas.find((m) => m.name === "description")?.content ??
+    page.metas.find((m) => m.property === "og:description")?.content
   const origin = new URL(page.url).origin
   const seen = new Set<string>()
   const main: Array<LlmsLink> = []

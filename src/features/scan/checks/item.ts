@@ -1,7 +1,8 @@
 import type { Category, ChecklistItem, CheckStatus } from "../../../domain/Scan.ts"
 
 /** A check's fixed parts; `result` adds what this page showed. */
-export const check = (id: string, category: Category, title: string, weight: number) =>
+export const check =
+  (id: string, category: Category, title: string, weight: number) =>
   (status: CheckStatus, detail: string, recommendation = ""): ChecklistItem => ({
     id,
     category,

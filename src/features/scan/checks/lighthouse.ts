@@ -17,7 +17,13 @@ import { type Anchor, type Page, textOf } from "./Page.ts"
 // ---- is-crawlable --------------------------------------------------------------
 
 /** The five crawlers Lighthouse asks about; undefined is the generic `robots` / `*`. */
-export const searchCrawlers: ReadonlyArray<string | undefined> = [undefined, "Googlebot", "bingbot", "DuckDuckBot", "archive.org_bot"]
+export const searchCrawlers: ReadonlyArray<string | undefined> = [
+  undefined,
+  "Googlebot",
+  "bingbot",
+  "DuckDuckBot",
+  "archive.org_bot"
+]
 
 const isUnavailable = (directive: string, now: number) => {
   const parts = directive.split(":")
@@ -64,8 +70,11 @@ const isCrawlable = (page: Page): CheckOutcome => {
   const result = check("is-crawlable", "seo", "Page isn't blocked from indexing", 5.5)
   const blocked = searchCrawlers.filter((ua) => blockingSources(page, ua).length > 0)
   if (blocked.length === searchCrawlers.length) {
-    return result("fail", `Every search crawler is blocked: ${blockingSources(page, undefined).join("; ")}`,
-      "Remove the noindex directive (meta robots or X-Robots-Tag) or the robots.txt Disallow that covers this page.")
+    return result(
+      "fail",
+      `Every search crawler is blocked: ${blockingSources(page, undefined).join("; ")}`,
+      "Remove the noindex directive (meta robots or X-Robots-Tag) or the robots.txt Disallow that covers this page."
+    )
   }
   if (blocked.length > 0) {
     const names = blocked.map((ua) => ua ?? "generic robots").join(", ")
@@ -77,7 +86,9 @@ const isCrawlable = (page: Page): CheckOutcome => {
 // ---- document-title (axe document-title) -----------------------------------------
 
 const htmlTitle = (page: Page): string | undefined => {
-  const title = page.$("title").toArray().find((el) => el.namespace === undefined || el.namespace === "http://www.w3.org/1999/xhtml")
+  const title = page.$("title").toArray().find((el) =>
+    el.namespace === undefined || el.namespace === "http://www.w3.org/1999/xhtml"
+  )
   return title === undefined ? undefined : textOf(title)
 }
 
@@ -86,8 +97,11 @@ const documentTitle = (page: Page): CheckOutcome => {
   const title = htmlTitle(page)
   return title !== undefined && title.length > 0
     ? result("pass", `Title: "${title}"`)
-    : result("fail", title === undefined ? "The page has no <title> element." : "The <title> element is empty.",
-      "Add a unique, descriptive <title> of 30-60 characters naming the page's topic and the brand.")
+    : result(
+      "fail",
+      title === undefined ? "The page has no <title> element." : "The <title> element is empty.",
+      "Add a unique, descriptive <title> of 30-60 characters naming the page's topic and the brand."
+    )
 }
 
 // ---- meta-description ------------------------------------------------------------
@@ -96,11 +110,18 @@ const metaDescription = (page: Page): CheckOutcome => {
   const result = check("meta-description", "seo", "Document has a meta description", 1)
   const meta = page.metas.find((m) => m.name === "description")
   if (meta === undefined) {
-    return result("fail", "No <meta name=\"description\">.",
-      "Add a <meta name=\"description\"> of 50-160 characters summarising the page; search engines and AI answers quote it.")
+    return result(
+      "fail",
+      "No <meta name=\"description\">.",
+      "Add a <meta name=\"description\"> of 50-160 characters summarising the page; search engines and AI answers quote it."
+    )
   }
   if (meta.content.trim().length === 0) {
-    return result("fail", "The meta description is empty.", "Write a 50-160 character summary into the meta description.")
+    return result(
+      "fail",
+      "The meta description is empty.",
+      "Write a 50-160 character summary into the meta description."
+    )
   }
   return result("pass", `Description: "${meta.content.trim()}"`)
 }
@@ -110,28 +131,82 @@ const metaDescription = (page: Page): CheckOutcome => {
 const httpStatusCode = (page: Page): CheckOutcome => {
   const result = check("http-status-code", "seo", "Page has a successful HTTP status code", 1)
   return page.status >= 400 && page.status <= 599
-    ? result("fail", `The page answered HTTP ${page.status}.`,
-      "Serve the page with a 2xx status; search engines drop pages that answer 4xx or 5xx.")
+    ? result(
+      "fail",
+      `The page answered HTTP ${page.status}.`,
+      "Serve the page with a 2xx status; search engines drop pages that answer 4xx or 5xx."
+    )
     : result("pass", `The page answered HTTP ${page.status}.`)
 }
 
 // ---- link-text -------------------------------------------------------------------
 
 const nonDescriptive: Readonly<Record<string, ReadonlySet<string>>> = {
-  en: new Set(["click here", "click this", "go", "here", "information", "learn more", "more", "more info",
-    "more information", "right here", "read more", "see more", "start", "this"]),
+  en: new Set([
+    "click here",
+    "click this",
+    "go",
+    "here",
+    "information",
+    "learn more",
+    "more",
+    "more info",
+    "more information",
+    "right here",
+    "read more",
+    "see more",
+    "start",
+    "this"
+  ]),
   ja: new Set(["ここをクリック", "こちらをクリック", "リンク", "続きを読む", "続く", "全文表示"]),
-  es: new Set(["click aquí", "click aqui", "clicka aquí", "clicka aqui", "pincha aquí", "pincha aqui", "aquí",
-    "aqui", "más", "mas", "más información", "más informacion", "mas información", "mas informacion", "este",
-    "enlace", "este enlace", "empezar"]),
+  es: new Set([
+    "click aquí",
+    "click aqui",
+    "clicka aquí",
+    "clicka aqui",
+    "pincha aquí",
+    "pincha aqui",
+    "aquí",
+    "aqui",
+    "más",
+    "mas",
+    "más información",
+    "más informacion",
+    "mas información",
+    "mas informacion",
+    "este",
+    "enlace",
+    "este enlace",
+    "empezar"
+  ]),
   pt: new Set(["clique aqui", "ir", "mais informação", "mais informações", "mais", "veja mais"]),
   ko: new Set(["여기", "여기를 클릭", "클릭", "링크", "자세히", "자세히 보기", "계속", "이동", "전체 보기"]),
   sv: new Set(["här", "klicka här", "läs mer", "mer", "mer info", "mer information"]),
   de: new Set(["klicke hier", "hier klicken", "hier", "mehr", "siehe", "dies", "das", "weiterlesen"]),
-  ta: new Set(["அடுத்த பக்கம்", "மறுபக்கம்", "முந்தைய பக்கம்", "முன்பக்கம்", "மேலும் அறிக", "மேலும் தகவலுக்கு",
-    "மேலும் தரவுகளுக்கு", "தயவுசெய்து இங்கே அழுத்தவும்", "இங்கே கிளிக் செய்யவும்"]),
-  fa: new Set(["اطلاعات بیشتر", "اطلاعات", "این", "اینجا بزنید", "اینجا کلیک کنید", "اینجا", "برو", "بیشتر بخوانید",
-    "بیشتر بدانید", "بیشتر", "شروع"])
+  ta: new Set([
+    "அடுத்த பக்கம்",
+    "மறுபக்கம்",
+    "முந்தைய பக்கம்",
+    "முன்பக்கம்",
+    "மேலும் அறிக",
+    "மேலும் தகவலுக்கு",
+    "மேலும் தரவுகளுக்கு",
+    "தயவுசெய்து இங்கே அழுத்தவும்",
+    "இங்கே கிளிக் செய்யவும்"
+  ]),
+  fa: new Set([
+    "اطلاعات بیشتر",
+    "اطلاعات",
+    "این",
+    "اینجا بزنید",
+    "اینجا کلیک کنید",
+    "اینجا",
+    "برو",
+    "بیشتر بخوانید",
+    "بیشتر بدانید",
+    "بیشتر",
+    "شروع"
+  ])
 }
 
 const withoutFragment = (url: string): string | undefined => {
@@ -158,8 +233,11 @@ const linkText = (page: Page): CheckOutcome => {
   const failing = page.anchors.filter((a) => isNonDescriptive(a, page.url))
   return failing.length === 0
     ? result("pass", `${plural(page.anchors.length, "link")} checked; none uses generic text.`)
-    : result("fail", `${plural(failing.length, "link")} with generic text: ${examples(failing.map((a) => a.text))}.`,
-      "Replace generic link text (\"click here\", \"read more\") with words that say where the link goes.")
+    : result(
+      "fail",
+      `${plural(failing.length, "link")} with generic text: ${examples(failing.map((a) => a.text))}.`,
+      "Replace generic link text (\"click here\", \"read more\") with words that say where the link goes."
+    )
 }
 
 // ---- crawlable-anchors -------------------------------------------------------------
@@ -191,8 +269,11 @@ const crawlableAnchors = (page: Page): CheckOutcome => {
   const failing = page.anchors.filter((a) => isUncrawlableAnchor(a, page.url))
   return failing.length === 0
     ? result("pass", `${plural(page.anchors.length, "link")} checked; all have resolvable hrefs.`)
-    : result("fail", `${plural(failing.length, "uncrawlable link")}: ${examples(failing.map((a) => outerSnippet(page, a.element)))}.`,
-      "Give every link a real href (no javascript:void(0), file: or empty href); crawlers follow hrefs, not click handlers.")
+    : result(
+      "fail",
+      `${plural(failing.length, "uncrawlable link")}: ${examples(failing.map((a) => outerSnippet(page, a.element)))}.`,
+      "Give every link a real href (no javascript:void(0), file: or empty href); crawlers follow hrefs, not click handlers."
+    )
 }
 
 // ---- robots-txt --------------------------------------------------------------------
@@ -201,8 +282,11 @@ const robotsTxt = (page: Page): CheckOutcome => {
   const result = check("robots-txt", "seo", "robots.txt is valid", 1)
   const { status, content, error } = page.robots
   if (status !== null && status >= 500) {
-    return result("fail", `robots.txt answered HTTP ${status}.`,
-      "Make /robots.txt answer 200 (or 404 when there is none); on a 5xx crawlers may stop crawling the site.")
+    return result(
+      "fail",
+      `robots.txt answered HTTP ${status}.`,
+      "Make /robots.txt answer 200 (or 404 when there is none); on a 5xx crawlers may stop crawling the site."
+    )
   }
   if ((status !== null && status >= 400) || content === "") return undefined
   if (error !== undefined || status === null) {
@@ -212,8 +296,11 @@ const robotsTxt = (page: Page): CheckOutcome => {
   const errors = validateRobots(content)
   return errors.length === 0
     ? result("pass", "robots.txt parses without errors.")
-    : result("fail", `${plural(errors.length, "error")}: ${errors.slice(0, 3).map((e) => `line ${e.line}: ${e.message}`).join("; ")}.`,
-      "Fix the listed lines: only known directives, Allow/Disallow inside a User-agent group, absolute Sitemap URLs.")
+    : result(
+      "fail",
+      `${plural(errors.length, "error")}: ${errors.slice(0, 3).map((e) => `line ${e.line}: ${e.message}`).join("; ")}.`,
+      "Fix the listed lines: only known directives, Allow/Disallow inside a User-agent group, absolute Sitemap URLs."
+    )
 }
 
 // ---- image-alt (axe image-alt, approximated) ---------------------------------------------
@@ -235,10 +322,12 @@ const hasTextAlternative = (page: Page, img: Element): boolean => {
   if (attribs.alt !== undefined && !/^\s+$/.test(attribs.alt)) return true
   if ((attribs["aria-label"] ?? "").trim().length > 0) return true
   const labelledBy = (attribs["aria-labelledby"] ?? "").trim()
-  if (labelledBy.length > 0 && labelledBy.split(/\s+/).some((id) => {
-    const target = page.$("[id]").toArray().find((el) => el.attribs.id === id)
-    return target !== undefined && textOf(target).length > 0
-  })) return true
+  if (
+    labelledBy.length > 0 && labelledBy.split(/\s+/).some((id) => {
+      const target = page.$("[id]").toArray().find((el) => el.attribs.id === id)
+      return target !== undefined && textOf(target).length > 0
+    })
+  ) return true
   return (attribs.title ?? "").trim().length > 0
 }
 
@@ -249,8 +338,13 @@ const imageAlt = (page: Page): CheckOutcome => {
   const missing = images.filter((img) => !hasTextAlternative(page, img))
   return missing.length === 0
     ? result("pass", `All ${plural(images.length, "image")} have a text alternative.`)
-    : result("fail", `${plural(missing.length, "image")} without alt text: ${examples(missing.map((img) => img.attribs.src ?? "(no src)"))}.`,
-      "Add alt text describing each informative image (alt=\"\" for decorative ones).")
+    : result(
+      "fail",
+      `${plural(missing.length, "image")} without alt text: ${
+        examples(missing.map((img) => img.attribs.src ?? "(no src)"))
+      }.`,
+      "Add alt text describing each informative image (alt=\"\" for decorative ones)."
+    )
 }
 
 // ---- hreflang --------------------------------------------------------------------
@@ -271,8 +365,11 @@ const hreflang = (page: Page): CheckOutcome => {
     })
   return problems.length === 0
     ? result("pass", "Every hreflang alternate names a known language (or x-default) and an absolute URL.")
-    : result("fail", problems.slice(0, 3).join("; "),
-      "Use ISO 639 language codes (optionally with a region, or x-default) and absolute URLs in hreflang links.")
+    : result(
+      "fail",
+      problems.slice(0, 3).join("; "),
+      "Use ISO 639 language codes (optionally with a region, or x-default) and absolute URLs in hreflang links."
+    )
 }
 
 // ---- canonical ---------------------------------------------------------------------
@@ -304,7 +401,11 @@ const canonical = (page: Page): CheckOutcome => {
     return result("fail", `Points to another hreflang location (${target.href}).`, fix)
   }
   if (target.origin === base.origin && target.pathname === "/" && base.pathname !== "/") {
-    return result("fail", "Points to the domain's root URL (the homepage) instead of an equivalent page of content.", fix)
+    return result(
+      "fail",
+      "Points to the domain's root URL (the homepage) instead of an equivalent page of content.",
+      fix
+    )
   }
   return result("pass", `Canonical URL: ${target.href}`)
 }

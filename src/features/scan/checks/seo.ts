@@ -16,8 +16,13 @@ const titleLength = (page: Page): CheckOutcome => {
   const n = charCount(text)
   return n >= 30 && n <= 60
     ? result("pass", `The title has ${n} characters.`)
-    : result("warn", `The title has ${n} characters.`,
-      n < 30 ? "Lengthen the title to 30-60 characters with the topic and the brand." : "Shorten the title to at most 60 characters; longer ones are cut in results.")
+    : result(
+      "warn",
+      `The title has ${n} characters.`,
+      n < 30
+        ? "Lengthen the title to 30-60 characters with the topic and the brand."
+        : "Shorten the title to at most 60 characters; longer ones are cut in results."
+    )
 }
 
 const descriptionLength = (page: Page): CheckOutcome => {
@@ -27,8 +32,11 @@ const descriptionLength = (page: Page): CheckOutcome => {
   const n = charCount(text)
   return n >= 50 && n <= 160
     ? result("pass", `The description has ${n} characters.`)
-    : result("warn", `The description has ${n} characters.`,
-      n < 50 ? "Expand the description to 50-160 characters." : "Trim the description to at most 160 characters.")
+    : result(
+      "warn",
+      `The description has ${n} characters.`,
+      n < 50 ? "Expand the description to 50-160 characters." : "Trim the description to at most 160 characters."
+    )
 }
 
 export type ViewportVerdict = { readonly status: "pass" | "warn" | "fail"; readonly detail: string }
@@ -36,14 +44,18 @@ export type ViewportVerdict = { readonly status: "pass" | "warn" | "fail"; reado
 /** A mobile viewport: width or initial-scale set, zoom not disabled. */
 export const viewportVerdict = (page: Page): ViewportVerdict => {
   const meta = page.metas.find((m) => m.name === "viewport")
-  if (meta === undefined) return { status: "fail", detail: "No <meta name=\"viewport\">: phones render the desktop layout zoomed out." }
+  if (meta === undefined) {
+    return { status: "fail", detail: "No <meta name=\"viewport\">: phones render the desktop layout zoomed out." }
+  }
   const content = meta.content.toLowerCase().replace(/\s/g, "")
   const fields = Object.fromEntries(content.split(/[,;]/).map((pair) => pair.split("=") as [string, string?]))
   if (fields.width === undefined && fields["initial-scale"] === undefined) {
     return { status: "fail", detail: `The viewport "${meta.content}" sets neither width nor initial-scale.` }
   }
   const maxScale = Number(fields["maximum-scale"])
-  if (fields["user-scalable"] === "no" || fields["user-scalable"] === "0" || (!Number.isNaN(maxScale) && maxScale < 2)) {
+  if (
+    fields["user-scalable"] === "no" || fields["user-scalable"] === "0" || (!Number.isNaN(maxScale) && maxScale < 2)
+  ) {
     return { status: "warn", detail: `The viewport "${meta.content}" disables zooming.` }
   }
   return { status: "pass", detail: `Viewport: "${meta.content}".` }
@@ -56,8 +68,11 @@ export const viewportVerdict = (page: Page): ViewportVerdict => {
  */
 const viewport = (page: Page): CheckOutcome => {
   const { status, detail } = viewportVerdict(page)
-  return check("seo.viewport", "seo", "Page has a mobile viewport", 1)(status === "fail" ? "fail" : "pass", detail,
-    "Add <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">: search engines index the phone layout.")
+  return check("seo.viewport", "seo", "Page has a mobile viewport", 1)(
+    status === "fail" ? "fail" : "pass",
+    detail,
+    "Add <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">: search engines index the phone layout."
+  )
 }
 
 const h1 = (page: Page): CheckOutcome => {
@@ -92,14 +107,27 @@ const sitemap = (page: Page): CheckOutcome => {
       const count = root.children().length
       return result("pass", `${url}: ${name} with ${plural(count, "entry")}.`)
     }
-    return result("warn", `${url} is not a sitemap (no <urlset> or <sitemapindex>).`,
-      "Serve a sitemap that follows sitemaps.org: <urlset> with one <url><loc> per page.")
+    return result(
+      "warn",
+      `${url} is not a sitemap (no <urlset> or <sitemapindex>).`,
+      "Serve a sitemap that follows sitemaps.org: <urlset> with one <url><loc> per page."
+    )
   }
   if (status !== null && status >= 500) {
     return result("warn", `${url} answered HTTP ${status}.`, "Fix the sitemap so it answers 200.")
   }
-  return result("fail", `No sitemap at ${url}${status === null ? "" : ` (HTTP ${status})`} and none named in robots.txt.`,
-    "Publish /sitemap.xml listing your pages and name it in robots.txt with `Sitemap: https://...`.")
+  return result(
+    "fail",
+    `No sitemap at ${url}${status === null ? "" : ` (HTTP ${status})`} and none named in robots.txt.`,
+    "Publish /sitemap.xml listing your pages and name it in robots.txt with `Sitemap: https://...`."
+  )
 }
 
-export const seoChecks: ReadonlyArray<(page: Page) => CheckOutcome> = [titleLength, descriptionLength, viewport, h1, lang, sitemap]
+export const seoChecks: ReadonlyArray<(page: Page) => CheckOutcome> = [
+  titleLength,
+  descriptionLength,
+  viewport,
+  h1,
+  lang,
+  sitemap
+]

@@ -7,7 +7,9 @@ const parsed = (value: unknown): unknown => typeof value === "string" ? JSON.par
 export const recorded = <A>(runId: string, key: string, schema: Schema.Codec<A, unknown>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ result: unknown }>`SELECT result FROM workflow_effects WHERE run_id = ${runId} AND key = ${key}`
+    const rows = yield* sql<
+      { result: unknown }
+    >`SELECT result FROM workflow_effects WHERE run_id = ${runId} AND key = ${key}`
       .pipe(Effect.orDie)
     return Option.map(Option.fromNullishOr(rows[0]), (row) => Schema.decodeUnknownSync(schema)(parsed(row.result)))
   })
@@ -39,12 +41,15 @@ export const once = <A, E, R>(
     const winner = (value: A) => Effect.map(recorded(runId, key, schema), Option.getOrElse(() => value))
     if (options.atomic !== true) {
       const value = yield* work
-      const inserted = yield* sql`INSERT INTO workflow_effects (run_id, key, result) VALUES (${runId}, ${key}, ${encode(value)}::jsonb)
+      const inserted = yield* sql`INSERT INTO workflow_effects (run_id, key, result) VALUES (${runId}, ${key}, ${
+        encode(value)
+      }::jsonb)
         ON CONFLICT (run_id, key) DO NOTHING RETURNING key`.pipe(Effect.orDie)
       return inserted.length === 1 ? value : yield* winner(value)
     }
     return yield* Effect.gen(function*() {
-      const claimed = yield* sql`INSERT INTO workflow_effects (run_id, key, result) VALUES (${runId}, ${key}, 'null'::jsonb)
+      const claimed =
+        yield* sql`INSERT INTO workflow_effects (run_id, key, result) VALUES (${runId}, ${key}, 'null'::jsonb)
         ON CONFLICT (run_id, key) DO NOTHING RETURNING key`
       if (claimed.length === 0) {
         const again = yield* recorded(runId, key, schema)

@@ -2,7 +2,7 @@ import { Effect, Option, Schema } from "effect"
 import { Content } from "../../content/Content.ts"
 import { Social } from "../../social/Social.ts"
 import { once } from "./Once.ts"
-import { OverBudget, type RunContext, type StepDefinition, StepFailed, skipped, succeeded, text } from "./Step.ts"
+import { OverBudget, type RunContext, skipped, type StepDefinition, StepFailed, succeeded, text } from "./Step.ts"
 
 /** What handing one piece to the publisher did. */
 export const HandOff = Schema.Struct({
@@ -42,12 +42,20 @@ const handOff = (ctx: RunContext, contentId: string, scheduledAt: string | undef
         const queued = yield* social.queueEntry(ctx.customerId, contentId)
         if (Option.isSome(queued)) return { contentId, queue: "already", jobStatus: queued.value } satisfies HandOff
         const piece = yield* social.schedule(ctx.customerId, contentId, scheduledAt)
-        return { contentId, queue: "queued", platform: piece.platform, scheduledAt: piece.scheduledAt } satisfies HandOff
+        return {
+          contentId,
+          queue: "queued",
+          platform: piece.platform,
+          scheduledAt: piece.scheduledAt
+        } satisfies HandOff
       }),
       { atomic: true }
     ).pipe(
       // Not connected is a missing setting, like a missing url: the piece stays approved, nothing is recorded.
-      Effect.catchTag("PlatformNotConnected", (error) => Effect.succeed<HandOff>({ contentId, queue: "not_connected", reason: error.error })),
+      Effect.catchTag(
+        "PlatformNotConnected",
+        (error) => Effect.succeed<HandOff>({ contentId, queue: "not_connected", reason: error.error })
+      ),
       Effect.mapError((error) => {
         const message = `could not hand ${contentId} to the publisher: ${error.error}`
         // Over a budget cap (an ad's spend) the run suspends and hands the piece off again later.
@@ -61,7 +69,9 @@ export const handToPublisher: StepDefinition = {
   name: "hand-to-publisher",
   run: (ctx) =>
     Effect.gen(function*() {
-      const approved = (yield* runPieces(ctx)).filter((p) => (p.type === "social" || p.type === "ad") && p.status === "approved")
+      const approved = (yield* runPieces(ctx)).filter((p) =>
+        (p.type === "social" || p.type === "ad") && p.status === "approved"
+      )
       if (approved.length === 0) return yield* skipped("no approved social pieces to publish")
       const at = publishAt(ctx)
       const handed: Array<HandOff> = []

@@ -7,7 +7,7 @@ import { Reports } from "../../reports/Reports.ts"
 import { Scanner } from "../../scan/Scanner.ts"
 import { once, recorded } from "./Once.ts"
 import { competitorScanKey, competitorUrls, ScanRecord, siteScanKey } from "./scan.ts"
-import { type RunContext, type StepDefinition, StepFailed, skipped, succeeded, text, texts } from "./Step.ts"
+import { type RunContext, skipped, type StepDefinition, StepFailed, succeeded, text, texts } from "./Step.ts"
 import { answerOnce, brandOf } from "./write.ts"
 
 /** A report a step writes: its exactly-once key, its kind and title, the facts it is written from and its figures. */
@@ -33,7 +33,12 @@ const writeReport = (ctx: RunContext, report: ReportSpec, detail: Record<string,
     const done = yield* recorded(ctx.runId, report.key, ReportRecord)
     const stored = Option.isSome(done) ? done.value : yield* Effect.gen(function*() {
       const brand = yield* brandOf(ctx)
-      const written = yield* answerOnce(ctx, brand, report.key, { kind: "report", topic: report.title, angle: 0, facts: report.facts })
+      const written = yield* answerOnce(ctx, brand, report.key, {
+        kind: "report",
+        topic: report.title,
+        angle: 0,
+        facts: report.facts
+      })
       const reports = yield* Reports
       return yield* once(
         ctx.runId,
@@ -87,12 +92,16 @@ export const writeAuditReport: StepDefinition = {
         scan.citabilityGrade === null ? undefined : `Citability grade: ${scan.citabilityGrade}`,
         `Checks passed: ${scan.checklist.filter((i) => i.status === "pass").length} of ${scan.checklist.length}`,
         ...findings.map((item) =>
-          `${item.status === "fail" ? "Fix" : "Improve"} (${item.category.toUpperCase()}): ${item.title}. ${item.detail}${
+          `${
+            item.status === "fail" ? "Fix" : "Improve"
+          } (${item.category.toUpperCase()}): ${item.title}. ${item.detail}${
             item.recommendation.length > 0 ? ` ${item.recommendation}` : ""
-          }`)
+          }`
+        )
       ].filter((f): f is string => f !== undefined)
       const audited = new URL(scan.url)
-      const score = (label: string, value: number | null): ReadonlyArray<ReportFigure> => value === null ? [] : [{ label, value }]
+      const score = (label: string, value: number | null): ReadonlyArray<ReportFigure> =>
+        value === null ? [] : [{ label, value }]
       return yield* writeReport(ctx, {
         key: "audit-report-0",
         kind: "seo-audit",
@@ -121,10 +130,14 @@ const competitorFacts = (ctx: RunContext) =>
       if (Option.isNone(scan)) continue
       const score = (value: number | null) => String(value ?? "n/a")
       const { seo, geo, cro } = scan.value.scores
-      facts.push(scan.value.status === "done"
-        ? `Competitor ${url}: SEO ${score(seo)}/100, GEO ${score(geo)}/100, CRO ${score(cro)}/100`
-        : `Competitor ${url} could not be scanned`)
-      if (scan.value.status === "done" && seo !== null) figures.push({ label: `SEO score of ${new URL(url).hostname}`, value: seo })
+      facts.push(
+        scan.value.status === "done"
+          ? `Competitor ${url}: SEO ${score(seo)}/100, GEO ${score(geo)}/100, CRO ${score(cro)}/100`
+          : `Competitor ${url} could not be scanned`
+      )
+      if (scan.value.status === "done" && seo !== null) {
+        figures.push({ label: `SEO score of ${new URL(url).hostname}`, value: seo })
+      }
     }
     return { facts, figures }
   })
@@ -134,13 +147,17 @@ export const writePositioningBrief: StepDefinition = {
   run: (ctx) =>
     Effect.gen(function*() {
       const competitors = [...texts(ctx.options.competitorNames), ...texts(ctx.options.competitors)]
-      if (competitors.length === 0) return yield* skipped("no competitors configured (set config.competitors or config.competitorNames)")
+      if (competitors.length === 0) {
+        return yield* skipped("no competitors configured (set config.competitors or config.competitorNames)")
+      }
       const scanned = yield* competitorFacts(ctx)
       const named = competitors.map((c) => URL.parse(c)?.hostname ?? c)
       return yield* writeReport(ctx, {
         key: "brief-0",
         kind: "competitor-brief",
-        title: `Competitor brief: ${joinList(named.length > 3 ? [...named.slice(0, 3), `${named.length - 3} more`] : named)}`,
+        title: `Competitor brief: ${
+          joinList(named.length > 3 ? [...named.slice(0, 3), `${named.length - 3} more`] : named)
+        }`,
         facts: [...competitors.map((c) => `Competitor watched: ${c}`), ...scanned.facts],
         figures: [{ label: "Competitors watched", value: competitors.length }, ...scanned.figures]
       })
@@ -185,7 +202,9 @@ export const readAnalytics: StepDefinition = {
       const asked = text(ctx.options.period)
       const period = asked === undefined ? "last_7_days" : periods[asked]
       if (period === undefined) {
-        return yield* new StepFailed({ message: `config.period must be 7d, 30d or 90d (got ${JSON.stringify(asked!.slice(0, 40))})` })
+        return yield* new StepFailed({
+          message: `config.period must be 7d, 30d or 90d (got ${JSON.stringify(asked!.slice(0, 40))})`
+        })
       }
       const figures = yield* once(
         ctx.runId,
@@ -198,7 +217,9 @@ export const readAnalytics: StepDefinition = {
           return {
             period: report.period,
             totals: report.totals,
-            channels: Object.fromEntries(Object.entries(report.channels).filter(([, m]) => metricNames.some((n) => m[n] !== 0))),
+            channels: Object.fromEntries(
+              Object.entries(report.channels).filter(([, m]) => metricNames.some((n) => m[n] !== 0))
+            ),
             revenue
           } satisfies Figures
         })
@@ -213,7 +234,9 @@ const counted = (n: number, one: string, many: string) => `${n.toLocaleString("e
 const money = (lines: ReadonlyArray<typeof RevenueLine.Type>): string | undefined => {
   const byCurrency = new Map<string, number>()
   for (const line of lines) byCurrency.set(line.currency, (byCurrency.get(line.currency) ?? 0) + line.amount)
-  const amounts = [...byCurrency].filter(([, amount]) => amount !== 0).map(([currency, value]) => formatFigure({ label: "Revenue", value, currency }))
+  const amounts = [...byCurrency].filter(([, amount]) => amount !== 0).map(([currency, value]) =>
+    formatFigure({ label: "Revenue", value, currency })
+  )
   return amounts.length === 0 ? undefined : joinList(amounts)
 }
 
@@ -222,7 +245,8 @@ const metricLine = (label: string, m: ChannelMetrics, revenue: string | undefine
     counted(m.engagements, "engagement", "engagements")
   }, ${counted(m.clicks, "click", "clicks")}${revenue === undefined ? "" : `, ${revenue} revenue`}`
 
-const channelName = (channel: string) => platformNames[channel] ?? (channel === "web" ? "Web" : channel === "email" ? "Email" : channel)
+const channelName = (channel: string) =>
+  platformNames[channel] ?? (channel === "web" ? "Web" : channel === "email" ? "Email" : channel)
 
 /** Writes the performance report from the analytics read. */
 export const writePerformanceReport: StepDefinition = {
@@ -236,7 +260,12 @@ export const writePerformanceReport: StepDefinition = {
       const revenue = figures.revenue ?? []
       const total = money(revenue)
       const currencies = [...new Set(revenue.filter((r) => r.amount !== 0).map((r) => r.currency))]
-      const until = new Date().toLocaleDateString("en-GB", { day: "numeric", month: "long", year: "numeric", timeZone: "UTC" })
+      const until = new Date().toLocaleDateString("en-GB", {
+        day: "numeric",
+        month: "long",
+        year: "numeric",
+        timeZone: "UTC"
+      })
       return yield* writeReport(ctx, {
         key: "performance-report-0",
         kind: "performance-report",
@@ -244,7 +273,8 @@ export const writePerformanceReport: StepDefinition = {
         facts: [
           metricLine(`Total over ${over}`, figures.totals, total),
           ...Object.entries(figures.channels).map(([channel, m]) =>
-            metricLine(channelName(channel), m, money(revenue.filter((r) => r.channel === channel)))),
+            metricLine(channelName(channel), m, money(revenue.filter((r) => r.channel === channel)))
+          ),
           total === undefined ? `Revenue: none recorded over ${over}` : `Revenue: ${total}`
         ],
         figures: [
@@ -254,7 +284,9 @@ export const writePerformanceReport: StepDefinition = {
           { label: "Clicks", value: figures.totals.clicks },
           ...currencies.map((currency) => ({
             label: currencies.length === 1 ? "Revenue" : `Revenue in ${currency}`,
-            value: Math.round(revenue.filter((r) => r.currency === currency).reduce((sum, r) => sum + r.amount, 0) * 1e6) / 1e6,
+            value: Math.round(
+              revenue.filter((r) => r.currency === currency).reduce((sum, r) => sum + r.amount, 0) * 1e6
+            ) / 1e6,
             currency
           }))
         ]

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import { Onboarding } from "../../onboarding/Onboarding.ts"
 import { Scanner } from "../../scan/Scanner.ts"
 import { once } from "./Once.ts"
-import { type RunContext, type StepDefinition, StepFailed, skipped, succeeded, text, texts } from "./Step.ts"
+import { type RunContext, skipped, type StepDefinition, StepFailed, succeeded, text, texts } from "./Step.ts"
 
 const Score = Schema.NullOr(Schema.Number)
 
@@ -28,7 +28,8 @@ export const competitorScanKey = (i: number) => `scan-competitor-${i}`
 
 export const isWebUrl = (value: string) => {
   const url = URL.parse(value)
-  return url !== null && (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0 && value.length <= 2048
+  return url !== null && (url.protocol === "http:" || url.protocol === "https:") && url.hostname.length > 0 &&
+    value.length <= 2048
 }
 
 /** Scans a page once per key: a scan recorded before a crash is read back, not repeated. */
@@ -88,7 +89,8 @@ export const scanSite: StepDefinition = {
 /** How many competitor sites one run scans. */
 const maxCompetitorScans = 5
 
-export const competitorUrls = (ctx: RunContext) => texts(ctx.options.competitors).filter(isWebUrl).slice(0, maxCompetitorScans)
+export const competitorUrls = (ctx: RunContext) =>
+  texts(ctx.options.competitors).filter(isWebUrl).slice(0, maxCompetitorScans)
 
 /** Scans the competitors' sites (the config's competitors that are http(s) URLs). */
 export const scanCompetitors: StepDefinition = {
@@ -96,7 +98,9 @@ export const scanCompetitors: StepDefinition = {
   run: (ctx) =>
     Effect.gen(function*() {
       const urls = competitorUrls(ctx)
-      if (urls.length === 0) return yield* skipped("no competitor URLs configured (config.competitors with http(s) URLs)")
+      if (urls.length === 0) {
+        return yield* skipped("no competitor URLs configured (config.competitors with http(s) URLs)")
+      }
       const scans: Array<Record<string, unknown>> = []
       for (const [i, url] of urls.entries()) {
         const scan = yield* scanOnce(ctx, competitorScanKey(i), url)

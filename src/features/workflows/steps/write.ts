@@ -1,14 +1,23 @@
 import { Effect, Option, Schema } from "effect"
-import { brandFrom, type CopyKind } from "../../../domain/Copywriting.ts"
 import { type ContentType, platformBodyLimits } from "../../../domain/Content.ts"
+import { brandFrom, type CopyKind } from "../../../domain/Copywriting.ts"
 import { isSocialPlatform, platformRules } from "../../../domain/Social.ts"
-import { type BrandVoice, type WriteRequest, Writer } from "../../agent/Agent.ts"
+import { type BrandVoice, Writer, type WriteRequest } from "../../agent/Agent.ts"
 import { Content } from "../../content/Content.ts"
 import { Customers } from "../../customers/Customers.ts"
 import { Onboarding } from "../../onboarding/Onboarding.ts"
 import { StepHooks } from "../StepHooks.ts"
 import { once, recorded } from "./Once.ts"
-import { OverBudget, type RunContext, type StepDefinition, StepFailed, type StepOutcome, skipped, succeeded, texts } from "./Step.ts"
+import {
+  OverBudget,
+  type RunContext,
+  skipped,
+  type StepDefinition,
+  StepFailed,
+  type StepOutcome,
+  succeeded,
+  texts
+} from "./Step.ts"
 
 /** What a written piece's record says: the piece as it was created. */
 export const PieceRecord = Schema.Struct({
@@ -61,9 +70,13 @@ export const answerOnce = (ctx: RunContext, brand: BrandVoice, key: string, requ
       ctx.runId,
       answerKey,
       Answer,
-      writer.write(ctx.customerId, brand, { ...request, keywords: texts(ctx.options.keywords) }).pipe(Effect.mapError((error) =>
-        error._tag === "BudgetExceeded" ? new OverBudget({ message: error.error }) : new StepFailed({ message: error.message })
-      ))
+      writer.write(ctx.customerId, brand, { ...request, keywords: texts(ctx.options.keywords) }).pipe(
+        Effect.mapError((error) =>
+          error._tag === "BudgetExceeded"
+            ? new OverBudget({ message: error.error })
+            : new StepFailed({ message: error.message })
+        )
+      )
     ).pipe(Effect.tap(() => Effect.flatMap(StepHooks, (hooks) => hooks.reached(answerKey))))
   })
 
@@ -101,7 +114,12 @@ const writePiece = (ctx: RunContext, brand: BrandVoice, piece: PieceSpec) =>
             ...(piece.media === undefined ? {} : { media: [...piece.media] })
           }
         }, { actor: "agent", skill: ctx.workflowId, agentId: "herald", runId: ctx.runId }),
-        (created): PieceRecord => ({ contentId: created.id, status: created.status, type: created.type, platform: created.platform })
+        (created): PieceRecord => ({
+          contentId: created.id,
+          status: created.status,
+          type: created.type,
+          platform: created.platform
+        })
       ).pipe(Effect.mapError((error) => new OverBudget({ message: error.error }))),
       { atomic: true }
     )
@@ -143,7 +161,11 @@ export const bounded = (value: number | undefined, min: number, max: number, fal
 const brandImage = (ctx: RunContext) =>
   Effect.gen(function*() {
     const profile = yield* (yield* Onboarding).profile(ctx.customerId)
-    const candidates = [...(Array.isArray(profile?.["images"]) ? profile["images"] : []), profile?.["logoUrl"], profile?.["ogImage"]]
+    const candidates = [
+      ...(Array.isArray(profile?.["images"]) ? profile["images"] : []),
+      profile?.["logoUrl"],
+      profile?.["ogImage"]
+    ]
     return candidates.find((value): value is string => {
       if (typeof value !== "string") return false
       const url = URL.parse(value)
@@ -169,7 +191,9 @@ export const writeSocialPosts = (count: (ctx: RunContext) => number): StepDefini
       const leftOut = configured.filter((p) => !platforms.includes(p))
       const why = leftOut.length === 0 ? {} : {
         leftOut,
-        leftOutReason: `${leftOut.join(", ")} left out: their posts need media and the brand profile has no image, logo or og:image to attach`
+        leftOutReason: `${
+          leftOut.join(", ")
+        } left out: their posts need media and the brand profile has no image, logo or og:image to attach`
       }
       if (platforms.length === 0) return yield* skipped(why.leftOutReason ?? "no platform to write for", why)
       const written = yield* writePieces(
