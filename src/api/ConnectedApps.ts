@@ -20,11 +20,11 @@ export class ConnectedAppsApi extends HttpApiGroup.make("connectedApps")
       params: { ...CustomerIdParam, grantId: PathId },
       success: Schema.Struct({ revoked: Schema.Boolean }),
       error: NotFoundError
-    }).annotate(RequiredRole, "viewer").annotateMerge(OpenApi.annotations({
+    }).annotate(RequiredRole, "editor").annotateMerge(OpenApi.annotations({
       summary: "Disconnect an app",
       description:
         "Its access and refresh tokens stop working at once. An admin disconnects any app of the customer; " +
-        "anyone else only the apps they approved (404 for the rest)."
+        "an editor only the apps they approved (404 for the rest); a viewer, who changes nothing, none."
     }))
   )
   .middleware(Authentication)

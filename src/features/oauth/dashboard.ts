@@ -11,7 +11,7 @@ export const appsShown = 25
  * The assistants connected by OAuth: each with the role it was given, who
  * approved it and when it last renewed its token, and a button that
  * disconnects it (its tokens stop working at once). Admins disconnect any;
- * others the ones they connected.
+ * editors the ones they connected; viewers change nothing.
  */
 export const connectedAppsSection = (oauth: OAuth["Service"]): DashboardSection => ({
   id: "apps",
@@ -25,7 +25,7 @@ export const connectedAppsSection = (oauth: OAuth["Service"]): DashboardSection 
         return html`<p class="muted">No apps connected. An assistant that supports MCP sign-in connects at <code>${context.customer.mcpEndpoint}</code>.</p>`
       }
       const mayRevoke = (memberId: string | null) =>
-        canChange(context, "viewer") &&
+        canChange(context, "editor") &&
         (roleAllows(context.principal.role, "admin") || (memberId !== null && memberId === context.principal.memberId))
       return html`<ul class="plain list">${
         grants.map((grant) =>

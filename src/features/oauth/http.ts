@@ -225,7 +225,7 @@ export const OAuthRoutes = HttpRouter.use((router) =>
         return HttpServerResponse.redirect(location, { status: 303 })
       })))
 
-    yield* router.add("POST", oauthPaths.dashboardRevoke, change("viewer", (session) =>
+    yield* router.add("POST", oauthPaths.dashboardRevoke, change("editor", (session) =>
       Effect.gen(function*() {
         const grantId = (yield* HttpRouter.params).grantId ?? ""
         if (!isStorableText(grantId)) return yield* new NotFound({ error: "Connected app not found" })
