@@ -7,6 +7,7 @@ import { Customers } from "../src/features/customers/Customers.ts"
 import { chatToolkit } from "../src/platform/tools/ChatToolkit.ts"
 import { ToolsLive } from "../src/Tools.ts"
 import { testServices } from "./support/services.ts"
+import { specToolNames } from "./support/specTools.ts"
 
 const principalOf = (customerId: string) => ({ customerId, memberId: null, keyId: "key_test", role: "owner" as const })
 
@@ -28,20 +29,7 @@ layer(ToolsLive.pipe(Layer.provideMerge(testServices)), { timeout: 60_000 })(
     it.effect("offers all twelve tools and runs them with the chat principal, through autonomy", () =>
       Effect.gen(function*() {
         const { toolkit } = yield* chatToolkit
-        assert.sameMembers(Object.keys(toolkit.tools), [
-          "run_research",
-          "run_content_creation",
-          "ask_cmo",
-          "schedule_content",
-          "publish_to_social",
-          "generate_lead_magnet",
-          "ai_seo_audit",
-          "cro_audit",
-          "query_ga4",
-          "track_revenue",
-          "check_ai_visibility",
-          "analyze_brand_url"
-        ])
+        assert.sameMembers(Object.keys(toolkit.tools), [...specToolNames])
         const customers = yield* Customers
         const { customer } = yield* customers.provision({ email: "chat-toolkit@example.com" })
         const created = yield* callTool("run_content_creation", {

@@ -4,21 +4,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { Effect } from "effect"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { adminSecret, uniqueEmail } from "./support/processes.ts"
+import { specToolNames } from "./support/specTools.ts"
 
-const twelve = [
-  "run_research",
-  "run_content_creation",
-  "ask_cmo",
-  "schedule_content",
-  "publish_to_social",
-  "generate_lead_magnet",
-  "ai_seo_audit",
-  "cro_audit",
-  "query_ga4",
-  "track_revenue",
-  "check_ai_visibility",
-  "analyze_brand_url"
-]
+const twelve = [...specToolNames]
 
 const get = (path: string, headers: Record<string, string> = {}) => call("GET", path, { headers })
 

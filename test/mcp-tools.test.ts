@@ -7,21 +7,9 @@ import { httpClient, sseClient } from "./support/mcp-clients.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
 import { bearer, provision, type Provisioned } from "./support/processes.ts"
 import { type Served, serveSite, sites } from "./support/scan-sites.ts"
+import { specToolNames } from "./support/specTools.ts"
 
-const twelve = [
-  "run_research",
-  "run_content_creation",
-  "ask_cmo",
-  "schedule_content",
-  "publish_to_social",
-  "generate_lead_magnet",
-  "ai_seo_audit",
-  "cro_audit",
-  "query_ga4",
-  "track_revenue",
-  "check_ai_visibility",
-  "analyze_brand_url"
-]
+const twelve = [...specToolNames]
 
 type McpClient = Client
 

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { httpClient, sseClient } from "./support/mcp-clients.ts"
 import { assertError, awaitFreshWindow, bearer, invite, randomIp, tenant } from "./support/processes.ts"
+import { specToolNames } from "./support/specTools.ts"
 
 /** Opens a raw SSE stream and reads up to the endpoint event: the session's message path and a way to hang up. */
 const rawSse = (url: string, key: string) =>
@@ -35,20 +36,7 @@ layer(testApp({ trustProxy: true, mcpKeepAliveMs: 200 }), { timeout: 60_000 })("
       const t = yield* tenant()
       const client = yield* sseClient(url, t.key)
       const listed = yield* Effect.promise(() => client.listTools())
-      assert.deepStrictEqual(listed.tools.map((tool) => tool.name), [
-        "run_research",
-        "run_content_creation",
-        "ask_cmo",
-        "schedule_content",
-        "publish_to_social",
-        "generate_lead_magnet",
-        "ai_seo_audit",
-        "cro_audit",
-        "query_ga4",
-        "track_revenue",
-        "check_ai_visibility",
-        "analyze_brand_url"
-      ])
+      assert.deepStrictEqual(listed.tools.map((tool) => tool.name), [...specToolNames])
       const create = listed.tools.find((tool) => tool.name === "run_content_creation")!
       assert.strictEqual(create.inputSchema.type, "object")
       assert.includeMembers(create.inputSchema.required as Array<string>, ["customerId", "type", "topic"])

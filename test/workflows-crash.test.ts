@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { externalDatabaseUrl, send } from "./support/harness.ts"
+import { send } from "./support/harness.ts"
 import { startOpenAiServer } from "./support/openai-server.ts"
-import { type ServerProcess, sharedDatabase, startServer, withSql } from "./support/processes.ts"
+import { modelServiceEnv, processStarter, sharedDatabase, withSql } from "./support/processes.ts"
 
 /**
  * Real server processes (`node src/main.ts`) on one database, killed with
@@ -36,28 +36,9 @@ layer(SharedLive, { timeout: 400_000, excludeTestServices: true })("workflows ac
           usage: { prompt: 10, completion: 10 },
           delayMs: 600
         })
-        const env = {
-          DATABASE_URL: database,
-          ADMIN_SECRET: "test-admin-secret",
-          LOG_LEVEL: "error",
-          LLM_PROVIDER: "openai",
-          LLM_BASE_URL: model.url,
-          LLM_API_KEY: "sk-local",
-          WORKFLOW_POLL_INTERVAL_MS: "200",
-          // The restarted process is the same runner (as a service restarted on its port is): it takes its shards back at once.
-          WORKFLOW_RUNNER_ADDRESS: "crash-test:1",
-          ...(externalDatabaseUrl() === undefined ? { PG_MAX_CONNECTIONS: "1", WORKFLOW_RUNNER_STORAGE: "memory" } : {})
-        }
-        const servers: Array<ServerProcess> = []
-        yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(servers.map((s) => s.child.kill("SIGKILL")))))
-        const start = () =>
-          Effect.promise(async () => {
-            const server = await startServer({ env, readyTimeoutMs: 60_000 })
-            servers.push(server)
-            return server
-          })
-
-        let server = yield* start()
+        const env = modelServiceEnv(database, model.url, "crash-test:1")
+        const start = yield* processStarter({ env, readyTimeoutMs: 60_000 })
+        let server = yield* start
         const provisioned = yield* Effect.promise(() =>
           send(server.url, "POST", "/api/admin/provision", {
             headers: { "x-admin-secret": "test-admin-secret" },
@@ -111,7 +92,7 @@ layer(SharedLive, { timeout: 400_000, excludeTestServices: true })("workflows ac
           model.requests.filter((r) => JSON.stringify(r.messages).includes("Write a blog")).length
         assert.strictEqual(blogRequests(), 1)
 
-        server = yield* start()
+        server = yield* start
         const restartedAt = Date.now()
         let detail: any
         // How fast it resumes is a benchmark figure (bench:workflows), not an assertion: on a loaded CI machine it varies tenfold.
@@ -142,7 +123,7 @@ layer(SharedLive, { timeout: 400_000, excludeTestServices: true })("workflows ac
         // Suspended across another kill -9: approval through the API after the restart resumes it.
         server.child.kill("SIGKILL")
         yield* Effect.promise(() => new Promise((r) => server.child.once("exit", r)))
-        server = yield* start()
+        server = yield* start
         for (const piece of after) {
           const reviewed = yield* api("POST", `/api/content/${customerId}/${piece.id}/review`, { action: "approve" })
           assert.strictEqual(reviewed.status, 200)
@@ -192,7 +173,7 @@ layer(SharedLive, { timeout: 400_000, excludeTestServices: true })("workflows ac
           sql`UPDATE workflows SET next_run_at = now() - interval '3 weeks' WHERE customer_id = ${customerId} AND id = 'performance-report'`)
         yield* withSql(database, (sql) =>
           sql`UPDATE scheduled_jobs SET next_run_at = now() WHERE name = 'workflows: sweep'`)
-        server = yield* start()
+        server = yield* start
         yield* waitUntil(Effect.map(engineMessages(), (n) =>
           n === 0))
         assert.strictEqual(yield* engineMessages(), 0)

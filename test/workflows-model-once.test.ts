@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
-import { externalDatabaseUrl, send } from "./support/harness.ts"
+import { send } from "./support/harness.ts"
 import { startOpenAiServer } from "./support/openai-server.ts"
-import { type ServerProcess, sharedDatabase, startServer, withSql } from "./support/processes.ts"
+import { modelServiceEnv, processStarter, sharedDatabase, withSql } from "./support/processes.ts"
 
 /**
  * A model call is paid once: a real server process (`node src/main.ts`) with
@@ -36,26 +36,11 @@ layer(SharedLive, { timeout: 300_000, excludeTestServices: true })("model calls 
           usage: { prompt: 10, completion: 10 }
         })
         const env = {
-          DATABASE_URL: database,
-          ADMIN_SECRET: "test-admin-secret",
-          LOG_LEVEL: "error",
-          LLM_PROVIDER: "openai",
-          LLM_BASE_URL: model.url,
-          LLM_API_KEY: "sk-local",
-          WORKFLOW_POLL_INTERVAL_MS: "200",
-          WORKFLOW_RUNNER_ADDRESS: "model-once-test:1",
-          HERALD_TEST_CRASH_STEP: "answer:social-1",
-          ...(externalDatabaseUrl() === undefined ? { PG_MAX_CONNECTIONS: "1", WORKFLOW_RUNNER_STORAGE: "memory" } : {})
+          ...modelServiceEnv(database, model.url, "model-once-test:1"),
+          HERALD_TEST_CRASH_STEP: "answer:social-1"
         }
-        const servers: Array<ServerProcess> = []
-        yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(servers.map((s) => s.child.kill("SIGKILL")))))
-        const start = () =>
-          Effect.promise(async () => {
-            const server = await startServer({ env, entry: "test/support/crash-main.ts", readyTimeoutMs: 60_000 })
-            servers.push(server)
-            return server
-          })
-        let server = yield* start()
+        const start = yield* processStarter({ env, entry: "test/support/crash-main.ts", readyTimeoutMs: 60_000 })
+        let server = yield* start
         const provisioned = yield* Effect.promise(() =>
           send(server.url, "POST", "/api/admin/provision", {
             headers: { "x-admin-secret": "test-admin-secret" },
@@ -89,7 +74,7 @@ layer(SharedLive, { timeout: 300_000, excludeTestServices: true })("model calls 
         assert.strictEqual(yield* pieces(), 2)
         assert.strictEqual(model.requests.length, 3)
 
-        server = yield* start()
+        server = yield* start
         const status = () =>
           withSql(database, (sql) =>
             Effect.map(sql<{ status: string }>`SELECT status FROM workflow_runs WHERE id = ${runId}`, (rows) =>

@@ -370,3 +370,33 @@ export const awaitFreshWindow = (needSeconds = 15) =>
     const left = 60_000 - (Date.now() % 60_000)
     if (left < needSeconds * 1000) await new Promise((r) => setTimeout(r, left + 50))
   })
+
+/**
+ * The environment of a service process whose workflows write through the
+ * local OpenAI-compatible server at `modelUrl`, as the durable-run crash tests
+ * start it. Restarted, it is the same runner (as a service restarted on its
+ * port is): it takes its shards back at once.
+ */
+export const modelServiceEnv = (database: string, modelUrl: string, runnerAddress: string) => ({
+  DATABASE_URL: database,
+  ADMIN_SECRET: "test-admin-secret",
+  LOG_LEVEL: "error",
+  LLM_PROVIDER: "openai",
+  LLM_BASE_URL: modelUrl,
+  LLM_API_KEY: "sk-local",
+  WORKFLOW_POLL_INTERVAL_MS: "200",
+  WORKFLOW_RUNNER_ADDRESS: runnerAddress,
+  ...(externalDatabaseUrl() === undefined ? { PG_MAX_CONNECTIONS: "1", WORKFLOW_RUNNER_STORAGE: "memory" } : {})
+})
+
+/** Starts service processes with `options`, each time it is run; every one is SIGKILLed when the scope closes. */
+export const processStarter = (options: SpawnOptions) =>
+  Effect.gen(function*() {
+    const servers: Array<ServerProcess> = []
+    yield* Effect.addFinalizer(() => Effect.promise(() => Promise.all(servers.map((s) => s.child.kill("SIGKILL")))))
+    return Effect.promise(async () => {
+      const server = await startServer(options)
+      servers.push(server)
+      return server
+    })
+  })
