@@ -4,7 +4,7 @@ import { AppConfig } from "./Config.ts"
 import { AgentLive } from "./features/agent/Live.ts"
 import { AnalyticsLive, AnalyticsServices } from "./features/analytics/Live.ts"
 import { BillingLive, BillingServices } from "./features/billing/Live.ts"
-import { ContentLive } from "./features/content/Live.ts"
+import { ContentLive, ContentServices } from "./features/content/Live.ts"
 import { CustomersLive } from "./features/customers/Live.ts"
 import { DashboardLive } from "./features/dashboard/Live.ts"
 import { DiscoveryLive } from "./features/discovery/Live.ts"
@@ -16,10 +16,10 @@ import { OnboardingLive } from "./features/onboarding/Live.ts"
 import { PagesLive } from "./features/pages/Live.ts"
 import { ReportsLive, ReportsServices } from "./features/reports/Live.ts"
 import { ScanLive } from "./features/scan/Live.ts"
-import { SettingsLive } from "./features/settings/Live.ts"
+import { SettingsLive, SettingsServices } from "./features/settings/Live.ts"
 import { SocialLive, SocialServices } from "./features/social/Live.ts"
 import { PublishQueueLive } from "./features/social/Queue.ts"
-import { TeamLive } from "./features/team/Live.ts"
+import { TeamLive, TeamServices } from "./features/team/Live.ts"
 import { WebhooksLive, WebhooksServices } from "./features/webhooks/Live.ts"
 import { WorkflowsLive } from "./features/workflows/Live.ts"
 import { httpServer, RoutingLive } from "./platform/http/Server.ts"
@@ -83,15 +83,15 @@ export const Services = Layer.mergeAll(
   AgentLive,
   AnalyticsServices,
   BillingServices,
-  ContentLive,
+  ContentServices,
   CustomersLive,
   HealthServices,
   OnboardingLive,
   ReportsServices,
   ScanLive,
-  SettingsLive,
+  SettingsServices,
   SocialServices,
-  TeamLive,
+  TeamServices,
   WebhooksServices
 ).pipe(Layer.provideMerge(PublishQueueLive), Layer.provideMerge(PlatformServices))
 

@@ -4,7 +4,7 @@ import { askCmoTool } from "./features/agent/tools.ts"
 import { Ga4 } from "./features/analytics/Ga4.ts"
 import { OwnFiguresRepo } from "./features/analytics/OwnFiguresRepo.ts"
 import { queryGa4Tool } from "./features/analytics/tools.ts"
-import { ContentLive } from "./features/content/Live.ts"
+import { ContentServices } from "./features/content/Live.ts"
 import { runContentCreationTool } from "./features/content/tools.ts"
 import { CustomersLive } from "./features/customers/Live.ts"
 import { OnboardingLive } from "./features/onboarding/Live.ts"
@@ -12,7 +12,7 @@ import { analyzeBrandUrlTool } from "./features/onboarding/tools.ts"
 import { ReportsServices } from "./features/reports/Live.ts"
 import { ScanLive } from "./features/scan/Live.ts"
 import { aiSeoAuditTool, checkAiVisibilityTool, croAuditTool } from "./features/scan/tools.ts"
-import { SettingsLive } from "./features/settings/Live.ts"
+import { SettingsServices } from "./features/settings/Live.ts"
 import { SocialServices } from "./features/social/Live.ts"
 import { publishToSocialTool, scheduleContentTool, trackRevenueTool } from "./features/social/tools.ts"
 import { WorkflowsServices } from "./features/workflows/Live.ts"
@@ -53,12 +53,12 @@ export const ToolsLive = ToolRunner.make(runnableTools).pipe(
   Layer.provide(Layer.mergeAll(Ga4.layer, OwnFiguresRepo.layer)),
   Layer.provide([
     AgentLive,
-    ContentLive,
+    ContentServices,
     CustomersLive,
     OnboardingLive,
     ReportsServices,
     ScanLive,
-    SettingsLive,
+    SettingsServices,
     SocialServices,
     WorkflowsServices,
     PlatformServices

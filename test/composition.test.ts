@@ -2,10 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Context, Effect, Exit, Layer, Scope } from "effect"
 import { AppLive } from "../src/App.ts"
 import { AppConfig } from "../src/Config.ts"
+import { ContentServices } from "../src/features/content/Live.ts"
 import { CustomersLive } from "../src/features/customers/Live.ts"
 import { DashboardSections } from "../src/features/dashboard/Dashboard.ts"
 import { DashboardServices } from "../src/features/dashboard/Live.ts"
-import { SettingsLive } from "../src/features/settings/Live.ts"
+import { SettingsServices } from "../src/features/settings/Live.ts"
 import { PlatformServices } from "../src/platform/Platform.ts"
 import { freePort, send, testConfig, testDatabaseUrl } from "./support/harness.ts"
 
@@ -43,7 +44,13 @@ describe("composition", () => {
         ).pipe(Effect.provideService(Clock.Clock, Clock.Clock.defaultValue()))
         // The pool is opened by DatabaseLive, which only PlatformServices holds: once built, one pool.
         for (
-          const [name, layer] of Object.entries({ PlatformServices, CustomersLive, SettingsLive, DashboardServices })
+          const [name, layer] of Object.entries({
+            PlatformServices,
+            CustomersLive,
+            SettingsServices,
+            ContentServices,
+            DashboardServices
+          })
         ) {
           assert.strictEqual(builds(layer), 1, name)
         }

@@ -1,10 +1,10 @@
 import { Layer } from "effect"
 import { PlatformServices } from "../../platform/Platform.ts"
-import { SettingsLive } from "../settings/Live.ts"
+import { SettingsServices } from "../settings/Live.ts"
 import { LanguageModelLive, Writer } from "./Agent.ts"
 
 /** The language model LLM_PROVIDER names, charged to the budget, and the Writer over it. */
 export const AgentLive = Writer.layer.pipe(
   Layer.provideMerge(LanguageModelLive),
-  Layer.provide([SettingsLive, PlatformServices])
+  Layer.provide([SettingsServices, PlatformServices])
 )

@@ -4,8 +4,9 @@ import { CurrentPrincipal } from "../../api/Security.ts"
 import { AppConfig } from "../../Config.ts"
 import { Forbidden, ValidationError } from "../../domain/Errors.ts"
 import { type Role, roleAllows } from "../../domain/Identity.ts"
-import { html, htmlPage, htmlResponse, layout, readForm, sameOrigin } from "../../platform/http/Html.ts"
+import { type Html, html, htmlPage, htmlResponse, layout, readForm, sameOrigin } from "../../platform/http/Html.ts"
 import { policies, RateLimits } from "../../platform/RateLimits.ts"
+import { Dashboard } from "./Dashboard.ts"
 import { DashboardAuth, type SignedIn } from "./Session.ts"
 
 /** The dashboard's sign-in page, with an optional message. */
@@ -52,6 +53,26 @@ export const invalidField = (field: string, message: string) =>
 
 /** Back to a section of the dashboard after a change (303, so a reload does not post again). */
 export const backTo = (anchor: string) => HttpServerResponse.redirect(`/dashboard#${anchor}`, { status: 303 })
+
+/**
+ * Answers a change with the dashboard itself and a notice on top, for what
+ * must be shown once and so cannot survive a redirect (an invited member's
+ * key) or what says how much a change did.
+ */
+export const dashboardNotice = Effect.map(
+  Effect.service(Dashboard),
+  (dashboard) => (session: SignedIn, heading: string, body: Html) =>
+    Effect.map(
+      dashboard.page(
+        session.principal,
+        session.csrf,
+        html`<section class="card notice ok section-wide" role="status">
+<h2>${heading}</h2>
+${body}</section>`
+      ),
+      (page) => htmlResponse(page)
+    )
+)
 
 export type ChangeHandler = (
   role: Role,

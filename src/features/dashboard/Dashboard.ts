@@ -30,7 +30,7 @@ export interface DashboardSection {
   /** Anchor id, unique: `#queue`. */
   readonly id: string
   readonly title: string
-  /** Position: lower first. Built-ins: queue 20, content 30, settings 40, account 45, webhooks 50, team 60, status 90; workflows 35, social 37, analytics 38. */
+  /** Position: lower first. Taken: queue 20, content 30, workflows 35, reports 36, social 37, analytics 38, settings 40, account 45, apps 47, webhooks 50, team 60, status 90. */
   readonly order: number
   /** The least role that sees the section at all (default viewer). */
   readonly minRole?: Role | undefined

@@ -1,14 +1,9 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { PlatformServices } from "../../platform/Platform.ts"
-import { ContentLive } from "../content/Live.ts"
 import { CustomersLive } from "../customers/Live.ts"
-import { HealthServices } from "../health/Live.ts"
-import { SettingsLive } from "../settings/Live.ts"
-import { TeamLive } from "../team/Live.ts"
-import { WebhooksServices } from "../webhooks/Live.ts"
+import { accountSection } from "./account.ts"
 import { Dashboard, DashboardSections } from "./Dashboard.ts"
 import { DashboardRoutes } from "./pages.ts"
-import { CoreSectionsLive } from "./sections.ts"
 import { DashboardAuth } from "./Session.ts"
 
 /**
@@ -21,8 +16,9 @@ export const DashboardServices = Layer.mergeAll(Dashboard.layer, DashboardAuth.l
   Layer.provide([CustomersLive, PlatformServices])
 )
 
-/** The dashboard in the app: its pages and its built-in sections. */
-export const DashboardLive = Layer.mergeAll(DashboardRoutes, CoreSectionsLive).pipe(
-  Layer.provideMerge(DashboardServices),
-  Layer.provide([ContentLive, HealthServices, SettingsLive, TeamLive, WebhooksServices, PlatformServices])
-)
+/** The dashboard in the app: its pages and the account section, which no capability owns. */
+export const DashboardLive = Layer.mergeAll(DashboardRoutes, DashboardSections.register(Effect.succeed(accountSection)))
+  .pipe(
+    Layer.provideMerge(DashboardServices),
+    Layer.provide(PlatformServices)
+  )

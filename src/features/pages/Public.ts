@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../Config.ts"
 import { html, htmlPage, htmlResponse, layout } from "../../platform/http/Html.ts"
-import { statusDetails } from "../dashboard/sections.ts"
+import { statusDetails } from "../health/dashboard.ts"
 import { Health } from "../health/Health.ts"
 
 /**

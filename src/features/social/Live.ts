@@ -1,10 +1,10 @@
 import { Effect, Layer } from "effect"
 import { AppConfig } from "../../Config.ts"
 import { PlatformServices } from "../../platform/Platform.ts"
-import { ContentLive } from "../content/Live.ts"
+import { ContentServices } from "../content/Live.ts"
 import { DashboardSections } from "../dashboard/Dashboard.ts"
 import { DashboardServices } from "../dashboard/Live.ts"
-import { SettingsLive } from "../settings/Live.ts"
+import { SettingsServices } from "../settings/Live.ts"
 import { SocialDashboardRoutes, socialSection } from "./dashboard.ts"
 import { Links } from "./Links.ts"
 import { SocialPageRoutes } from "./pages.ts"
@@ -21,7 +21,7 @@ const SocialProviderLive = Layer.unwrap(
 /** Social accounts, posting through the provider, and tracked links, for the features that post. */
 export const SocialServices = Layer.mergeAll(Social.layer, Links.layer).pipe(
   Layer.provideMerge(SocialProviderLive),
-  Layer.provide([ContentLive, SettingsLive, PlatformServices])
+  Layer.provide([ContentServices, SettingsServices, PlatformServices])
 )
 
 /** Social in the app: its services, the publisher, the sandbox and link pages, and its dashboard section and routes. */
@@ -32,5 +32,5 @@ export const SocialLive = Layer.mergeAll(
   DashboardSections.register(Effect.map(Effect.service(Social), socialSection))
 ).pipe(
   Layer.provideMerge(SocialServices),
-  Layer.provide([ContentLive, DashboardServices, PlatformServices])
+  Layer.provide([ContentServices, DashboardServices, PlatformServices])
 )

@@ -5,7 +5,7 @@ import { isSocialPlatform, pieceViolation } from "../../domain/Social.ts"
 import { PlatformServices } from "../../platform/Platform.ts"
 import { type Enqueued, PublishQueue, type QueuedPiece } from "../../platform/PublishQueue.ts"
 import { Budget } from "../settings/Budget.ts"
-import { SettingsLive } from "../settings/Live.ts"
+import { SettingsServices } from "../settings/Live.ts"
 
 /**
  * The publishing queue's one way in (the PublishQueue port), which content
@@ -48,4 +48,4 @@ export const PublishQueueLive = Layer.effect(
 
     return PublishQueue.of({ enqueue })
   })
-).pipe(Layer.provide([SettingsLive, PlatformServices]))
+).pipe(Layer.provide([SettingsServices, PlatformServices]))

@@ -2,7 +2,7 @@ import { Effect, Layer } from "effect"
 import { PlatformServices } from "../../platform/Platform.ts"
 import { AgentLive } from "../agent/Live.ts"
 import { AnalyticsServices } from "../analytics/Live.ts"
-import { ContentLive } from "../content/Live.ts"
+import { ContentServices } from "../content/Live.ts"
 import { CustomersLive } from "../customers/Live.ts"
 import { DashboardSections } from "../dashboard/Dashboard.ts"
 import { DashboardServices } from "../dashboard/Live.ts"
@@ -31,7 +31,7 @@ export const WorkflowsServices = HeraldRunLive.pipe(
   Layer.provide([
     AgentLive,
     AnalyticsServices,
-    ContentLive,
+    ContentServices,
     CustomersLive,
     OnboardingLive,
     ReportsServices,
@@ -49,5 +49,5 @@ export const WorkflowsLive = Layer.mergeAll(
   DashboardSections.register(Effect.map(Effect.service(Workflows), workflowsSection))
 ).pipe(
   Layer.provideMerge(WorkflowsServices),
-  Layer.provide([ContentLive, DashboardServices, PlatformServices])
+  Layer.provide([ContentServices, DashboardServices, PlatformServices])
 )
