@@ -19,7 +19,7 @@ import { PublishRequest } from "../Social.ts"
 export const CustomerId = Schema.String.annotate({
   format: "uuid",
   description: "The customer's id (the same id as in the REST paths). It must be the id of the API key's own customer."
-}).check(Schema.isMinLength(1), isMaxChars(100), storableText)
+}).check(Schema.isMinLength(1), isMaxChars(100), storableText).pipe(Schema.brand("CustomerId"))
 
 /** Free text of at most `max` characters, none empty, all storable. */
 export const text = (max: number, description: string) =>
