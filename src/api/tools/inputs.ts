@@ -176,6 +176,7 @@ export const TrackRevenueInput = Schema.Struct({
   currency: CurrencyCode,
   contentId: Schema.optionalKey(
     text(100, "The content piece that earned it (its id); the revenue counts under its platform, email or web")
+      .pipe(Schema.brand("ContentId"))
   ),
   link: Schema.optionalKey(
     text(

@@ -5,6 +5,7 @@ import { AppConfig } from "../../Config.ts"
 import { ReviewAction } from "../../domain/Content.ts"
 import { AccountInactive, Forbidden, InvalidApiKey, NotFound } from "../../domain/Errors.ts"
 import { Email, MemberRole } from "../../domain/Identity.ts"
+import { ContentId, WebhookId } from "../../domain/Ids.ts"
 import { BudgetUpdate } from "../../domain/Settings.ts"
 import { isStorableText } from "../../domain/Text.ts"
 import { type Html, html, htmlPage, htmlResponse, readForm } from "../../platform/http/Html.ts"
@@ -122,7 +123,12 @@ export const DashboardRoutes = HttpRouter.use((router) =>
           if (!isReviewAction(action)) return yield* invalid("action", "must be approve or reject")
           const note = (form.get("note") ?? "").trim()
           if ([...note].length > 1000) return yield* invalid("note", "must be at most 1000 characters")
-          yield* content.review(session.principal.customerId, contentId, action, note === "" ? undefined : note)
+          yield* content.review(
+            session.principal.customerId,
+            ContentId.make(contentId),
+            action,
+            note === "" ? undefined : note
+          )
           return backTo("queue")
         }))
     )
@@ -169,7 +175,7 @@ export const DashboardRoutes = HttpRouter.use((router) =>
           const text = (form.get("since") ?? "").trim()
           const since = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(text) ? `${text}:00Z` : `${text}Z`
           if (!isDateTime(since)) return yield* invalid("since", "must be a date and time (UTC)")
-          const queued = yield* webhooks.recover(session.principal.customerId, webhookId, since)
+          const queued = yield* webhooks.recover(session.principal.customerId, WebhookId.make(webhookId), since)
           return yield* render(
             session,
             html`<section class="card notice ok section-wide" role="status">
