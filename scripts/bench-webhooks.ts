@@ -7,6 +7,7 @@
  */
 import { Context, Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import { newCustomerId } from "../src/domain/Ids.ts"
 import { Outbox } from "../src/platform/Outbox.ts"
 import { listenBare, runScript, startApp } from "./support/bench-kit.ts"
 
@@ -39,7 +40,7 @@ const program = Effect.gen(function*() {
     urls.push(`${url}/hook`)
   }
 
-  const customerId = crypto.randomUUID()
+  const customerId = newCustomerId()
   yield* sql`INSERT INTO customers (id, email, status) VALUES (${customerId}, 'bench@example.com', 'active')`
   for (const [i, url] of urls.entries()) {
     yield* sql`INSERT INTO webhooks (id, customer_id, url, events, secret)

@@ -14,6 +14,7 @@ import { writeFileSync } from "node:fs"
 import { AppConfig } from "../src/Config.ts"
 import { lintCopy, type LintFinding, type LintRule, lintRules } from "../src/domain/CopyLint.ts"
 import type { CopyKind } from "../src/domain/Copywriting.ts"
+import { CustomerId } from "../src/domain/Ids.ts"
 import { type BrandVoice, LanguageModelLive, Writer } from "../src/features/agent/Agent.ts"
 import { Budget } from "../src/features/settings/Budget.ts"
 
@@ -121,7 +122,7 @@ const program = Effect.gen(function*() {
       : undefined
     const topic = profile.topicsToWrite[Math.floor(i / profiles.length) % profile.topicsToWrite.length]!
     const { topicsToWrite: _, ...brand } = profile
-    const written = yield* writer.write("eval", brand, { kind, topic, platform, angle: i })
+    const written = yield* writer.write(CustomerId.make("eval"), brand, { kind, topic, platform, angle: i })
     const findings = lintCopy({ kind, platform, title: written.title, body: written.body }, { ...brand, topic })
     scored.push({
       i,

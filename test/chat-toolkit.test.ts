@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Stream } from "effect"
 import { Tool } from "effect/ai"
 import { CurrentPrincipal } from "../src/api/Security.ts"
+import type { CustomerId } from "../src/domain/Ids.ts"
 import { Content } from "../src/features/content/Content.ts"
 import { Customers } from "../src/features/customers/Customers.ts"
 import { chatToolkit } from "../src/platform/tools/ChatToolkit.ts"
@@ -9,10 +10,15 @@ import { ToolsLive } from "../src/Tools.ts"
 import { testServices } from "./support/services.ts"
 import { specToolNames } from "./support/specTools.ts"
 
-const principalOf = (customerId: string) => ({ customerId, memberId: null, keyId: "key_test", role: "owner" as const })
+const principalOf = (customerId: CustomerId) => ({
+  customerId,
+  memberId: null,
+  keyId: "key_test",
+  role: "owner" as const
+})
 
 /** Runs one tool call through the toolkit as the model's tool call would, and returns its result. */
-const callTool = (name: string, params: unknown, customerId: string) =>
+const callTool = (name: string, params: unknown, customerId: CustomerId) =>
   Effect.gen(function*() {
     const { toolkit, layer } = yield* chatToolkit
     const results = yield* Effect.gen(function*() {

@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { SqlClient } from "effect/sql"
+import { RunId } from "../src/domain/Ids.ts"
 import { Content } from "../src/features/content/Content.ts"
 import { Customers } from "../src/features/customers/Customers.ts"
 import { Settings } from "../src/features/settings/Settings.ts"
@@ -366,7 +367,7 @@ layer(testServices, { timeout: 60_000 })("content service", (it) => {
       })
       yield* content.create(id, { type: "blog", body: "w" }, {
         actor: "agent",
-        runId: "run_1",
+        runId: RunId.make("run_1"),
         skill: "weekly-content-plan"
       })
       const piece = yield* content.create(id, { type: "blog", body: "p" }, { actor: "person" })

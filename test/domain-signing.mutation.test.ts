@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { createHmac } from "node:crypto"
 import { signatureDatedAhead } from "../src/domain/Billing.ts"
+import { CustomerId } from "../src/domain/Ids.ts"
 import { isBotUserAgent, signState, verifyState } from "../src/domain/Social.ts"
 import { standardKey, verifyServiceSignature, verifyStandardSignature } from "../src/domain/WebhookSignature.ts"
 
@@ -50,7 +51,7 @@ describe("Standard Webhooks verification edges", () => {
 
 describe("connect state", () => {
   const secret = "state-secret"
-  const payload = { n: "nonce", c: "customer", p: "x", e: 2_000 }
+  const payload = { n: "nonce", c: CustomerId.make("customer"), p: "x", e: 2_000 }
 
   it("round-trips until it expires", () => {
     const state = signState(secret, payload)

@@ -4,6 +4,7 @@ import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 import fc from "fast-check"
 import { platformBodyLimits } from "../src/domain/Content.ts"
 import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
+import { CustomerId } from "../src/domain/Ids.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
 import {
@@ -96,7 +97,7 @@ describe("house writer", () => {
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       for (const platform of platforms) {
-        const written = yield* writer.write("c", { brandName: "Acme", audience: "bakers" }, {
+        const written = yield* writer.write(CustomerId.make("c"), { brandName: "Acme", audience: "bakers" }, {
           kind: "social",
           platform,
           topic: "flour"
@@ -157,7 +158,7 @@ describe("house writer", () => {
       }))))
       const model = yield* makeHouseModel
       const prompt = "Please lookup_brand {\"name\":\"Acme\"}"
-      const turn = yield* agentTurn({ customerId: "c", prompt, toolkit, maxRounds: 5 }).pipe(
+      const turn = yield* agentTurn({ customerId: CustomerId.make("c"), prompt, toolkit, maxRounds: 5 }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       assert.strictEqual(turn.rounds, 2)
@@ -167,7 +168,7 @@ describe("house writer", () => {
         result: { name: "Acme", voice: "warm" }
       }])
       assert.strictEqual(turn.text, "lookup_brand returned: {\"name\":\"Acme\",\"voice\":\"warm\"}")
-      const bounded = yield* agentTurn({ customerId: "c", prompt, toolkit, maxRounds: 1 }).pipe(
+      const bounded = yield* agentTurn({ customerId: CustomerId.make("c"), prompt, toolkit, maxRounds: 1 }).pipe(
         Effect.provideService(LanguageModel.LanguageModel, model)
       )
       assert.strictEqual(bounded.rounds, 1)

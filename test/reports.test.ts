@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect } from "effect"
+import { RunId } from "../src/domain/Ids.ts"
 import { Reports } from "../src/features/reports/Reports.ts"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { assertError, bearer, provision } from "./support/processes.ts"
@@ -21,7 +22,7 @@ layer(testApp(), { timeout: 60_000, excludeTestServices: true })("reports", (it)
             kind,
             title: `Report ${i}`,
             body: `# Report ${i}`,
-            runId: i === 0 ? undefined : `run_${i}`,
+            runId: i === 0 ? undefined : RunId.make(`run_${i}`),
             workflow: i === 0 ? undefined : "performance-report",
             figures: [{ label: "Revenue", value: 36, currency: "EUR" }, { label: "Posts published", value: 4 }]
           })

@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { Services } from "../src/App.ts"
 import { AppConfig, appConfig, rateLimitDefaults } from "../src/Config.ts"
+import { ContentId, CustomerId } from "../src/domain/Ids.ts"
 import { SocialProvider } from "../src/features/social/providers/Provider.ts"
 import { type AyrshareFake, type FakePost, startAyrshareFake } from "./support/ayrshare-fake.ts"
 import { eventually, sleep } from "./support/eventually.ts"
@@ -358,7 +359,7 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
       const fake = yield* Fake
       const provider = yield* SocialProvider
       const sql = yield* (yield* Effect.promise(() => import("effect/sql"))).SqlClient.SqlClient
-      const customerId = "6a1c2f4e-1d5b-4c8e-9f00-1234567890ab"
+      const customerId = CustomerId.make("6a1c2f4e-1d5b-4c8e-9f00-1234567890ab")
       yield* sql`INSERT INTO customers (id, email, status) VALUES (${customerId}, 'adapter@example.com', 'active')`
         .pipe(Effect.orDie)
       assert.strictEqual(provider.name, "ayrshare")
@@ -380,7 +381,7 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
       const at = new Date(Date.now() + 86_400_000).toISOString()
       const scheduled = yield* provider.publish({
         customerId,
-        contentId: "cnt_sched",
+        contentId: ContentId.make("cnt_sched"),
         platform: "linkedin",
         body: "Tomorrow",
         media: ["https://cdn.example.com/a.png"],
@@ -390,40 +391,40 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
       assert.strictEqual(stored.scheduleDate, at)
       assert.deepStrictEqual(stored.mediaUrls, ["https://cdn.example.com/a.png"])
       assert.strictEqual(stored.notes, "herald:cnt_sched")
-      const found = yield* provider.findPost(customerId, "cnt_sched", "linkedin")
+      const found = yield* provider.findPost(customerId, ContentId.make("cnt_sched"), "linkedin")
       assert.strictEqual(Option.getOrThrow(found).providerPostId, scheduled.providerPostId)
-      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, "cnt_other", "linkedin")))
+      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, ContentId.make("cnt_other"), "linkedin")))
 
       // Reconciliation reads the uncached default page: a long page cached a moment ago cannot hide a new post.
       const before = fake.requests.length
-      yield* provider.findPost(customerId, "cnt_later", "linkedin")
+      yield* provider.findPost(customerId, ContentId.make("cnt_later"), "linkedin")
       assert.deepStrictEqual(fake.requests.slice(before).map((r) => r.path), ["/api/history"])
       const later = yield* provider.publish({
         customerId,
-        contentId: "cnt_later",
+        contentId: ContentId.make("cnt_later"),
         platform: "linkedin",
         body: "Later",
         media: ["https://cdn.example.com/a.png"]
       })
       assert.strictEqual(
-        Option.getOrThrow(yield* provider.findPost(customerId, "cnt_later", "linkedin")).providerPostId,
+        Option.getOrThrow(yield* provider.findPost(customerId, ContentId.make("cnt_later"), "linkedin")).providerPostId,
         later.providerPostId
       )
       // A post Ayrshare could not deliver is not there: the publisher must try again.
       fake.posts.find((p) => p.id === later.providerPostId)!.status = "error"
-      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, "cnt_later", "linkedin")))
+      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, ContentId.make("cnt_later"), "linkedin")))
 
       const metrics = yield* provider.metrics(customerId, scheduled.providerPostId, "linkedin")
       assert.deepStrictEqual(Option.getOrThrow(metrics), { impressions: 120, engagements: 10 })
 
       yield* provider.remove(customerId, scheduled.providerPostId)
       assert.strictEqual(stored.status, "deleted")
-      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, "cnt_sched", "linkedin")))
+      assert.isTrue(Option.isNone(yield* provider.findPost(customerId, ContentId.make("cnt_sched"), "linkedin")))
 
       // Error bodies: a refusal is final and carries Ayrshare's message; an outage is transient.
       fake.mode = "refuse"
       const refused = yield* Effect.exit(
-        provider.publish({ customerId, contentId: "cnt_r", platform: "x", body: "dup", media: [] })
+        provider.publish({ customerId, contentId: ContentId.make("cnt_r"), platform: "x", body: "dup", media: [] })
       )
       assert.isTrue(Exit.isFailure(refused))
       const refusal = Exit.isFailure(refused) ? (refused.cause.reasons[0] as any).error : undefined
@@ -432,7 +433,7 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
       assert.include(refusal.message, "code 110: Status is a duplicate.")
       fake.mode = "down"
       const down = yield* Effect.exit(
-        provider.publish({ customerId, contentId: "cnt_d", platform: "x", body: "x", media: [] })
+        provider.publish({ customerId, contentId: ContentId.make("cnt_d"), platform: "x", body: "x", media: [] })
       )
       const outage = Exit.isFailure(down) ? (down.cause.reasons[0] as any).error : undefined
       assert.strictEqual(outage.transient, true)
@@ -440,7 +441,7 @@ layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
       fake.mode = "up"
       // A platform not linked at Ayrshare is refused with Ayrshare's error.
       const unlinked = yield* Effect.exit(
-        provider.publish({ customerId, contentId: "cnt_u", platform: "tiktok", body: "x", media: [] })
+        provider.publish({ customerId, contentId: ContentId.make("cnt_u"), platform: "tiktok", body: "x", media: [] })
       )
       assert.include(
         (Exit.isFailure(unlinked) ? (unlinked.cause.reasons[0] as any).error : undefined).message,

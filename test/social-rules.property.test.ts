@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
+import { CustomerId } from "../src/domain/Ids.ts"
 import {
   isBotUserAgent,
   mediaOf,
@@ -181,7 +182,7 @@ describe("connect state", () => {
     fc.assert(
       fc.property(
         fc.uuid(),
-        fc.uuid(),
+        fc.uuid().map(CustomerId.make),
         platform,
         fc.integer({ min: 1, max: 10_000 }),
         fc.nat({ max: 200 }),

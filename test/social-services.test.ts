@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../src/Config.ts"
+import type { ContentId, CustomerId } from "../src/domain/Ids.ts"
 import { Analytics } from "../src/features/analytics/Analytics.ts"
 import { Content } from "../src/features/content/Content.ts"
 import { Customers } from "../src/features/customers/Customers.ts"
@@ -24,7 +25,7 @@ const newCustomer = Effect.gen(function*() {
 })
 
 /** Connects a platform the way the callback does: a state from a connect link and its consent page's proof, spent once. */
-const connect = (customerId: string, platform: "x" | "linkedin" | "instagram") =>
+const connect = (customerId: CustomerId, platform: "x" | "linkedin" | "instagram") =>
   Effect.gen(function*() {
     const social = yield* Social
     const { connectLinks } = yield* social.connect(customerId, [platform])
@@ -35,7 +36,7 @@ const connect = (customerId: string, platform: "x" | "linkedin" | "instagram") =
     )
   })
 
-const publishedSoon = (customerId: string, contentId: string) =>
+const publishedSoon = (customerId: CustomerId, contentId: ContentId) =>
   Effect.gen(function*() {
     const content = yield* Content
     for (let i = 0; i < 200; i++) {

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Clock, Context, Effect } from "effect"
+import type { CustomerId } from "../src/domain/Ids.ts"
 import { Workflows } from "../src/features/workflows/Workflows.ts"
 import { call, testApp, TestServer } from "./support/harness.ts"
 
@@ -87,7 +88,7 @@ layer(testApp({ workflowPollIntervalMs: 3_600_000 }), { timeout: 180_000, exclud
             body: { email: `dst-${i}@example.com` }
           })
           assert.strictEqual(res.status, 200, res.text)
-          const customerId: string = res.json.customerId
+          const customerId: CustomerId = res.json.customerId
           time.set(scenario.from)
           yield* onClock(
             workflows.update(customerId, "performance-report", {

@@ -2,11 +2,12 @@ import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ContentPiece, ContentStatus, ContentType, ContentUpdate, NewContent, Review } from "../domain/Content.ts"
 import { InvalidCursor, InvalidTransition, ValidationError } from "../domain/Errors.ts"
-import { isMaxChars, PathId, storableText } from "../domain/Text.ts"
+import { ContentIdPath } from "../domain/Ids.ts"
+import { isMaxChars, storableText } from "../domain/Text.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
 import { CustomerIdParam, EmptyObject, intQuery, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
-const ContentIdParams = { ...CustomerIdParam, contentId: PathId }
+const ContentIdParams = { ...CustomerIdParam, contentId: ContentIdPath }
 
 const transitions =
   "Moves: (new) → draft | pending_approval | approved; draft → pending_approval (submit); draft, pending_approval → approved | rejected (review); rejected → draft (edit); approved → published. Any other move is 409 `E_INVALID_TRANSITION`."

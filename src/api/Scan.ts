@@ -1,12 +1,12 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "effect/http-api"
 import { InvalidCursor, Unavailable } from "../domain/Errors.ts"
+import { ScanIdPath } from "../domain/Ids.ts"
 import { ScanList, ScanRequest, ScanResult } from "../domain/Scan.ts"
-import { PathId } from "../domain/Text.ts"
 import { Authentication } from "./Security.ts"
 import { CustomerIdParam, intQuery, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
-const ScanParams = { ...CustomerIdParam, scanId: PathId }
+const ScanParams = { ...CustomerIdParam, scanId: ScanIdPath }
 
 const checks =
   "The checklist holds one item per applicable check, `{id, category, title, status, weight, detail, recommendation}`. " +

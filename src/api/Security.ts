@@ -10,9 +10,10 @@ import {
   ValidationError
 } from "../domain/Errors.ts"
 import type { Role } from "../domain/Identity.ts"
+import type { CustomerId } from "../domain/Ids.ts"
 
 export interface Principal {
-  readonly customerId: string
+  readonly customerId: CustomerId
   /** `null` for the customer's own (owner) key. */
   readonly memberId: string | null
   readonly keyId: string

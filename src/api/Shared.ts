@@ -14,7 +14,7 @@ export const CustomerIdParam = {
       Schema.String,
       SchemaTransformation.transform({ decode: (id) => id.toLowerCase(), encode: (id) => id })
     )
-  )
+  ).pipe(Schema.brand("CustomerId"))
 }
 
 export const NotFoundError = NotFound

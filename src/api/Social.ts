@@ -9,6 +9,7 @@ import {
   Unavailable,
   ValidationError
 } from "../domain/Errors.ts"
+import { ContentIdPath } from "../domain/Ids.ts"
 import {
   AnalyticsPeriod,
   AnalyticsReport,
@@ -20,7 +21,7 @@ import {
   SocialPlatform,
   withinPlatformRules
 } from "../domain/Social.ts"
-import { isMaxChars, PathId, storableText } from "../domain/Text.ts"
+import { isMaxChars, storableText } from "../domain/Text.ts"
 import { Authentication, RequiredRole } from "./Security.ts"
 import { CustomerIdParam, DateTime, EmptyObject, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
@@ -45,7 +46,7 @@ export const PublishRequest = Schema.Struct({
 })
 export type PublishRequest = typeof PublishRequest.Type
 
-const PostParams = { ...CustomerIdParam, contentId: PathId }
+const PostParams = { ...CustomerIdParam, contentId: ContentIdPath }
 
 export const PublishPieceRequest = Schema.Struct({
   platform: Schema.optionalKey(SocialPlatform.annotate({

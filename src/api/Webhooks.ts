@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conflict, InvalidCursor, LimitReached, ValidationError } from "../domain/Errors.ts"
+import { WebhookIdPath } from "../domain/Ids.ts"
 import { PathId } from "../domain/Text.ts"
 import {
   CreatedWebhook,
@@ -22,7 +23,7 @@ import {
   StrictPayload
 } from "./Shared.ts"
 
-const WebhookParams = { ...CustomerIdParam, webhookId: PathId }
+const WebhookParams = { ...CustomerIdParam, webhookId: WebhookIdPath }
 const DeliveryParams = { ...WebhookParams, deliveryId: PathId }
 
 const signing =

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { Conflict, ValidationError } from "../domain/Errors.ts"
+import { RunIdPath } from "../domain/Ids.ts"
 import { PathId } from "../domain/Text.ts"
 import { isMaxChars, storableText } from "../domain/Text.ts"
 import {
@@ -16,7 +17,7 @@ import { Authentication, RequiredRole } from "./Security.ts"
 import { CustomerIdParam, intQuery, NotFoundError, strictParse, StrictPayload } from "./Shared.ts"
 
 const WorkflowParams = { ...CustomerIdParam, workflowId: PathId }
-const RunParams = { ...CustomerIdParam, runId: PathId }
+const RunParams = { ...CustomerIdParam, runId: RunIdPath }
 
 const lifecycle =
   "Run states: pending → running → succeeded | failed; running ⇄ suspended (awaiting approval of its pieces, or budget); suspended → failed. Events: workflow.started, workflow.suspended, workflow.resumed, workflow.completed, workflow.failed; the `workflow.completed` webhook fires for both outcomes with `status` in its data. A run waiting for approval goes on once every piece it wrote is decided: rejected pieces are dropped, approved ones go on (to the publisher), and the run succeeds with `output.approved` and `output.rejected`; it fails with error `rejected in review` only when every piece was rejected."

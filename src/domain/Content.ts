@@ -1,4 +1,5 @@
 import { Result, Schema } from "effect"
+import { ContentId, RunId } from "./Ids.ts"
 import { charLength, isMaxChars, nestedAtMost, storableJson, storableText } from "./Text.ts"
 
 export const ContentType = Schema.Literals(["blog", "social", "email", "ad", "outreach"])
@@ -117,7 +118,7 @@ export const Metadata = Schema.Record(Schema.String, Schema.Unknown).check(
 const nullableDateTime = Schema.NullOr(Schema.String.annotate({ format: "date-time" }))
 
 export const ContentPiece = Schema.Struct({
-  id: Schema.String,
+  id: ContentId,
   type: ContentType,
   status: ContentStatus,
   platform: Schema.NullOr(Schema.String),
@@ -129,7 +130,7 @@ export const ContentPiece = Schema.Struct({
   scheduledAt: nullableDateTime,
   reviewNote: Schema.NullOr(Schema.String),
   agentId: Schema.NullOr(Schema.String),
-  runId: Schema.NullOr(Schema.String),
+  runId: Schema.NullOr(RunId),
   createdAt: Schema.String.annotate({ format: "date-time" })
 }).annotate({ identifier: "ContentPiece" })
 export type ContentPiece = typeof ContentPiece.Type

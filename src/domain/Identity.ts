@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { CustomerId } from "./Ids.ts"
 import { isMaxChars, storableText } from "./Text.ts"
 
 export const CustomerStatus = Schema.Literals(["onboarding", "active", "suspended", "cancelled"])
@@ -75,7 +76,7 @@ export const Email = Schema.String.check(
 ).annotate({ format: "email" })
 
 export const Customer = Schema.Struct({
-  id: Schema.String.annotate({ format: "uuid" }),
+  id: CustomerId.annotate({ format: "uuid" }),
   email: Schema.String.annotate({ format: "email" }),
   plan: Schema.Literal("pro"),
   status: CustomerStatus,
@@ -99,7 +100,7 @@ export const ProvisionRequest = Schema.Struct({
 }).annotate({ identifier: "ProvisionRequest" })
 
 export const ProvisionResult = Schema.Struct({
-  customerId: Schema.String.annotate({ format: "uuid" }),
+  customerId: CustomerId.annotate({ format: "uuid" }),
   email: Schema.String.annotate({ format: "email" }),
   apiKey: Schema.String,
   mcpEndpoint: Schema.String.annotate({ format: "uri" })

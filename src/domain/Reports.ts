@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { RunId } from "./Ids.ts"
 import { isMaxChars, storableText } from "./Text.ts"
 
 const DateTime = Schema.String.annotate({ format: "date-time" })
@@ -25,7 +26,7 @@ export type ReportFigure = typeof ReportFigure.Type
 
 export const ReportSummary = Schema.Struct({
   reportId: Schema.String,
-  runId: Schema.NullOr(Schema.String),
+  runId: Schema.NullOr(RunId),
   workflow: Schema.NullOr(Schema.String),
   kind: ReportKind,
   title: Schema.String,

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ScanId } from "./Ids.ts"
 import { HttpUrl } from "./Text.ts"
 
 // ---- Checklist and scoring (pure) --------------------------------------------
@@ -121,7 +122,7 @@ export const ChecklistItemSchema = Schema.Struct({
 const score = Schema.NullOr(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 100 })))
 
 export const ScanResult = Schema.Struct({
-  scanId: Schema.String,
+  scanId: ScanId,
   status: Schema.Literals(["running", "done", "failed"]),
   url: Schema.String.annotate({ format: "uri" }),
   seoScore: score,
@@ -144,7 +145,7 @@ const count = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
 /** A scan as lists show it: its scores and how many checks passed, warned and failed; the checklist is at the scan's own path. */
 export const ScanSummary = Schema.Struct({
-  scanId: Schema.String,
+  scanId: ScanId,
   url: Schema.String.annotate({ format: "uri" }),
   status: Schema.Literals(["running", "done", "failed"]),
   seoScore: score,

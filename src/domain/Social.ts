@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
+import type { CustomerId } from "./Ids.ts"
 import { charLength, isMaxChars, storableText } from "./Text.ts"
 
 /** The six social platforms. */
@@ -186,7 +187,7 @@ export interface StatePayload {
   /** Nonce: the single-use row. */
   readonly n: string
   /** Customer id. */
-  readonly c: string
+  readonly c: CustomerId
   /** Platform. */
   readonly p: string
   /** Expiry, epoch seconds. */

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { WebhookId } from "./Ids.ts"
 import { HttpUrl } from "./Text.ts"
 import { WebhookEventType } from "./WebhookEvents.ts"
 
@@ -20,7 +21,7 @@ export const WebhookDisabledReason = Schema.Literals(["gone", "failing"])
 export type WebhookDisabledReason = typeof WebhookDisabledReason.Type
 
 export const Webhook = Schema.Struct({
-  id: Schema.String,
+  id: WebhookId,
   url: Schema.String.annotate({ format: "uri" }),
   events: Schema.Array(Schema.String),
   createdAt: Schema.String.annotate({ format: "date-time" }),
@@ -64,7 +65,7 @@ export type DeliveryAttempt = typeof DeliveryAttempt.Type
 /** One event on its way to one subscription: its attempts are listed under `deliveries`. */
 export const Delivery = Schema.Struct({
   id: Schema.String,
-  webhookId: Schema.String,
+  webhookId: WebhookId,
   eventId: Schema.String,
   eventType: Schema.String,
   status: DeliveryStatus,

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { cronProblem, isTimeZone } from "./Cron.ts"
+import { RunId } from "./Ids.ts"
 import { SocialPlatform, socialPlatforms } from "./Social.ts"
 import { isMaxChars, storableJson, storableText } from "./Text.ts"
 
@@ -45,7 +46,7 @@ export const RunStep = Schema.Struct({
 export type RunStep = typeof RunStep.Type
 
 export const WorkflowRun = Schema.Struct({
-  runId: Schema.String,
+  runId: RunId,
   workflow: Schema.String,
   status: RunStatus,
   startedAt: dateTime,

@@ -2,6 +2,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { CurrentPrincipal } from "../api/Security.ts"
 import type { Actor, Event } from "../domain/Identity.ts"
+import type { CustomerId } from "../domain/Ids.ts"
 
 export interface EventQuery {
   readonly limit: number
@@ -57,7 +58,7 @@ const resolveActor = (given: Actor | undefined): Effect.Effect<Actor> =>
 
 /** One entry for `recordMany`. */
 export interface EventEntry {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly type: string
   readonly data: Record<string, unknown>
   readonly actor?: Actor | undefined
@@ -80,15 +81,15 @@ interface EventRow {
  */
 export class Events extends Context.Service<Events, {
   readonly record: (
-    customerId: string,
+    customerId: CustomerId,
     type: string,
     data?: Record<string, unknown>,
     actor?: Actor
   ) => Effect.Effect<void>
   /** Several entries in one statement (the publisher records a batch of posts at once); actors as `record`. */
   readonly recordMany: (entries: ReadonlyArray<EventEntry>) => Effect.Effect<void>
-  readonly list: (customerId: string, query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
-  readonly page: (customerId: string, query: EventQuery) => Effect.Effect<EventPage>
+  readonly list: (customerId: CustomerId, query: EventQuery) => Effect.Effect<ReadonlyArray<Event>>
+  readonly page: (customerId: CustomerId, query: EventQuery) => Effect.Effect<EventPage>
 }>()("herald/platform/Events") {
   static readonly layer = Layer.effect(
     Events,
@@ -115,14 +116,14 @@ export class Events extends Context.Service<Events, {
           ORDER BY e.n`
         }).pipe(Effect.orDie)
 
-      const record = (customerId: string, type: string, data: Record<string, unknown> = {}, actor?: Actor) =>
+      const record = (customerId: CustomerId, type: string, data: Record<string, unknown> = {}, actor?: Actor) =>
         insertMany([{ customerId, type, data, actor }]).pipe(Effect.withSpan("Events.record"))
 
       const recordMany = (entries: ReadonlyArray<EventEntry>) =>
         insertMany(entries).pipe(Effect.withSpan("Events.recordMany"))
 
       // Newest first; the row comparison walks the (customer_id, created_at, id) index backwards.
-      const page = (customerId: string, query: EventQuery) =>
+      const page = (customerId: CustomerId, query: EventQuery) =>
         sql<EventRow>`
         SELECT public_id, type, created_at, data::text AS data, actor_type, actor_id, id::text AS row_id,
           to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position
@@ -155,7 +156,7 @@ export class Events extends Context.Service<Events, {
           Effect.withSpan("Events.page")
         )
 
-      const list = (customerId: string, query: EventQuery) => Effect.map(page(customerId, query), (p) => p.events)
+      const list = (customerId: CustomerId, query: EventQuery) => Effect.map(page(customerId, query), (p) => p.events)
 
       return Events.of({ record, recordMany, list, page })
     })

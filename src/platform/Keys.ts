@@ -6,6 +6,7 @@ import { AppConfig } from "../Config.ts"
 import { generateApiKey, hashApiKey, isWellFormedKey } from "../domain/ApiKeys.ts"
 import { InvalidApiKey } from "../domain/Errors.ts"
 import type { CustomerStatus, Role } from "../domain/Identity.ts"
+import type { CustomerId } from "../domain/Ids.ts"
 import { safeEqual, sha256Hex } from "../domain/Secrets.ts"
 
 export interface Authenticated {
@@ -18,7 +19,7 @@ export interface Authenticated {
 /** What an OAuth access token stands for: its grant (the principal's key id), who approved it, the role and the resource. */
 export interface TokenGrant {
   readonly grantId: string
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly memberId: string | null
   /** The API key the person signed in with to approve: the grant lives only while that key does. */
   readonly keyId: string
@@ -64,14 +65,14 @@ export class Keys extends Context.Service<Keys, {
   /** The principal of a live key by its id (a dashboard session keeps the id, never the key). */
   readonly byId: (keyId: string) => Effect.Effect<Authenticated, InvalidApiKey>
   /** Inserts a key row for `customerId` and returns the plaintext. */
-  readonly issue: (customerId: string, role: Role, memberId: string | null) => Effect.Effect<string>
+  readonly issue: (customerId: CustomerId, role: Role, memberId: string | null) => Effect.Effect<string>
   /**
    * An owner key revoked by a rotation within the last 24 h that carried
    * `idempotencyKey`: accepted only to replay that rotation's reply.
    */
   readonly revokedByRotation: (key: string, idempotencyKey: string) => Effect.Effect<Option.Option<Principal>>
   /** Revokes the customer's live owner keys, remembering the rotation's idempotency key (in the caller's transaction). */
-  readonly revokeOwnerKeys: (customerId: string, idempotencyKey: string | undefined) => Effect.Effect<void>
+  readonly revokeOwnerKeys: (customerId: CustomerId, idempotencyKey: string | undefined) => Effect.Effect<void>
   /** Revokes a team member's live keys (in the caller's transaction). */
   readonly revokeMemberKeys: (memberId: string) => Effect.Effect<void>
 }>()("herald/platform/Keys") {
@@ -98,7 +99,7 @@ export class Keys extends Context.Service<Keys, {
         } satisfies Authenticated
       })
 
-      const issue = (customerId: string, role: Role, memberId: string | null) =>
+      const issue = (customerId: CustomerId, role: Role, memberId: string | null) =>
         Effect.gen(function*() {
           const apiKey = generateApiKey(config.apiKeyPrefix)
           yield* sql`INSERT INTO api_keys (id, customer_id, member_id, key_hash, role)
@@ -114,7 +115,7 @@ export class Keys extends Context.Service<Keys, {
         const hash = hashApiKey(key)
         const rows = yield* sql<{
           id: string
-          customerId: string
+          customerId: CustomerId
           memberId: string | null
           role: Role
           keyHash: string
@@ -132,7 +133,7 @@ export class Keys extends Context.Service<Keys, {
       const revokedByRotation = Effect.fnUntraced(function*(key: string, idempotencyKey: string) {
         if (!isWellFormedKey(config.apiKeyPrefix, key)) return Option.none()
         const hash = hashApiKey(key)
-        const rows = yield* sql<{ id: string; customerId: string; keyHash: string }>`
+        const rows = yield* sql<{ id: string; customerId: CustomerId; keyHash: string }>`
         SELECT id, customer_id, key_hash FROM api_keys
         WHERE key_hash = ${hash} AND member_id IS NULL AND revoked_at > now() - interval '24 hours'
           AND rotation_key_hash = ${sha256Hex(idempotencyKey)}`.pipe(Effect.orDie)
@@ -143,7 +144,7 @@ export class Keys extends Context.Service<Keys, {
 
       const byId = Effect.fnUntraced(function*(keyId: string) {
         const rows = yield* sql<
-          { id: string; customerId: string; memberId: string | null; role: Role; status: CustomerStatus }
+          { id: string; customerId: CustomerId; memberId: string | null; role: Role; status: CustomerStatus }
         >`
         SELECT k.id, k.customer_id, k.member_id, k.role, c.status
         FROM api_keys k JOIN customers c ON c.id = k.customer_id
@@ -156,7 +157,7 @@ export class Keys extends Context.Service<Keys, {
         }
       })
 
-      const revokeOwnerKeys = (customerId: string, idempotencyKey: string | undefined) =>
+      const revokeOwnerKeys = (customerId: CustomerId, idempotencyKey: string | undefined) =>
         sql`UPDATE api_keys SET revoked_at = now(),
           rotation_key_hash = ${idempotencyKey === undefined ? null : sha256Hex(idempotencyKey)}
         WHERE customer_id = ${customerId} AND member_id IS NULL AND revoked_at IS NULL`.pipe(

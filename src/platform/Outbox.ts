@@ -1,11 +1,12 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
+import type { CustomerId } from "../domain/Ids.ts"
 import type { WebhookEventType } from "../domain/WebhookEvents.ts"
 
 /** One webhook event for `emitMany`. */
 export interface OutboxEntry {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly type: WebhookEventType
   readonly data: unknown
 }
@@ -17,7 +18,7 @@ export interface OutboxEntry {
  * change they report, or not at all. The webhook dispatcher delivers them.
  */
 export class Outbox extends Context.Service<Outbox, {
-  readonly emit: (customerId: string, type: WebhookEventType, data: unknown) => Effect.Effect<void>
+  readonly emit: (customerId: CustomerId, type: WebhookEventType, data: unknown) => Effect.Effect<void>
   /** Several events in two statements whatever their count (the publisher's batches). */
   readonly emitMany: (entries: ReadonlyArray<OutboxEntry>) => Effect.Effect<void>
 }>()("herald/platform/Outbox") {
@@ -47,7 +48,7 @@ export class Outbox extends Context.Service<Outbox, {
           JOIN webhooks w ON w.customer_id = e.customer_id AND w.deleted_at IS NULL AND e.type = ANY (w.events)
           FOR KEY SHARE OF w`
         }).pipe(Effect.orDie)
-      const emit = (customerId: string, type: WebhookEventType, data: unknown) =>
+      const emit = (customerId: CustomerId, type: WebhookEventType, data: unknown) =>
         insertMany([{ customerId, type, data }]).pipe(Effect.withSpan("Outbox.emit"))
       const emitMany = (entries: ReadonlyArray<OutboxEntry>) =>
         insertMany(entries).pipe(Effect.withSpan("Outbox.emitMany"))

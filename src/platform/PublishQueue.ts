@@ -1,6 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { ContentPiece } from "../domain/Content.ts"
 import type { BudgetExceeded } from "../domain/Errors.ts"
+import type { CustomerId } from "../domain/Ids.ts"
 import type { PublishViolation } from "../domain/Social.ts"
 
 /** What the queue needs of a piece: which post, where, and what it costs. */
@@ -32,7 +33,7 @@ export class PublishQueue extends Context.Service<PublishQueue, {
    * nothing is queued.
    */
   readonly enqueue: (
-    customerId: string,
+    customerId: CustomerId,
     piece: QueuedPiece,
     due?: Date | undefined
   ) => Effect.Effect<Enqueued, BudgetExceeded>

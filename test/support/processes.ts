@@ -1,3 +1,4 @@
+import type { CustomerId } from "../../src/domain/Ids.ts"
 /**
  * Helpers for tests that go beyond one in-process app:
  * - `spawnServer`: the real service (`node src/main.ts`) as a child process,
@@ -194,7 +195,7 @@ export const bearer = (key: string, extra: Record<string, string> = {}) => ({
 })
 
 export interface Provisioned {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly email: string
   readonly apiKey: string
   readonly mcpEndpoint: string
@@ -243,7 +244,7 @@ export const provision = (input: ProvisionInput = {}) =>
 
 /** A provisioned customer as most tests use it: its id, its owner key and that key's Authorization header. */
 export interface Tenant {
-  readonly id: string
+  readonly id: CustomerId
   readonly key: string
   readonly h: Record<string, string>
 }

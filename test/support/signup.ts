@@ -1,6 +1,7 @@
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import Stripe from "stripe"
+import type { CustomerId } from "../../src/domain/Ids.ts"
 import { call } from "./harness.ts"
 import { randomIp } from "./processes.ts"
 
@@ -43,7 +44,7 @@ export const signUp = (email: string) =>
     yield* completeCheckout(sessionId)
     const res = yield* call("GET", `/api/session/${sessionId}`, { headers: { "x-forwarded-for": ip } })
     assert.strictEqual(res.status, 200, res.text)
-    return { sessionId, customerId: res.json.customerId as string, apiKey: res.json.apiKey as string }
+    return { sessionId, customerId: res.json.customerId as CustomerId, apiKey: res.json.apiKey as string }
   })
 
 /** A payment event signed the way Stripe signs, by the stripe package itself. */

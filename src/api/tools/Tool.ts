@@ -1,5 +1,6 @@
 import type { Schema } from "effect"
 import type { Role } from "../../domain/Identity.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import type { skillNames } from "../../domain/Settings.ts"
 
 /** The twelve tool names (the first twelve skill names an autonomy override may name). */
@@ -17,7 +18,7 @@ export interface ToolAnnotations {
 }
 
 /** What a tool is, independent of how it runs: one definition per tool, projected to MCP, cards and chat. */
-export interface ToolDefinition<I extends { readonly customerId: string } = { readonly customerId: string }> {
+export interface ToolDefinition<I extends { readonly customerId: CustomerId } = { readonly customerId: CustomerId }> {
   readonly name: ToolName
   readonly title: string
   /** Written for a model: what the tool does, when to use it, what it answers. */

@@ -19,7 +19,7 @@ import { PublishRequest } from "../Social.ts"
 export const CustomerId = Schema.String.annotate({
   format: "uuid",
   description: "The customer's id (the same id as in the REST paths). It must be the id of the API key's own customer."
-}).check(Schema.isMinLength(1), isMaxChars(100), storableText)
+}).check(Schema.isMinLength(1), isMaxChars(100), storableText).pipe(Schema.brand("CustomerId"))
 
 /** Free text of at most `max` characters, none empty, all storable. */
 export const text = (max: number, description: string) =>
@@ -176,6 +176,7 @@ export const TrackRevenueInput = Schema.Struct({
   currency: CurrencyCode,
   contentId: Schema.optionalKey(
     text(100, "The content piece that earned it (its id); the revenue counts under its platform, email or web")
+      .pipe(Schema.brand("ContentId"))
   ),
   link: Schema.optionalKey(
     text(

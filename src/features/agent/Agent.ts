@@ -4,6 +4,7 @@ import { AppConfig } from "../../Config.ts"
 import { platformBodyLimits } from "../../domain/Content.ts"
 import { type Brief, type CopyKind, fitWords } from "../../domain/Copywriting.ts"
 import { BudgetExceeded } from "../../domain/Errors.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import { briefMarker, makeHouseModel } from "./HouseModel.ts"
 
 export { profileMarker } from "./HouseModel.ts"
@@ -86,7 +87,7 @@ export const splitAnswer = (text: string, fallbackTitle: string): Written => {
  */
 export class Writer extends Context.Service<Writer, {
   readonly write: (
-    customerId: string,
+    customerId: CustomerId,
     brand: BrandVoice,
     request: WriteRequest
   ) => Effect.Effect<Written, BudgetExceeded | ModelFailed>
@@ -95,29 +96,31 @@ export class Writer extends Context.Service<Writer, {
     Writer,
     Effect.gen(function*() {
       const model = yield* LanguageModel.LanguageModel
-      const write = Effect.fn("Writer.write")(function*(customerId: string, brand: BrandVoice, request: WriteRequest) {
-        const limit = request.platform == null ? undefined : platformBodyLimits[request.platform]
-        const brief: Brief = { ...brand, ...request }
-        const where = request.platform == null ? "" : ` for ${request.platform}`
-        const system = [
-          `You are the marketing writer of ${brand.brandName}.`,
-          `Answer with the title on the first line, then a blank line, then the body only.`,
-          limit === undefined ? "" : `The body must be at most ${limit} characters.`,
-          briefLine(brief)
-        ].filter((line) => line.length > 0).join("\n")
-        const response = yield* model.generateText({
-          prompt: [
-            { role: "system", content: system },
-            { role: "user", content: `Write a ${request.kind}${where} about ${request.topic}.` }
-          ],
-          toolChoice: "none"
-        }).pipe(
-          Effect.provideService(ModelBilling, { customerId }),
-          Effect.mapError(modelRefusal)
-        )
-        const written = splitAnswer(response.text, `${request.topic}`)
-        return { title: written.title, body: limit === undefined ? written.body : fitWords(written.body, limit) }
-      })
+      const write = Effect.fn("Writer.write")(
+        function*(customerId: CustomerId, brand: BrandVoice, request: WriteRequest) {
+          const limit = request.platform == null ? undefined : platformBodyLimits[request.platform]
+          const brief: Brief = { ...brand, ...request }
+          const where = request.platform == null ? "" : ` for ${request.platform}`
+          const system = [
+            `You are the marketing writer of ${brand.brandName}.`,
+            `Answer with the title on the first line, then a blank line, then the body only.`,
+            limit === undefined ? "" : `The body must be at most ${limit} characters.`,
+            briefLine(brief)
+          ].filter((line) => line.length > 0).join("\n")
+          const response = yield* model.generateText({
+            prompt: [
+              { role: "system", content: system },
+              { role: "user", content: `Write a ${request.kind}${where} about ${request.topic}.` }
+            ],
+            toolChoice: "none"
+          }).pipe(
+            Effect.provideService(ModelBilling, { customerId }),
+            Effect.mapError(modelRefusal)
+          )
+          const written = splitAnswer(response.text, `${request.topic}`)
+          return { title: written.title, body: limit === undefined ? written.body : fitWords(written.body, limit) }
+        }
+      )
       return Writer.of({ write })
     })
   )
@@ -139,7 +142,7 @@ export interface AgentTurn {
  * model calls have been made. Charged to `customerId`'s model budget.
  */
 export const agentTurn = <Tools extends Record<string, Tool.Any>>(options: {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly prompt: Prompt.RawInput
   readonly toolkit: Toolkit.WithHandler<Tools>
   readonly maxRounds: number

@@ -6,6 +6,7 @@ import type { AppConfigShape } from "../../Config.ts"
 import type { BudgetExceeded } from "../../domain/Errors.ts"
 import { charLength } from "../../domain/Text.ts"
 import { Budget } from "../settings/Budget.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 
 /**
  * Whose budget pays for a model call. Callers acting for a customer (a
@@ -13,7 +14,7 @@ import { Budget } from "../settings/Budget.ts"
  * `Effect.provideService(ModelBilling, { customerId })`; without it nothing is
  * charged (the house model is free anyway).
  */
-export const ModelBilling = Context.Reference<{ readonly customerId: string | undefined }>("herald/features/agent/ModelBilling", {
+export const ModelBilling = Context.Reference<{ readonly customerId: CustomerId | undefined }>("herald/features/agent/ModelBilling", {
   defaultValue: () => ({ customerId: undefined })
 })
 
@@ -156,7 +157,7 @@ export const makeOpenAiModel = (config: Pick<AppConfigShape, "llmBaseUrl" | "llm
     })
 
     /** Refuses when `amount` would pass a cap; records nothing (the call is charged what it used, after). */
-    const fits = (customerId: string, amount: number) => budget.check(customerId, "model", amount)
+    const fits = (customerId: CustomerId, amount: number) => budget.check(customerId, "model", amount)
 
     const refusal = (method: string, error: BudgetExceeded) =>
       AiError.make({

@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import type { CustomerId } from "../../domain/Ids.ts"
 import {
   analyticsChannels,
   type AnalyticsPeriod,
@@ -33,9 +34,12 @@ interface Row {
  * link's channel, else `web`). Nothing is estimated.
  */
 export class Analytics extends Context.Service<Analytics, {
-  readonly report: (customerId: string, period: AnalyticsPeriod) => Effect.Effect<AnalyticsReport>
+  readonly report: (customerId: CustomerId, period: AnalyticsPeriod) => Effect.Effect<AnalyticsReport>
   /** The period's revenue by channel and currency (the report's `revenue` sums currencies as recorded). */
-  readonly revenueByCurrency: (customerId: string, period: AnalyticsPeriod) => Effect.Effect<ReadonlyArray<RevenueLine>>
+  readonly revenueByCurrency: (
+    customerId: CustomerId,
+    period: AnalyticsPeriod
+  ) => Effect.Effect<ReadonlyArray<RevenueLine>>
 }>()("herald/features/analytics/Analytics") {
   static readonly layer = Layer.effect(
     Analytics,
@@ -43,7 +47,7 @@ export class Analytics extends Context.Service<Analytics, {
       const sql = yield* SqlClient.SqlClient
       const platforms = analyticsChannels.filter((c) => c !== "web" && c !== "email")
 
-      const report = Effect.fnUntraced(function*(customerId: string, period: AnalyticsPeriod) {
+      const report = Effect.fnUntraced(function*(customerId: CustomerId, period: AnalyticsPeriod) {
         const since = new Date(Date.now() - periodDays[period] * 86_400_000)
         const rows = yield* sql<Row>`
         SELECT CASE WHEN platform IN ${
@@ -95,7 +99,7 @@ export class Analytics extends Context.Service<Analytics, {
         return { period, channels, totals }
       })
 
-      const revenueByCurrency = (customerId: string, period: AnalyticsPeriod) =>
+      const revenueByCurrency = (customerId: CustomerId, period: AnalyticsPeriod) =>
         sql<{ channel: string; currency: string; amount: string }>`
         SELECT CASE WHEN channel IN ${
           sql.in([...analyticsChannels])

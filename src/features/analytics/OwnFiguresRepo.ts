@@ -1,5 +1,6 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import type { CustomerId } from "../../domain/Ids.ts"
 
 export interface OwnFigures {
   readonly since: string
@@ -15,14 +16,14 @@ export interface OwnFigures {
  * the content and event tables, always filtered by customer.
  */
 export class OwnFiguresRepo extends Context.Service<OwnFiguresRepo, {
-  readonly ownFigures: (customerId: string, since: Date) => Effect.Effect<OwnFigures>
+  readonly ownFigures: (customerId: CustomerId, since: Date) => Effect.Effect<OwnFigures>
 }>()("herald/features/analytics/OwnFiguresRepo") {
   static readonly layer = Layer.effect(
     OwnFiguresRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
 
-      const ownFigures = (customerId: string, since: Date) =>
+      const ownFigures = (customerId: CustomerId, since: Date) =>
         Effect.gen(function*() {
           const content = yield* sql<{ type: string; status: string; n: number }>`
           SELECT type, status, count(*)::int AS n FROM content

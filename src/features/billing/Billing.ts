@@ -1,6 +1,6 @@
 import { Context, Duration, Effect, Layer, Option, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
-import { createHmac, randomBytes, randomUUID } from "node:crypto"
+import { createHmac, randomBytes } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import {
   checkoutReference,
@@ -13,6 +13,7 @@ import {
   trialEndsAt
 } from "../../domain/Billing.ts"
 import { CheckoutIncomplete, Conflict, KeyAlreadyRetrieved, NotFound, Unavailable } from "../../domain/Errors.ts"
+import { CustomerId, newCustomerId } from "../../domain/Ids.ts"
 import { openReplay, sealReplay } from "../../domain/ReplaySeal.ts"
 import { safeEqual } from "../../domain/Secrets.ts"
 import { isStorableText } from "../../domain/Text.ts"
@@ -22,7 +23,7 @@ import { Customers } from "../customers/Customers.ts"
 import { PaymentProvider } from "./Provider.ts"
 
 export interface SessionResult {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly email: string
   readonly apiKey: string
   readonly mcpEndpoint: string
@@ -40,7 +41,7 @@ interface CheckoutRow {
   readonly provider: "local" | "stripe"
   readonly providerSessionId: string | null
   readonly email: string
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly status: "open" | "completed"
   readonly sealedKey: string | null
   readonly keyRetrievedAt: Date | null
@@ -119,7 +120,7 @@ export class Billing extends Context.Service<Billing, {
         const holders = yield* customers.findByEmail(email)
         if (holders.some((customer) => customer.status !== "cancelled")) return yield* addressTaken()
         const checkoutId = newCheckoutId()
-        const customerId = randomUUID()
+        const customerId = newCustomerId()
         yield* sql`INSERT INTO checkout_sessions (id, provider, email, customer_id, status)
         VALUES (${checkoutId}, ${provider.name}, ${email}, ${customerId}, 'open')`.pipe(Effect.orDie)
         const session = yield* provider.createSession({ checkoutId, customerId, email })
@@ -132,7 +133,7 @@ export class Billing extends Context.Service<Billing, {
 
       /** Records what the provider calls the customer, keeping what is known. */
       const recordProviderIds = (
-        customerId: string,
+        customerId: CustomerId,
         ids: { customer?: string | undefined; subscription?: string | undefined }
       ) =>
         sql`INSERT INTO customer_billing (customer_id, provider_customer_id, provider_subscription_id)
@@ -230,16 +231,16 @@ export class Billing extends Context.Service<Billing, {
             ref.customerId !== undefined &&
             /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(ref.customerId)
           ) {
-            const found = yield* Effect.option(customers.get(ref.customerId.toLowerCase()))
+            const found = yield* Effect.option(customers.get(CustomerId.make(ref.customerId.toLowerCase())))
             if (Option.isSome(found)) return found.value.id
           }
           if (ref.providerSubscriptionId !== undefined) {
-            const rows = yield* sql<{ customerId: string }>`SELECT customer_id FROM customer_billing
+            const rows = yield* sql<{ customerId: CustomerId }>`SELECT customer_id FROM customer_billing
             WHERE provider_subscription_id = ${ref.providerSubscriptionId}`
             if (rows.length > 0) return rows[0].customerId
           }
           if (ref.providerCustomerId !== undefined) {
-            const rows = yield* sql<{ customerId: string }>`SELECT customer_id FROM customer_billing
+            const rows = yield* sql<{ customerId: CustomerId }>`SELECT customer_id FROM customer_billing
             WHERE provider_customer_id = ${ref.providerCustomerId}`
             if (rows.length > 0) return rows[0].customerId
           }
@@ -333,7 +334,7 @@ export class Billing extends Context.Service<Billing, {
       const expireTrials = Effect.gen(function*() {
         const ended = yield* customers.endedTrials
         if (ended.length === 0) return 0
-        const paid = yield* sql<{ customerId: string }>`SELECT customer_id FROM customer_billing
+        const paid = yield* sql<{ customerId: CustomerId }>`SELECT customer_id FROM customer_billing
         WHERE customer_id = ANY (${ended}::uuid[]) AND paid_at IS NOT NULL`
         const paying = new Set(paid.map((row) => row.customerId))
         let cancelled = 0

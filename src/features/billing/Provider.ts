@@ -2,11 +2,12 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig } from "../../Config.ts"
 import { trialDays } from "../../domain/Billing.ts"
 import { Unavailable } from "../../domain/Errors.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 
 export interface NewCheckout {
   /** Our checkout id: the provider's client_reference_id. */
   readonly checkoutId: string
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly email: string
 }
 

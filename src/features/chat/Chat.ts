@@ -11,6 +11,7 @@ import {
   threadTitle
 } from "../../domain/Chat.ts"
 import { BudgetExceeded, NotFound } from "../../domain/Errors.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import { chatToolkit } from "../../platform/tools/ChatToolkit.ts"
 import { ModelBilling, modelRefusal, profileMarker } from "../agent/Agent.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
@@ -93,8 +94,8 @@ const errorEvent = (cause: Cause.Cause<AiError.AiError>): ChatEvent => {
 export class ChatAgent extends Context.Service<ChatAgent, {
   /** Checks the thread (404 before any stream), stores the user's message and answers the turn's events. */
   readonly send: (principal: Principal, request: ChatRequest) => Effect.Effect<ChatStart, NotFound>
-  readonly threads: (customerId: string, limit: number) => Effect.Effect<ReadonlyArray<ChatThreadSummary>>
-  readonly thread: (customerId: string, threadId: string) => Effect.Effect<ChatThread, NotFound>
+  readonly threads: (customerId: CustomerId, limit: number) => Effect.Effect<ReadonlyArray<ChatThreadSummary>>
+  readonly thread: (customerId: CustomerId, threadId: string) => Effect.Effect<ChatThread, NotFound>
 }>()("herald/features/chat/ChatAgent") {
   static readonly layerWithoutRepo = Layer.effect(
     ChatAgent,

@@ -2,6 +2,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import type { ChatMessage, ChatRole, ChatThreadSummary } from "../../domain/Chat.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 
 interface ThreadRow {
   readonly id: string
@@ -36,13 +37,13 @@ const toMessage = (row: MessageRow): ChatMessage => ({
 /** Chat threads and their messages (migration 0080). Every read is scoped by the customer. */
 export class ChatRepo extends Context.Service<ChatRepo, {
   /** A new thread holding the user's first message (one statement); answers its id. */
-  readonly start: (customerId: string, title: string, message: string) => Effect.Effect<string>
-  readonly find: (customerId: string, threadId: string) => Effect.Effect<ChatThreadSummary | undefined>
+  readonly start: (customerId: CustomerId, title: string, message: string) => Effect.Effect<string>
+  readonly find: (customerId: CustomerId, threadId: string) => Effect.Effect<ChatThreadSummary | undefined>
   /** Appends a message (the thread's count and `updatedAt` move with it, in one transaction). */
   readonly append: (threadId: string, role: ChatRole, content: string) => Effect.Effect<ChatMessage>
   /** The latest `limit` messages, oldest first. */
   readonly messages: (threadId: string, limit: number) => Effect.Effect<ReadonlyArray<ChatMessage>>
-  readonly list: (customerId: string, limit: number) => Effect.Effect<ReadonlyArray<ChatThreadSummary>>
+  readonly list: (customerId: CustomerId, limit: number) => Effect.Effect<ReadonlyArray<ChatThreadSummary>>
 }>()("herald/features/chat/ChatRepo") {
   static readonly layer = Layer.effect(
     ChatRepo,

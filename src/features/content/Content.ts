@@ -22,6 +22,7 @@ import {
   ValidationError
 } from "../../domain/Errors.ts"
 import type { Actor } from "../../domain/Identity.ts"
+import type { ContentId, CustomerId, RunId } from "../../domain/Ids.ts"
 import { isWebhookEventType, type WebhookEventType } from "../../domain/WebhookEvents.ts"
 import { ContentRepo, Position, type PublishedItem, type ReviewCounts, type RowChanges } from "./Repo.ts"
 
@@ -41,7 +42,7 @@ export interface CreateOptions {
   /** The MCP tool or workflow id acting, for its autonomy override. */
   readonly skill?: string | undefined
   readonly agentId?: string | undefined
-  readonly runId?: string | undefined
+  readonly runId?: RunId | undefined
   /** The status the piece starts in, whoever creates it (social publish queues it `approved`). */
   readonly status?: "draft" | "pending_approval" | "approved" | undefined
   /** When an approved piece is due for publication (an instant; UTC in storage). */
@@ -84,30 +85,30 @@ const notFound = () => new NotFound({ error: "Content not found" })
 export class Content extends Context.Service<Content, {
   /** Past a budget cap only when autonomy level 5 queues an ad at once (a person's piece is never queued here). */
   readonly create: (
-    customerId: string,
+    customerId: CustomerId,
     input: NewContent,
     options: CreateOptions
   ) => Effect.Effect<ContentPiece, BudgetExceeded>
-  readonly list: (customerId: string, query: ListQuery) => Effect.Effect<ContentPage, InvalidCursor>
-  readonly get: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound>
+  readonly list: (customerId: CustomerId, query: ListQuery) => Effect.Effect<ContentPage, InvalidCursor>
+  readonly get: (customerId: CustomerId, contentId: ContentId) => Effect.Effect<ContentPiece, NotFound>
   /** The pieces a workflow run wrote, oldest first. */
-  readonly ofRun: (customerId: string, runId: string) => Effect.Effect<ReadonlyArray<ContentPiece>>
+  readonly ofRun: (customerId: CustomerId, runId: RunId) => Effect.Effect<ReadonlyArray<ContentPiece>>
   /** How the pieces of each of these workflow runs stand in review (runs without pieces are left out). */
-  readonly reviewCounts: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, ReviewCounts>>
+  readonly reviewCounts: (runIds: ReadonlyArray<RunId>) => Effect.Effect<ReadonlyMap<RunId, ReviewCounts>>
   readonly update: (
-    customerId: string,
-    contentId: string,
+    customerId: CustomerId,
+    contentId: ContentId,
     patch: ContentUpdate
   ) => Effect.Effect<ContentPiece, MoveError | ValidationError>
   readonly review: (
-    customerId: string,
-    contentId: string,
+    customerId: CustomerId,
+    contentId: ContentId,
     action: ReviewAction,
     note: string | undefined
   ) => Effect.Effect<ContentPiece, MoveError>
   readonly markPublished: (
-    customerId: string,
-    contentId: string,
+    customerId: CustomerId,
+    contentId: ContentId,
     publishedUrl: string
   ) => Effect.Effect<ContentPiece, MoveError>
   /**
@@ -117,17 +118,17 @@ export class Content extends Context.Service<Content, {
    */
   readonly markPublishedMany: (items: ReadonlyArray<PublishedItem>) => Effect.Effect<ReadonlyArray<ContentPiece>>
   /** draft -> pending_approval; writes `content.submitted`. */
-  readonly submit: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, MoveError>
+  readonly submit: (customerId: CustomerId, contentId: ContentId) => Effect.Effect<ContentPiece, MoveError>
   /** Deletes a draft or rejected piece (409 otherwise); writes `content.deleted`. */
-  readonly remove: (customerId: string, contentId: string) => Effect.Effect<void, MoveError>
+  readonly remove: (customerId: CustomerId, contentId: ContentId) => Effect.Effect<void, MoveError>
   /**
    * Sets or clears (`null`) when an approved, unpublished piece is due; any
    * other status is 409. Used by the publisher's schedule, retry and cancel;
    * publishing an approved piece elsewhere than its platform sets `platform`.
    */
   readonly reschedule: (
-    customerId: string,
-    contentId: string,
+    customerId: CustomerId,
+    contentId: ContentId,
     scheduledAt: Date | null,
     platform?: string | undefined
   ) => Effect.Effect<ContentPiece, MoveError>
@@ -149,7 +150,7 @@ export class Content extends Context.Service<Content, {
        */
       const announceMany = (
         type: LogType,
-        announced: ReadonlyArray<{ readonly customerId: string; readonly piece: ContentPiece }>,
+        announced: ReadonlyArray<{ readonly customerId: CustomerId; readonly piece: ContentPiece }>,
         actor?: Actor
       ) =>
         Effect.andThen(
@@ -161,14 +162,14 @@ export class Content extends Context.Service<Content, {
             : Effect.void
         )
 
-      const announce = (customerId: string, type: LogType, piece: ContentPiece, actor?: Actor) =>
+      const announce = (customerId: CustomerId, type: LogType, piece: ContentPiece, actor?: Actor) =>
         announceMany(type, [{ customerId, piece }], actor)
 
       const inTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
         effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
 
       const create = Effect.fn("Content.create")(
-        function*(customerId: string, input: NewContent, options: CreateOptions) {
+        function*(customerId: CustomerId, input: NewContent, options: CreateOptions) {
           const level = options.actor === "agent" && options.status === undefined
             ? resolveLevel((yield* settings.get(customerId)).autonomy, { category: input.type, skill: options.skill })
             : undefined
@@ -202,8 +203,8 @@ export class Content extends Context.Service<Content, {
        * moves of one piece queue on the lock; the later one sees the new status.
        */
       const move = <E = never>(
-        customerId: string,
-        contentId: string,
+        customerId: CustomerId,
+        contentId: ContentId,
         action: ContentAction,
         changes: (current: ContentPiece) => Effect.Effect<Omit<RowChanges, "status">, E>,
         event: LogType
@@ -235,20 +236,20 @@ export class Content extends Context.Service<Content, {
       }
 
       const update = Effect.fn("Content.update")(
-        function*(customerId: string, contentId: string, patch: ContentUpdate) {
+        function*(customerId: CustomerId, contentId: ContentId, patch: ContentUpdate) {
           return yield* move(customerId, contentId, "edit", checkedEdit(patch), "content.updated")
         }
       )
 
       const review = Effect.fn("Content.review")(
-        function*(customerId: string, contentId: string, action: ReviewAction, note: string | undefined) {
+        function*(customerId: CustomerId, contentId: ContentId, action: ReviewAction, note: string | undefined) {
           const event = action === "approve" ? "content.approved" : "content.rejected"
           return yield* move(customerId, contentId, action, () => Effect.succeed({ reviewNote: note }), event)
         }
       )
 
       const markPublished = Effect.fn("Content.markPublished")(
-        function*(customerId: string, contentId: string, publishedUrl: string) {
+        function*(customerId: CustomerId, contentId: ContentId, publishedUrl: string) {
           return yield* move(
             customerId,
             contentId,
@@ -266,11 +267,11 @@ export class Content extends Context.Service<Content, {
         return pieces
       })
 
-      const submit = Effect.fn("Content.submit")(function*(customerId: string, contentId: string) {
+      const submit = Effect.fn("Content.submit")(function*(customerId: CustomerId, contentId: ContentId) {
         return yield* move(customerId, contentId, "submit", () => Effect.succeed({}), "content.submitted")
       })
 
-      const remove = Effect.fn("Content.remove")(function*(customerId: string, contentId: string) {
+      const remove = Effect.fn("Content.remove")(function*(customerId: CustomerId, contentId: ContentId) {
         return yield* inTransaction(Effect.gen(function*() {
           const found = yield* repo.find(customerId, contentId, true)
           if (Option.isNone(found)) return yield* notFound()
@@ -282,7 +283,7 @@ export class Content extends Context.Service<Content, {
       })
 
       const reschedule = Effect.fn("Content.reschedule")(
-        function*(customerId: string, contentId: string, scheduledAt: Date | null, platform?: string) {
+        function*(customerId: CustomerId, contentId: ContentId, scheduledAt: Date | null, platform?: string) {
           return yield* inTransaction(Effect.gen(function*() {
             const found = yield* repo.find(customerId, contentId, true)
             if (Option.isNone(found)) return yield* notFound()
@@ -299,14 +300,14 @@ export class Content extends Context.Service<Content, {
       )
 
       // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-      const get = Effect.fnUntraced(function*(customerId: string, contentId: string) {
+      const get = Effect.fnUntraced(function*(customerId: CustomerId, contentId: ContentId) {
         const found = yield* repo.find(customerId, contentId, false)
         if (Option.isNone(found)) return yield* notFound()
         return found.value
       })
 
       // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-      const list = Effect.fnUntraced(function*(customerId: string, query: ListQuery) {
+      const list = Effect.fnUntraced(function*(customerId: CustomerId, query: ListQuery) {
         const after = query.cursor === undefined
           ? undefined
           : yield* cursors.decode("content", customerId, Position, query.cursor)

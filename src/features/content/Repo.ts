@@ -1,11 +1,11 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { randomUUID } from "node:crypto"
 import type { ContentPiece, ContentStatus, ContentType } from "../../domain/Content.ts"
+import { type ContentId, type CustomerId, newContentId, type RunId } from "../../domain/Ids.ts"
 import { CreatedPosition } from "../../platform/Cursor.ts"
 
 interface ContentRow {
-  readonly id: string
+  readonly id: ContentId
   readonly type: ContentType
   readonly status: ContentStatus
   readonly platform: string | null
@@ -17,7 +17,7 @@ interface ContentRow {
   readonly scheduledAt: Date | null
   readonly reviewNote: string | null
   readonly agentId: string | null
-  readonly runId: string | null
+  readonly runId: RunId | null
   readonly createdAt: Date
   readonly position: string
 }
@@ -39,7 +39,7 @@ export interface NewRow {
   readonly body: string
   readonly metadata: Readonly<Record<string, unknown>>
   readonly agentId: string | null
-  readonly runId: string | null
+  readonly runId: RunId | null
   readonly scheduledAt?: Date | null | undefined
 }
 
@@ -65,8 +65,8 @@ export interface ReviewCounts {
 }
 
 export interface PublishedItem {
-  readonly customerId: string
-  readonly contentId: string
+  readonly customerId: CustomerId
+  readonly contentId: ContentId
   readonly publishedUrl: string
 }
 
@@ -102,15 +102,15 @@ const toRecord = (row: ContentRow): ContentRecord => ({
 
 /** Content rows, always filtered by customer id. Joins the caller's transaction. */
 export class ContentRepo extends Context.Service<ContentRepo, {
-  readonly insert: (customerId: string, row: NewRow) => Effect.Effect<ContentPiece>
-  readonly find: (customerId: string, id: string, lock: boolean) => Effect.Effect<Option.Option<ContentPiece>>
-  readonly update: (customerId: string, id: string, changes: RowChanges) => Effect.Effect<ContentPiece>
-  readonly list: (customerId: string, filter: ListFilter) => Effect.Effect<ReadonlyArray<ContentRecord>>
-  readonly remove: (customerId: string, id: string) => Effect.Effect<void>
+  readonly insert: (customerId: CustomerId, row: NewRow) => Effect.Effect<ContentPiece>
+  readonly find: (customerId: CustomerId, id: ContentId, lock: boolean) => Effect.Effect<Option.Option<ContentPiece>>
+  readonly update: (customerId: CustomerId, id: ContentId, changes: RowChanges) => Effect.Effect<ContentPiece>
+  readonly list: (customerId: CustomerId, filter: ListFilter) => Effect.Effect<ReadonlyArray<ContentRecord>>
+  readonly remove: (customerId: CustomerId, id: ContentId) => Effect.Effect<void>
   /** The pieces a workflow run wrote, oldest first. */
-  readonly ofRun: (customerId: string, runId: string) => Effect.Effect<ReadonlyArray<ContentPiece>>
+  readonly ofRun: (customerId: CustomerId, runId: RunId) => Effect.Effect<ReadonlyArray<ContentPiece>>
   /** How the pieces of each of these workflow runs stand in review (runs without pieces are left out). */
-  readonly reviewCounts: (runIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, ReviewCounts>>
+  readonly reviewCounts: (runIds: ReadonlyArray<RunId>) => Effect.Effect<ReadonlyMap<RunId, ReviewCounts>>
   /**
    * Moves every listed piece whose status is one of `from` to published with
    * its address, in one statement; answers the pieces it moved (a piece
@@ -133,24 +133,24 @@ export class ContentRepo extends Context.Service<ContentRepo, {
       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS position`
       )
 
-      const insert = (customerId: string, row: NewRow) =>
+      const insert = (customerId: CustomerId, row: NewRow) =>
         sql<ContentRow>`
         INSERT INTO content (id, customer_id, type, status, platform, title, body, metadata, agent_id, run_id, scheduled_at)
-        VALUES (${`cnt_${randomUUID().replaceAll("-", "")}`}, ${customerId}, ${row.type}, ${row.status},
+        VALUES (${newContentId()}, ${customerId}, ${row.type}, ${row.status},
           ${row.platform}, ${row.title}, ${row.body}, ${
           JSON.stringify(row.metadata)
         }::json, ${row.agentId}, ${row.runId},
           ${row.scheduledAt ?? null})
         RETURNING ${columns}`.pipe(Effect.map((rows) => toRecord(rows[0]).piece), Effect.orDie)
 
-      const find = (customerId: string, id: string, lock: boolean) =>
+      const find = (customerId: CustomerId, id: ContentId, lock: boolean) =>
         sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND id = ${id}
         ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
           Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => toRecord(row).piece)),
           Effect.orDie
         )
 
-      const update = (customerId: string, id: string, changes: RowChanges) =>
+      const update = (customerId: CustomerId, id: ContentId, changes: RowChanges) =>
         sql<ContentRow>`
         UPDATE content SET
           status = ${changes.status},
@@ -169,7 +169,7 @@ export class ContentRepo extends Context.Service<ContentRepo, {
         RETURNING ${columns}`.pipe(Effect.map((rows) => toRecord(rows[0]).piece), Effect.orDie)
 
       // Newest first; the row comparison walks the (customer_id[, filter], created_at, id) index backwards.
-      const list = (customerId: string, filter: ListFilter) =>
+      const list = (customerId: CustomerId, filter: ListFilter) =>
         sql<ContentRow>`
         SELECT ${columns} FROM content
         WHERE customer_id = ${customerId}
@@ -184,21 +184,21 @@ export class ContentRepo extends Context.Service<ContentRepo, {
         ORDER BY created_at DESC, id DESC
         LIMIT ${filter.limit}`.pipe(Effect.map((rows) => rows.map(toRecord)), Effect.orDie)
 
-      const remove = (customerId: string, id: string) =>
+      const remove = (customerId: CustomerId, id: ContentId) =>
         sql`DELETE FROM content WHERE customer_id = ${customerId} AND id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-      const ofRun = (customerId: string, runId: string) =>
+      const ofRun = (customerId: CustomerId, runId: RunId) =>
         sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND run_id = ${runId}
         ORDER BY created_at, id`.pipe(Effect.map((rows) => rows.map((row) => toRecord(row).piece)), Effect.orDie)
 
-      const reviewCounts = (runIds: ReadonlyArray<string>) =>
+      const reviewCounts = (runIds: ReadonlyArray<RunId>) =>
         runIds.length === 0 ?
-          Effect.succeed(new Map<string, ReviewCounts>()) :
-          sql<{ runId: string; status: ContentStatus; n: number }>`
+          Effect.succeed(new Map<RunId, ReviewCounts>()) :
+          sql<{ runId: RunId; status: ContentStatus; n: number }>`
         SELECT run_id, status, count(*)::int AS n FROM content WHERE run_id = ANY (${runIds}::text[]) GROUP BY run_id, status`
             .pipe(
               Effect.map((rows) => {
-                const counts = new Map<string, { pending: number; approved: number; rejected: number }>()
+                const counts = new Map<RunId, { pending: number; approved: number; rejected: number }>()
                 for (const row of rows) {
                   const at = counts.get(row.runId) ?? { pending: 0, approved: 0, rejected: 0 }
                   const slot = row.status === "draft" || row.status === "pending_approval"
@@ -209,7 +209,7 @@ export class ContentRepo extends Context.Service<ContentRepo, {
                   at[slot] += row.n
                   counts.set(row.runId, at)
                 }
-                return counts as ReadonlyMap<string, ReviewCounts>
+                return counts as ReadonlyMap<RunId, ReviewCounts>
               }),
               Effect.orDie
             )

@@ -2,6 +2,7 @@ import { Effect, Schema } from "effect"
 import { HttpRouter } from "effect/http"
 import { type ContentPiece, ReviewAction } from "../../domain/Content.ts"
 import { NotFound } from "../../domain/Errors.ts"
+import { ContentId } from "../../domain/Ids.ts"
 import { isStorableText } from "../../domain/Text.ts"
 import { html, safeHref } from "../../platform/http/Html.ts"
 import { backTo, dashboardChange, invalidField } from "../dashboard/Change.ts"
@@ -97,7 +98,12 @@ export const ContentDashboardRoutes = HttpRouter.use((router) =>
           if (!isReviewAction(action)) return yield* invalidField("action", "must be approve or reject")
           const note = (form.get("note") ?? "").trim()
           if ([...note].length > 1000) return yield* invalidField("note", "must be at most 1000 characters")
-          yield* content.review(session.principal.customerId, contentId, action, note === "" ? undefined : note)
+          yield* content.review(
+            session.principal.customerId,
+            ContentId.make(contentId),
+            action,
+            note === "" ? undefined : note
+          )
           return backTo("queue")
         }))
     )

@@ -1,14 +1,14 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { Conflict, NotFound } from "../../domain/Errors.ts"
 import type { Actor, Customer, CustomerStatus, Role } from "../../domain/Identity.ts"
+import { type CustomerId, newCustomerId } from "../../domain/Ids.ts"
 import { Events } from "../../platform/Events.ts"
 import { Keys } from "../../platform/Keys.ts"
 
 interface CustomerRow {
-  readonly id: string
+  readonly id: CustomerId
   readonly email: string
   readonly plan: "pro"
   readonly status: CustomerStatus
@@ -22,7 +22,7 @@ export interface NewCustomer {
   readonly brandName?: string | undefined
   readonly status?: CustomerStatus | undefined
   readonly trialEndsAt?: Date | undefined
-  readonly id?: string | undefined
+  readonly id?: CustomerId | undefined
   /** Who provisions it, for the event log (default: derived from the request, else system). */
   readonly actor?: Actor | undefined
 }
@@ -43,9 +43,9 @@ const operator: Actor = { type: "admin", id: null }
 /** Customers and their keys. Keys exist in plaintext only in the response that issues them. */
 export class Customers extends Context.Service<Customers, {
   readonly provision: (input: NewCustomer) => Effect.Effect<{ readonly customer: Customer; readonly apiKey: string }>
-  readonly get: (customerId: string) => Effect.Effect<Customer, NotFound>
+  readonly get: (customerId: CustomerId) => Effect.Effect<Customer, NotFound>
   /** The status of each of these customers (an id that names no customer is left out). */
-  readonly statuses: (customerIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, CustomerStatus>>
+  readonly statuses: (customerIds: ReadonlyArray<CustomerId>) => Effect.Effect<ReadonlyMap<CustomerId, CustomerStatus>>
   /** Operator provisioning: an email held by a customer that is not cancelled is 409 (case-insensitive). */
   readonly provisionUnique: (
     input: NewCustomer
@@ -53,15 +53,15 @@ export class Customers extends Context.Service<Customers, {
   /** Customers whose email is `email`, compared case-insensitively, oldest first. */
   readonly findByEmail: (email: string) => Effect.Effect<ReadonlyArray<Customer>>
   readonly rotateKey: (
-    customerId: string,
+    customerId: CustomerId,
     options?: RotateOptions
   ) => Effect.Effect<{ readonly apiKey: string; readonly mcpEndpoint: string }>
   /** Operator recovery: a new owner key for an existing customer (404 when there is none). */
   readonly recoverKey: (
-    customerId: string
+    customerId: CustomerId
   ) => Effect.Effect<{ readonly apiKey: string; readonly mcpEndpoint: string }, NotFound>
   /** Inserts a key row for `customerId` and returns the plaintext (for team members). */
-  readonly issueKey: (customerId: string, role: Role, memberId: string | null) => Effect.Effect<string>
+  readonly issueKey: (customerId: CustomerId, role: Role, memberId: string | null) => Effect.Effect<string>
   readonly mcpEndpointFor: (key: string) => string
   /**
    * Moves the status under the customer's row lock when `decide` names a new
@@ -76,17 +76,17 @@ export class Customers extends Context.Service<Customers, {
    * rows referencing the customer; `noKeyUpdate` does not). False when there
    * is no such customer.
    */
-  readonly lock: (customerId: string, strength?: "update" | "noKeyUpdate") => Effect.Effect<boolean>
+  readonly lock: (customerId: CustomerId, strength?: "update" | "noKeyUpdate") => Effect.Effect<boolean>
   /** Customers whose free trial has ended and who are not cancelled: the trial sweep's candidates. */
-  readonly endedTrials: Effect.Effect<ReadonlyArray<string>>
+  readonly endedTrials: Effect.Effect<ReadonlyArray<CustomerId>>
   /**
    * Records the confirmed brand name and moves an onboarding customer to
    * active, under the row lock, in the caller's transaction; answers the
    * status before the change.
    */
-  readonly confirmBrand: (customerId: string, brandName: string) => Effect.Effect<CustomerStatus>
+  readonly confirmBrand: (customerId: CustomerId, brandName: string) => Effect.Effect<CustomerStatus>
   readonly changeStatus: (
-    customerId: string,
+    customerId: CustomerId,
     decide: (current: CustomerStatus) => CustomerStatus | undefined,
     data?: Record<string, unknown>
   ) => Effect.Effect<{ readonly from: CustomerStatus; readonly to: CustomerStatus } | undefined, NotFound>
@@ -114,7 +114,7 @@ export class Customers extends Context.Service<Customers, {
 
       const issueKey = keys.issue
 
-      const insertCustomer = (id: string, status: CustomerStatus, input: NewCustomer) =>
+      const insertCustomer = (id: CustomerId, status: CustomerStatus, input: NewCustomer) =>
         Effect.gen(function*() {
           const rows = yield* sql<CustomerRow>`
           INSERT INTO customers (id, email, status, brand_name, trial_ends_at)
@@ -126,13 +126,13 @@ export class Customers extends Context.Service<Customers, {
         })
 
       const provision = Effect.fn("Customers.provision")(function*(input: NewCustomer) {
-        const id = input.id ?? randomUUID()
+        const id = input.id ?? newCustomerId()
         const status = input.status ?? "onboarding"
         return yield* insertCustomer(id, status, input).pipe(sql.withTransaction, Effect.orDie)
       })
 
       const provisionUnique = Effect.fn("Customers.provisionUnique")(function*(input: NewCustomer) {
-        const id = input.id ?? randomUUID()
+        const id = input.id ?? newCustomerId()
         const status = input.status ?? "onboarding"
         const created = yield* Effect.gen(function*() {
           // One transaction per address at a time: two concurrent provisions of one email cannot both pass the check.
@@ -156,7 +156,7 @@ export class Customers extends Context.Service<Customers, {
       })
 
       // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-      const get = Effect.fnUntraced(function*(customerId: string) {
+      const get = Effect.fnUntraced(function*(customerId: CustomerId) {
         const rows = yield* sql<CustomerRow>`
         SELECT id, email, plan, status, brand_name, created_at, trial_ends_at
         FROM customers WHERE id = ${customerId}`.pipe(Effect.orDie)
@@ -164,7 +164,7 @@ export class Customers extends Context.Service<Customers, {
         return toCustomer(rows[0])
       })
 
-      const rotate = (customerId: string, options: RotateOptions) =>
+      const rotate = (customerId: CustomerId, options: RotateOptions) =>
         Effect.gen(function*() {
           // The row lock serialises concurrent rotations of one customer.
           const found = yield* sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
@@ -175,14 +175,16 @@ export class Customers extends Context.Service<Customers, {
           return { apiKey, mcpEndpoint: mcpEndpointFor(apiKey) }
         }).pipe(sql.withTransaction, Effect.orDie)
 
-      const rotateKey = Effect.fn("Customers.rotateKey")(function*(customerId: string, options: RotateOptions = {}) {
-        const rotated = yield* rotate(customerId, options)
-        // The caller authenticated as this customer, so it exists.
-        if (rotated === undefined) return yield* Effect.die("rotated a customer that does not exist")
-        return rotated
-      })
+      const rotateKey = Effect.fn("Customers.rotateKey")(
+        function*(customerId: CustomerId, options: RotateOptions = {}) {
+          const rotated = yield* rotate(customerId, options)
+          // The caller authenticated as this customer, so it exists.
+          if (rotated === undefined) return yield* Effect.die("rotated a customer that does not exist")
+          return rotated
+        }
+      )
 
-      const recoverKey = Effect.fn("Customers.recoverKey")(function*(customerId: string) {
+      const recoverKey = Effect.fn("Customers.recoverKey")(function*(customerId: CustomerId) {
         // An id no row could hold names nothing: 404, not a database type error.
         if (!uuidShape.test(customerId)) return yield* new NotFound({ error: "Customer not found" })
         const rotated = yield* rotate(customerId, { actor: operator })
@@ -191,7 +193,7 @@ export class Customers extends Context.Service<Customers, {
       })
 
       const changeStatus = Effect.fn("Customers.changeStatus")(function*(
-        customerId: string,
+        customerId: CustomerId,
         decide: (current: CustomerStatus) => CustomerStatus | undefined,
         data: Record<string, unknown> = {}
       ) {
@@ -209,17 +211,17 @@ export class Customers extends Context.Service<Customers, {
         }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
       })
 
-      const statuses = (customerIds: ReadonlyArray<string>) =>
+      const statuses = (customerIds: ReadonlyArray<CustomerId>) =>
         customerIds.length === 0
-          ? Effect.succeed(new Map<string, CustomerStatus>())
+          ? Effect.succeed(new Map<CustomerId, CustomerStatus>())
           : sql<
-            { id: string; status: CustomerStatus }
+            { id: CustomerId; status: CustomerStatus }
           >`SELECT id, status FROM customers WHERE id = ANY (${customerIds}::uuid[])`.pipe(
             Effect.map((rows) => new Map(rows.map((row) => [row.id, row.status]))),
             Effect.orDie
           )
 
-      const lock = (customerId: string, strength: "update" | "noKeyUpdate" = "update") =>
+      const lock = (customerId: CustomerId, strength: "update" | "noKeyUpdate" = "update") =>
         Effect.map(
           strength === "update"
             ? sql`SELECT id FROM customers WHERE id = ${customerId} FOR UPDATE`
@@ -228,14 +230,14 @@ export class Customers extends Context.Service<Customers, {
         ).pipe(Effect.orDie, Effect.withSpan("Customers.lock"))
 
       // Walks the partial index on trial_ends_at (only customers with a trial that is not cancelled).
-      const endedTrials = sql<{ id: string }>`SELECT id FROM customers
+      const endedTrials = sql<{ id: CustomerId }>`SELECT id FROM customers
       WHERE trial_ends_at IS NOT NULL AND trial_ends_at <= now() AND status <> 'cancelled'`.pipe(
         Effect.map((rows) => rows.map((row) => row.id)),
         Effect.orDie,
         Effect.withSpan("Customers.endedTrials")
       )
 
-      const confirmBrand = (customerId: string, brandName: string) =>
+      const confirmBrand = (customerId: CustomerId, brandName: string) =>
         Effect.gen(function*() {
           const [current] = yield* sql<
             { status: CustomerStatus }

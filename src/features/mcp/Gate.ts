@@ -4,6 +4,7 @@ import type { Principal } from "../../api/Security.ts"
 import { AppConfig } from "../../Config.ts"
 import { parseBearer } from "../../domain/ApiKeys.ts"
 import { AccountInactive, Forbidden, InvalidApiKey, McpTokenRequired, RateLimited } from "../../domain/Errors.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import { mcpResource } from "../../domain/OAuth.ts"
 import { errorResponse } from "../../platform/http/ErrorResponses.ts"
 import { addResponseHeaders, currentRequest } from "../../platform/http/RequestContext.ts"
@@ -101,7 +102,7 @@ export const makeGate = Effect.gen(function*() {
     })
 
   /** Every POST counts (whatever its JSON-RPC method); other requests show the usage without counting. */
-  const countMcp = (customerId: string, counts: boolean) =>
+  const countMcp = (customerId: CustomerId, counts: boolean) =>
     counts
       ? rateLimited(limits.enforce(policies.mcp, customerId))
       : Effect.flatMap(limits.count(policies.mcp, customerId, 0), limits.show)

@@ -13,6 +13,7 @@ import {
   ValidationError
 } from "../../domain/Errors.ts"
 import { statusCodes } from "../../domain/Errors.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import { defaultsFor } from "../../platform/http/ErrorResponses.ts"
 import { currentRequest } from "../../platform/http/RequestContext.ts"
 import { openedAtOnce, openingComment } from "../../platform/http/Sse.ts"
@@ -37,7 +38,7 @@ const notTheSessionsKey = () =>
   refuse(new Forbidden({ error: "This key did not open this session: open a session with it" }))
 
 interface SseSession {
-  readonly customerId: string
+  readonly customerId: CustomerId
   /** The key the session was opened with: re-checked on every message (revoked, customer suspended). */
   readonly key: string
   readonly keyId: string
@@ -47,7 +48,7 @@ interface SseSession {
 }
 
 interface HttpSession {
-  readonly customerId: string
+  readonly customerId: CustomerId
   /** The key that opened it: its tools run with that key's role, so no other key may drive it. */
   readonly keyId: string
   readonly transport: WebStandardStreamableHTTPServerTransport
@@ -134,7 +135,7 @@ export const McpRoutes = HttpRouter.use((router) =>
     })
     // Open sessions per customer: opening the SSE stream costs no MCP budget, so this bounds what one key can hold open.
     const openByCustomer = new Map<string, number>()
-    const countOpen = (customerId: string, delta: 1 | -1) => {
+    const countOpen = (customerId: CustomerId, delta: 1 | -1) => {
       const next = (openByCustomer.get(customerId) ?? 0) + delta
       if (next > 0) openByCustomer.set(customerId, next)
       else openByCustomer.delete(customerId)
@@ -172,7 +173,7 @@ export const McpRoutes = HttpRouter.use((router) =>
      * use is the new one refused, as a limit like any other (429 "Rate limit
      * exceeded" with Retry-After); the cap is MCP_MAX_SESSIONS_PER_CUSTOMER.
      */
-    const makeRoom = (customerId: string) =>
+    const makeRoom = (customerId: CustomerId) =>
       Effect.suspend(() => {
         if ((openByCustomer.get(customerId) ?? 0) < config.mcpMaxSessionsPerCustomer) return Effect.void
         let oldest: [string, HttpSession] | undefined

@@ -2,6 +2,7 @@ import { Context, Data, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { type Role, Role as RoleSchema, scopesByRole } from "../../domain/Identity.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import {
   isOurResource,
   isS256Challenge,
@@ -180,9 +181,13 @@ export class OAuth extends Context.Service<OAuth, {
   readonly register: (body: unknown) => Effect.Effect<Registration, OAuthProblem>
   readonly token: (form: URLSearchParams) => Effect.Effect<TokenAnswer, OAuthProblem>
   readonly revoke: (form: URLSearchParams) => Effect.Effect<void, OAuthProblem>
-  readonly grants: (customerId: string, limit: number) => Effect.Effect<ReadonlyArray<GrantRow>>
+  readonly grants: (customerId: CustomerId, limit: number) => Effect.Effect<ReadonlyArray<GrantRow>>
   /** Revokes one of the customer's grants; `memberId` limits it to that member's own. */
-  readonly revokeGrant: (customerId: string, grantId: string, memberId: string | undefined) => Effect.Effect<boolean>
+  readonly revokeGrant: (
+    customerId: CustomerId,
+    grantId: string,
+    memberId: string | undefined
+  ) => Effect.Effect<boolean>
 }>()("herald/features/oauth/OAuth") {
   static readonly layerWithoutRepo = Layer.effect(
     OAuth,

@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Role } from "../../domain/Identity.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 
 export interface ClientRow {
   readonly clientId: string
@@ -13,7 +14,7 @@ export interface ClientRow {
 }
 
 export interface Approval {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly memberId: string | null
   readonly keyId: string
   readonly role: Role
@@ -41,7 +42,7 @@ export interface TokenRow {
   readonly tokenHash: string
   readonly grantId: string
   readonly clientId: string
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly memberId: string | null
   readonly keyId: string
   readonly role: Role
@@ -90,12 +91,12 @@ export class OAuthRepo extends Context.Service<OAuthRepo, {
   readonly revokeGrant: (grantId: string) => Effect.Effect<void>
   /** Revokes a customer's grant by id; false when it names none of theirs (or is revoked already). */
   readonly revokeCustomerGrant: (
-    customerId: string,
+    customerId: CustomerId,
     grantId: string,
     memberId: string | undefined
   ) => Effect.Effect<boolean>
   /** Grants that still have a live refresh token, newest first. */
-  readonly listGrants: (customerId: string, limit: number) => Effect.Effect<ReadonlyArray<GrantRow>>
+  readonly listGrants: (customerId: CustomerId, limit: number) => Effect.Effect<ReadonlyArray<GrantRow>>
 }>()("herald/features/oauth/OAuthRepo") {
   static readonly layer = Layer.effect(
     OAuthRepo,

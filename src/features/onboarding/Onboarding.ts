@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../Config.ts"
 import { FetchFailed, type Unavailable } from "../../domain/Errors.ts"
 import type { CustomerStatus } from "../../domain/Identity.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import type { BrandProfile, ConfirmedProfile } from "../../domain/Onboarding.ts"
 import { Events } from "../../platform/Events.ts"
 import { busyAsUnavailable, PageAdmission, PagePool } from "../../platform/PagePool.ts"
@@ -16,7 +17,7 @@ export interface Started {
 }
 
 export interface Confirmed {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly status: CustomerStatus
   readonly brandName: string | null
   readonly profile: ConfirmedProfile
@@ -31,10 +32,10 @@ export interface Confirmed {
  * tool analyze_brand_url calls `extract`.
  */
 export class Onboarding extends Context.Service<Onboarding, {
-  readonly start: (customerId: string) => Effect.Effect<Started>
+  readonly start: (customerId: CustomerId) => Effect.Effect<Started>
   readonly extract: (url: string) => Effect.Effect<BrandProfile, FetchFailed | Unavailable>
-  readonly confirm: (customerId: string, profile: ConfirmedProfile) => Effect.Effect<Confirmed>
-  readonly profile: (customerId: string) => Effect.Effect<Record<string, unknown> | undefined>
+  readonly confirm: (customerId: CustomerId, profile: ConfirmedProfile) => Effect.Effect<Confirmed>
+  readonly profile: (customerId: CustomerId) => Effect.Effect<Record<string, unknown> | undefined>
 }>()("herald/features/onboarding/Onboarding") {
   static readonly layer = Layer.effect(
     Onboarding,
@@ -47,7 +48,7 @@ export class Onboarding extends Context.Service<Onboarding, {
       const pool = yield* PagePool
       const admission = yield* PageAdmission
 
-      const start = Effect.fn("Onboarding.start")(function*(customerId: string) {
+      const start = Effect.fn("Onboarding.start")(function*(customerId: CustomerId) {
         yield* events.record(customerId, "onboarding.started", {})
         // The connect links are a convenience: a provider outage must not stop onboarding.
         const links = yield* social.connect(customerId, undefined).pipe(
@@ -78,7 +79,7 @@ export class Onboarding extends Context.Service<Onboarding, {
         return outcome.profile
       })
 
-      const confirm = Effect.fn("Onboarding.confirm")(function*(customerId: string, profile: ConfirmedProfile) {
+      const confirm = Effect.fn("Onboarding.confirm")(function*(customerId: CustomerId, profile: ConfirmedProfile) {
         const name = profile.brandName.trim()
         return yield* Effect.gen(function*() {
           const previous = yield* customers.confirmBrand(customerId, name)
@@ -100,7 +101,7 @@ export class Onboarding extends Context.Service<Onboarding, {
         }).pipe(sql.withTransaction, Effect.orDie)
       })
 
-      const profile = (customerId: string) =>
+      const profile = (customerId: CustomerId) =>
         sql<{ profile: unknown }>`SELECT profile FROM brand_profiles WHERE customer_id = ${customerId}`.pipe(
           Effect.map((rows) =>
             rows.length === 0

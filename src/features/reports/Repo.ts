@@ -1,10 +1,11 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Report, ReportFigure, ReportKind, ReportSummary } from "../../domain/Reports.ts"
+import type { CustomerId, RunId } from "../../domain/Ids.ts"
 
 interface Row {
   readonly id: string
-  readonly runId: string | null
+  readonly runId: RunId | null
   readonly workflow: string | null
   readonly kind: ReportKind
   readonly title: string
@@ -33,8 +34,8 @@ const figuresOf = (value: unknown): ReadonlyArray<ReportFigure> =>
 
 export interface NewReport {
   readonly id: string
-  readonly customerId: string
-  readonly runId: string | null
+  readonly customerId: CustomerId
+  readonly runId: RunId | null
   readonly workflow: string | null
   readonly kind: ReportKind
   readonly title: string
@@ -45,9 +46,9 @@ export interface NewReport {
 /** The reports table (migration reports_agent). Every read is scoped by the customer. */
 export class ReportsRepo extends Context.Service<ReportsRepo, {
   readonly insert: (report: NewReport) => Effect.Effect<Report>
-  readonly find: (customerId: string, reportId: string) => Effect.Effect<Report | undefined>
+  readonly find: (customerId: CustomerId, reportId: string) => Effect.Effect<Report | undefined>
   /** Newest first, `limit` rows after `after`, each with its position. */
-  readonly list: (customerId: string, limit: number, after: Position | undefined) => Effect.Effect<ReadonlyArray<{ readonly report: ReportSummary; readonly position: Position }>>
+  readonly list: (customerId: CustomerId, limit: number, after: Position | undefined) => Effect.Effect<ReadonlyArray<{ readonly report: ReportSummary; readonly position: Position }>>
 }>()("herald/features/reports/ReportsRepo") {
   static readonly layer = Layer.effect(ReportsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient

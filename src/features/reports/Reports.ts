@@ -4,17 +4,18 @@ import { type InvalidCursor, NotFound } from "../../domain/Errors.ts"
 import type { Report, ReportFigure, ReportKind, ReportSummary } from "../../domain/Reports.ts"
 import { Cursors } from "../../platform/Cursor.ts"
 import { ReportsRepo } from "./Repo.ts"
+import type { CustomerId, RunId } from "../../domain/Ids.ts"
 
 /** What a run (or any writer of reports) records. */
 export interface RecordReport {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly kind: ReportKind
   /** Titled as a report: "SEO audit of https://brewline.example", "Performance report, 1-7 May". */
   readonly title: string
   /** The report in Markdown. */
   readonly body: string
   /** The run that wrote it; its output should name the returned `reportId`. */
-  readonly runId?: string | undefined
+  readonly runId?: RunId | undefined
   /** The workflow of that run (e.g. `monthly-seo-audit`). */
   readonly workflow?: string | undefined
   /** Counts and money; money always carries its ISO 4217 currency. */
@@ -30,11 +31,11 @@ const Position = Schema.Struct({ at: Schema.String, id: Schema.String })
 export class Reports extends Context.Service<Reports, {
   /** Stores a report and answers it, with its `reportId` (`rep_…`). */
   readonly record: (report: RecordReport) => Effect.Effect<Report>
-  readonly list: (customerId: string, query: { readonly limit: number; readonly cursor?: string | undefined }) => Effect.Effect<
+  readonly list: (customerId: CustomerId, query: { readonly limit: number; readonly cursor?: string | undefined }) => Effect.Effect<
     { readonly reports: ReadonlyArray<ReportSummary>; readonly nextCursor: string | null },
     InvalidCursor
   >
-  readonly get: (customerId: string, reportId: string) => Effect.Effect<Report, NotFound>
+  readonly get: (customerId: CustomerId, reportId: string) => Effect.Effect<Report, NotFound>
 }>()("herald/features/reports/Reports") {
   static readonly layerWithoutRepo = Layer.effect(Reports, Effect.gen(function*() {
     const repo = yield* ReportsRepo

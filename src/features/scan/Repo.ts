@@ -1,11 +1,12 @@
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import type { CustomerId, ScanId } from "../../domain/Ids.ts"
 import type { ChecklistItem, Grade, ScanResult, ScanSummary } from "../../domain/Scan.ts"
 import type { CreatedPosition } from "../../platform/Cursor.ts"
 import type { Analysis } from "./checks/index.ts"
 
 interface ScanRow {
-  readonly id: string
+  readonly id: ScanId
   readonly url: string
   readonly status: ScanResult["status"]
   readonly seoScore: number | null
@@ -22,7 +23,7 @@ interface ScanRow {
 }
 
 interface SummaryRow {
-  readonly id: string
+  readonly id: ScanId
   readonly url: string
   readonly status: ScanResult["status"]
   readonly seoScore: number | null
@@ -51,26 +52,30 @@ const columns = (sql: SqlClient.SqlClient) =>
 
 /** Scans, always filtered by customer. */
 export class ScanRepo extends Context.Service<ScanRepo, {
-  readonly start: (id: string, customerId: string, url: string) => Effect.Effect<void>
-  readonly finish: (id: string, analysis: Analysis, screenshot: Uint8Array | undefined) => Effect.Effect<void>
-  readonly fail: (id: string, error: string) => Effect.Effect<void>
+  readonly start: (id: ScanId, customerId: CustomerId, url: string) => Effect.Effect<void>
+  readonly finish: (id: ScanId, analysis: Analysis, screenshot: Uint8Array | undefined) => Effect.Effect<void>
+  readonly fail: (id: ScanId, error: string) => Effect.Effect<void>
   /** Takes back a scan that never ran (the service had no room for it). */
-  readonly discard: (id: string) => Effect.Effect<void>
+  readonly discard: (id: ScanId) => Effect.Effect<void>
   readonly get: (
-    customerId: string,
-    scanId: string,
-    screenshotUrl: (id: string) => string
+    customerId: CustomerId,
+    scanId: ScanId,
+    screenshotUrl: (id: ScanId) => string
   ) => Effect.Effect<ScanResult | undefined>
   /** Newest first, `limit` at most, those created before `after` when given. */
-  readonly list: (customerId: string, limit: number, after: CreatedPosition | undefined) => Effect.Effect<SummaryPage>
-  readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array | undefined>
+  readonly list: (
+    customerId: CustomerId,
+    limit: number,
+    after: CreatedPosition | undefined
+  ) => Effect.Effect<SummaryPage>
+  readonly screenshot: (customerId: CustomerId, scanId: ScanId) => Effect.Effect<Uint8Array | undefined>
 }>()("herald/features/scan/ScanRepo") {
   static readonly layer = Layer.effect(
     ScanRepo,
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
 
-      const toResult = (screenshotUrl: (id: string) => string) => (row: ScanRow): ScanResult => ({
+      const toResult = (screenshotUrl: (id: ScanId) => string) => (row: ScanRow): ScanResult => ({
         scanId: row.id,
         status: row.status,
         url: row.url,
@@ -89,13 +94,13 @@ export class ScanRepo extends Context.Service<ScanRepo, {
         completedAt: row.completedAt === null ? null : new Date(row.completedAt).toISOString()
       })
 
-      const start = (id: string, customerId: string, url: string) =>
+      const start = (id: ScanId, customerId: CustomerId, url: string) =>
         sql`INSERT INTO scans (id, customer_id, url, status) VALUES (${id}, ${customerId}, ${url}, 'running')`.pipe(
           Effect.asVoid,
           Effect.orDie
         )
 
-      const finish = (id: string, a: Analysis, screenshot: Uint8Array | undefined) =>
+      const finish = (id: ScanId, a: Analysis, screenshot: Uint8Array | undefined) =>
         sql`UPDATE scans SET status = 'done', seo_score = ${a.seoScore}, geo_score = ${a.geoScore},
           cro_score = ${a.croScore}, lighthouse_seo_score = ${a.lighthouseSeoScore},
           citability_grade = ${a.citabilityGrade}, checklist = ${JSON.stringify(a.checklist)}::jsonb,
@@ -103,22 +108,22 @@ export class ScanRepo extends Context.Service<ScanRepo, {
           completed_at = now()
         WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-      const fail = (id: string, error: string) =>
+      const fail = (id: ScanId, error: string) =>
         sql`UPDATE scans SET status = 'failed', error = ${error}, completed_at = now() WHERE id = ${id}`.pipe(
           Effect.asVoid,
           Effect.orDie
         )
 
-      const discard = (id: string) => sql`DELETE FROM scans WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
+      const discard = (id: ScanId) => sql`DELETE FROM scans WHERE id = ${id}`.pipe(Effect.asVoid, Effect.orDie)
 
-      const get = (customerId: string, scanId: string, screenshotUrl: (id: string) => string) =>
+      const get = (customerId: CustomerId, scanId: ScanId, screenshotUrl: (id: ScanId) => string) =>
         sql<ScanRow>`SELECT ${columns(sql)} FROM scans WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
           Effect.map((rows) => rows.length === 0 ? undefined : toResult(screenshotUrl)(rows[0])),
           Effect.orDie
         )
 
       // Counts come from the stored checklist in the database: a page of summaries never carries the checklists.
-      const list = (customerId: string, limit: number, after: CreatedPosition | undefined) =>
+      const list = (customerId: CustomerId, limit: number, after: CreatedPosition | undefined) =>
         sql<
           SummaryRow
         >`SELECT id, url, status, seo_score, geo_score, cro_score, citability_grade, error, created_at, completed_at,
@@ -157,7 +162,7 @@ export class ScanRepo extends Context.Service<ScanRepo, {
           Effect.orDie
         )
 
-      const screenshot = (customerId: string, scanId: string) =>
+      const screenshot = (customerId: CustomerId, scanId: ScanId) =>
         sql<{ screenshot: Uint8Array | null }>`SELECT screenshot FROM scans
         WHERE id = ${scanId} AND customer_id = ${customerId}`.pipe(
           Effect.map((rows) => rows[0]?.screenshot ?? undefined),

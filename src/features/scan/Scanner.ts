@@ -1,8 +1,8 @@
 import { Context, Effect, Layer, Schedule, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
-import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { type InvalidCursor, NotFound, type Unavailable } from "../../domain/Errors.ts"
+import { type CustomerId, newScanId, type ScanId } from "../../domain/Ids.ts"
 import type { ScanList, ScanResult } from "../../domain/Scan.ts"
 import { CreatedPosition, Cursors } from "../../platform/Cursor.ts"
 import { Events } from "../../platform/Events.ts"
@@ -38,16 +38,16 @@ type Checked =
  */
 export class Scanner extends Context.Service<Scanner, {
   /** Scans `url`, waiting for a place however many scans are ahead (workflows). */
-  readonly scan: (customerId: string, url: string) => Effect.Effect<ScanResult>
+  readonly scan: (customerId: CustomerId, url: string) => Effect.Effect<ScanResult>
   /** Scans `url`, or refuses (Unavailable, Retry-After) when the running and waiting places or the pool are full. */
-  readonly scanOrRefuse: (customerId: string, url: string) => Effect.Effect<ScanResult, Unavailable>
-  readonly get: (customerId: string, scanId: string) => Effect.Effect<ScanResult, NotFound>
+  readonly scanOrRefuse: (customerId: CustomerId, url: string) => Effect.Effect<ScanResult, Unavailable>
+  readonly get: (customerId: CustomerId, scanId: ScanId) => Effect.Effect<ScanResult, NotFound>
   /** Newest first, as summaries; `nextCursor` continues the list (null on its last page). */
   readonly list: (
-    customerId: string,
+    customerId: CustomerId,
     query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
   ) => Effect.Effect<ScanList, InvalidCursor>
-  readonly screenshot: (customerId: string, scanId: string) => Effect.Effect<Uint8Array, NotFound>
+  readonly screenshot: (customerId: CustomerId, scanId: ScanId) => Effect.Effect<Uint8Array, NotFound>
 }>()("herald/features/scan/Scanner") {
   static readonly layer = Layer.effect(
     Scanner,
@@ -60,12 +60,12 @@ export class Scanner extends Context.Service<Scanner, {
       const admission = yield* PageAdmission
       const cursors = yield* Cursors
       const config = yield* AppConfig
-      const screenshotUrl = (customerId: string) => (scanId: string) =>
+      const screenshotUrl = (customerId: CustomerId) => (scanId: ScanId) =>
         `${config.baseUrl}/api/scan/${customerId}/${scanId}/screenshot.png`
 
       // One semaphore per customer with scans running or waiting; dropped when the last one ends.
       const gates = new Map<string, { readonly semaphore: Semaphore.Semaphore; users: number }>()
-      const gated = <A, E, R>(customerId: string, effect: Effect.Effect<A, E, R>) =>
+      const gated = <A, E, R>(customerId: CustomerId, effect: Effect.Effect<A, E, R>) =>
         Effect.acquireUseRelease(
           Effect.sync(() => {
             let gate = gates.get(customerId)
@@ -98,8 +98,8 @@ export class Scanner extends Context.Service<Scanner, {
        * One scan, stored as it starts. A pool with no room for its job (PoolBusy) is no verdict on the page:
        * the stored start is taken back and the scan answers Unavailable, as a scan refused at admission.
        */
-      const run = Effect.fn("Scanner.scan")(function*(customerId: string, url: string) {
-        const scanId = `scan_${randomUUID().replaceAll("-", "").slice(0, 24)}`
+      const run = Effect.fn("Scanner.scan")(function*(customerId: CustomerId, url: string) {
+        const scanId = newScanId()
         yield* repo.start(scanId, customerId, url)
         // The screenshot starts once the page has been checked: its browser does not skew the page's measured
         // response time, and a page that cannot be fetched costs no browser run.
@@ -134,15 +134,15 @@ export class Scanner extends Context.Service<Scanner, {
 
       // Background work has no one to answer 503: a pool with no room is waited out, a job at a time.
       const retryBusy = Schedule.spaced("2 seconds")
-      const scan = (customerId: string, url: string) =>
+      const scan = (customerId: CustomerId, url: string) =>
         gated(customerId, admission.wait(run(customerId, url))).pipe(
           Effect.retry({ schedule: retryBusy }),
           Effect.orDie
         )
-      const scanOrRefuse = (customerId: string, url: string) =>
+      const scanOrRefuse = (customerId: CustomerId, url: string) =>
         busyAsUnavailable(gated(customerId, admission.refuseWhenFull(run(customerId, url))))
 
-      const get = Effect.fnUntraced(function*(customerId: string, scanId: string) {
+      const get = Effect.fnUntraced(function*(customerId: CustomerId, scanId: ScanId) {
         const found = yield* repo.get(customerId, scanId, screenshotUrl(customerId))
         if (found === undefined) return yield* notFound
         return found
@@ -150,7 +150,7 @@ export class Scanner extends Context.Service<Scanner, {
 
       const list = Effect.fnUntraced(
         function*(
-          customerId: string,
+          customerId: CustomerId,
           query: { readonly limit?: number | undefined; readonly cursor?: string | undefined }
         ) {
           const after = query.cursor === undefined
@@ -164,7 +164,7 @@ export class Scanner extends Context.Service<Scanner, {
         }
       )
 
-      const screenshot = Effect.fnUntraced(function*(customerId: string, scanId: string) {
+      const screenshot = Effect.fnUntraced(function*(customerId: CustomerId, scanId: ScanId) {
         const png = yield* repo.screenshot(customerId, scanId)
         if (png === undefined) return yield* new NotFound({ error: "Screenshot not found" })
         return png

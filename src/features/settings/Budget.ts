@@ -2,6 +2,7 @@ import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { exceededCap, toMicros, windowStarts } from "../../domain/Budget.ts"
 import { BudgetExceeded } from "../../domain/Errors.ts"
+import type { ContentId, CustomerId } from "../../domain/Ids.ts"
 import type { BudgetChannel } from "../../domain/Settings.ts"
 import { Customers } from "../customers/Customers.ts"
 import { Settings } from "./Settings.ts"
@@ -27,13 +28,17 @@ export class Budget extends Context.Service<Budget, {
    * ledger already holds the piece's charge, nothing is checked or recorded.
    */
   readonly charge: (
-    customerId: string,
+    customerId: CustomerId,
     channel: BudgetChannel,
     amount: number,
-    contentId?: string | undefined
+    contentId?: ContentId | undefined
   ) => Effect.Effect<void, BudgetExceeded>
   /** Whether a spend would fit now, recording and locking nothing (a check before a call that is charged after). */
-  readonly check: (customerId: string, channel: BudgetChannel, amount: number) => Effect.Effect<void, BudgetExceeded>
+  readonly check: (
+    customerId: CustomerId,
+    channel: BudgetChannel,
+    amount: number
+  ) => Effect.Effect<void, BudgetExceeded>
 }>()("herald/features/settings/Budget") {
   static readonly layer = Layer.effect(
     Budget,
@@ -43,7 +48,7 @@ export class Budget extends Context.Service<Budget, {
       const settings = yield* Settings
 
       /** Fails when `amount` more on `channel` would pass any of the customer's caps at `now`. */
-      const fits = (customerId: string, channel: BudgetChannel, amount: number, now: Date) =>
+      const fits = (customerId: CustomerId, channel: BudgetChannel, amount: number, now: Date) =>
         Effect.gen(function*() {
           const { day, week, month } = windowStarts(now)
           const { budget } = yield* settings.get(customerId)
@@ -71,7 +76,7 @@ export class Budget extends Context.Service<Budget, {
         })
 
       const charge = Effect.fn("Budget.charge")(
-        function*(customerId: string, channel: BudgetChannel, amount: number, contentId?: string) {
+        function*(customerId: CustomerId, channel: BudgetChannel, amount: number, contentId?: ContentId) {
           const now = new Date(yield* Clock.currentTimeMillis)
           if (amount > ledgerMaximum) {
             return yield* new BudgetExceeded({
@@ -94,9 +99,11 @@ export class Budget extends Context.Service<Budget, {
         }
       )
 
-      const check = Effect.fn("Budget.check")(function*(customerId: string, channel: BudgetChannel, amount: number) {
-        return yield* fits(customerId, channel, amount, new Date(yield* Clock.currentTimeMillis))
-      })
+      const check = Effect.fn("Budget.check")(
+        function*(customerId: CustomerId, channel: BudgetChannel, amount: number) {
+          return yield* fits(customerId, channel, amount, new Date(yield* Clock.currentTimeMillis))
+        }
+      )
 
       return Budget.of({ charge, check })
     })

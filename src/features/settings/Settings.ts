@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import type { CustomerId } from "../../domain/Ids.ts"
 import {
   Autonomy,
   type AutonomyUpdate,
@@ -37,10 +38,10 @@ const effective = (row: SettingsRow | undefined): SettingsShape => ({
 
 /** Autonomy and budget settings: always answered as effective values, updated by merging. */
 export class Settings extends Context.Service<Settings, {
-  readonly get: (customerId: string) => Effect.Effect<SettingsShape>
-  readonly updateAutonomy: (customerId: string, update: AutonomyUpdate) => Effect.Effect<SettingsShape>
-  readonly updateBudget: (customerId: string, update: BudgetUpdate) => Effect.Effect<SettingsShape>
-  readonly updateTracking: (customerId: string, update: TrackingUpdate) => Effect.Effect<SettingsShape>
+  readonly get: (customerId: CustomerId) => Effect.Effect<SettingsShape>
+  readonly updateAutonomy: (customerId: CustomerId, update: AutonomyUpdate) => Effect.Effect<SettingsShape>
+  readonly updateBudget: (customerId: CustomerId, update: BudgetUpdate) => Effect.Effect<SettingsShape>
+  readonly updateTracking: (customerId: CustomerId, update: TrackingUpdate) => Effect.Effect<SettingsShape>
 }>()("herald/features/settings/Settings") {
   static readonly layer = Layer.effect(
     Settings,
@@ -49,7 +50,7 @@ export class Settings extends Context.Service<Settings, {
       const events = yield* Events
 
       // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-      const get = Effect.fnUntraced(function*(customerId: string) {
+      const get = Effect.fnUntraced(function*(customerId: CustomerId) {
         const rows = yield* sql<SettingsRow>`
         SELECT autonomy::text AS autonomy, budget::text AS budget, tracking::text AS tracking FROM customer_settings WHERE customer_id = ${customerId}`
           .pipe(Effect.orDie)
@@ -58,7 +59,7 @@ export class Settings extends Context.Service<Settings, {
 
       /** Read, merge and write under the row lock, so concurrent merges both land. */
       const update = (
-        customerId: string,
+        customerId: CustomerId,
         section: "autonomy" | "budget" | "tracking",
         change: (current: SettingsShape) => SettingsShape
       ) =>
@@ -74,17 +75,21 @@ export class Settings extends Context.Service<Settings, {
           return next
         }).pipe(sql.withTransaction, Effect.orDie)
 
-      const updateAutonomy = Effect.fn("Settings.updateAutonomy")(function*(customerId: string, patch: AutonomyUpdate) {
-        return yield* update(customerId, "autonomy", (s) => ({ ...s, autonomy: mergeAutonomy(s.autonomy, patch) }))
-      })
+      const updateAutonomy = Effect.fn("Settings.updateAutonomy")(
+        function*(customerId: CustomerId, patch: AutonomyUpdate) {
+          return yield* update(customerId, "autonomy", (s) => ({ ...s, autonomy: mergeAutonomy(s.autonomy, patch) }))
+        }
+      )
 
-      const updateBudget = Effect.fn("Settings.updateBudget")(function*(customerId: string, patch: BudgetUpdate) {
+      const updateBudget = Effect.fn("Settings.updateBudget")(function*(customerId: CustomerId, patch: BudgetUpdate) {
         return yield* update(customerId, "budget", (s) => ({ ...s, budget: mergeBudget(s.budget, patch) }))
       })
 
-      const updateTracking = Effect.fn("Settings.updateTracking")(function*(customerId: string, patch: TrackingUpdate) {
-        return yield* update(customerId, "tracking", (s) => ({ ...s, tracking: { ...s.tracking, ...patch } }))
-      })
+      const updateTracking = Effect.fn("Settings.updateTracking")(
+        function*(customerId: CustomerId, patch: TrackingUpdate) {
+          return yield* update(customerId, "tracking", (s) => ({ ...s, tracking: { ...s.tracking, ...patch } }))
+        }
+      )
 
       return Settings.of({ get, updateAutonomy, updateBudget, updateTracking })
     })

@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { randomBytes, randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { NotFound } from "../../domain/Errors.ts"
+import type { ContentId, CustomerId } from "../../domain/Ids.ts"
 import { isBotUserAgent, linksToTrack, rewriteLinks } from "../../domain/Social.ts"
 import { Events } from "../../platform/Events.ts"
 import { Content } from "../content/Content.ts"
@@ -12,7 +13,7 @@ export interface RevenueInput {
   readonly amount: number
   /** ISO 4217 code, e.g. `USD`. */
   readonly currency: string
-  readonly contentId?: string | undefined
+  readonly contentId?: ContentId | undefined
   /** A tracked link: its code or its full `{base_url}/r/{code}` address. */
   readonly link?: string | undefined
   readonly campaign?: string | undefined
@@ -22,7 +23,7 @@ export interface RevenueRecord {
   readonly id: string
   readonly amount: number
   readonly currency: string
-  readonly contentId: string | null
+  readonly contentId: ContentId | null
   readonly link: string | null
   readonly campaign: string | null
   /** The analytics channel it counts under (the piece's or link's platform, `web`, `email`), or null. */
@@ -42,8 +43,8 @@ const newCode = () => randomBytes(9).toString("base64url")
 /** A link_clicks row: the clicks on one link, by people or by bots, since the last flush. */
 /** A post whose links `trackBodies` rewrites. */
 export interface TrackedPost {
-  readonly customerId: string
-  readonly contentId: string
+  readonly customerId: CustomerId
+  readonly contentId: ContentId
   readonly platform: string
   readonly body: string
 }
@@ -51,7 +52,12 @@ export interface TrackedPost {
 type ClickRow = { code: string; customer_id: string; bot: boolean; clicks: number; clicked_at: Date }
 
 export class Links extends Context.Service<Links, {
-  readonly trackBody: (customerId: string, contentId: string, platform: string, body: string) => Effect.Effect<string>
+  readonly trackBody: (
+    customerId: CustomerId,
+    contentId: ContentId,
+    platform: string,
+    body: string
+  ) => Effect.Effect<string>
   /** `trackBody` for a batch of posts, in a fixed number of statements. */
   readonly trackBodies: (posts: ReadonlyArray<TrackedPost>) => Effect.Effect<ReadonlyArray<string>>
   readonly follow: (code: string, userAgent: string | undefined) => Effect.Effect<Option.Option<string>>
@@ -59,7 +65,7 @@ export class Links extends Context.Service<Links, {
   readonly followKnown: (code: string, userAgent: string | undefined) => string | undefined
   /** Writes the buffered clicks now (analytics reads them after at most `CLICK_FLUSH_MS`). */
   readonly flushClicks: Effect.Effect<void>
-  readonly trackRevenue: (customerId: string, input: RevenueInput) => Effect.Effect<RevenueRecord, NotFound>
+  readonly trackRevenue: (customerId: CustomerId, input: RevenueInput) => Effect.Effect<RevenueRecord, NotFound>
 }>()("herald/features/social/Links") {
   static readonly layer = Layer.effect(
     Links,
@@ -97,7 +103,7 @@ export class Links extends Context.Service<Links, {
         }
         if (wanted.size === 0) return posts.map((post) => post.body)
         const rows = [...wanted.values()]
-        const codes = yield* sql<{ contentId: string; target: string; code: string }>`
+        const codes = yield* sql<{ contentId: ContentId; target: string; code: string }>`
         INSERT INTO tracked_links (code, customer_id, content_id, platform, target)
         SELECT * FROM unnest(${rows.map(() => newCode())}::text[], ${rows.map((r) => r.post.customerId)}::uuid[],
           ${rows.map((r) => r.post.contentId)}::text[], ${rows.map((r) => r.post.platform)}::text[],
@@ -112,7 +118,7 @@ export class Links extends Context.Service<Links, {
         )
       })
 
-      const trackBody = (customerId: string, contentId: string, platform: string, body: string) =>
+      const trackBody = (customerId: CustomerId, contentId: ContentId, platform: string, body: string) =>
         Effect.map(trackBodies([{ customerId, contentId, platform, body }]), (bodies) => bodies[0]!).pipe(
           Effect.withSpan("Links.trackBody")
         )
@@ -124,7 +130,7 @@ export class Links extends Context.Service<Links, {
        * count, so a click costs no statement (nor row) of its own. A crash
        * loses at most the clicks of the last interval.
        */
-      const known = new Map<string, { readonly target: string; readonly customerId: string }>()
+      const known = new Map<string, { readonly target: string; readonly customerId: CustomerId }>()
       const knownLimit = 50_000
       /** Clicks since the last flush, one entry per link and bot flag, dated by its first click. */
       let pending = new Map<string, ClickRow>()
@@ -174,7 +180,7 @@ export class Links extends Context.Service<Links, {
         return verdict
       }
 
-      const count = (code: string, customerId: string, userAgent: string | undefined) => {
+      const count = (code: string, customerId: CustomerId, userAgent: string | undefined) => {
         const bot = isBot(userAgent)
         const key = clickKey(code, bot)
         const row = pending.get(key)
@@ -193,7 +199,7 @@ export class Links extends Context.Service<Links, {
         const target = followKnown(code, userAgent)
         if (target !== undefined) return Effect.succeed(Option.some(target))
         if (code.length > 64) return Effect.succeed(Option.none())
-        return sql<{ target: string; customerId: string }>`
+        return sql<{ target: string; customerId: CustomerId }>`
         SELECT target, customer_id FROM tracked_links WHERE code = ${code}`.pipe(
           Effect.map((rows) => {
             const row = rows[0]
@@ -207,12 +213,12 @@ export class Links extends Context.Service<Links, {
         )
       }
 
-      const trackRevenue = Effect.fn("Links.trackRevenue")(function*(customerId: string, input: RevenueInput) {
+      const trackRevenue = Effect.fn("Links.trackRevenue")(function*(customerId: CustomerId, input: RevenueInput) {
         let channel: string | null = null
         let linkCode: string | null = null
         if (input.link !== undefined) {
           linkCode = input.link.startsWith(prefix) ? input.link.slice(prefix.length).split(/[?#]/)[0] : input.link
-          const rows = yield* sql<{ platform: string | null; contentId: string | null }>`
+          const rows = yield* sql<{ platform: string | null; contentId: ContentId | null }>`
           SELECT platform, content_id FROM tracked_links WHERE customer_id = ${customerId} AND code = ${linkCode}`.pipe(
             Effect.orDie
           )

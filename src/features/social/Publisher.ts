@@ -2,6 +2,7 @@ import { Array as Arr, Cause, Duration, Effect, Exit, Layer, Option } from "effe
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
+import type { ContentId, CustomerId } from "../../domain/Ids.ts"
 import { mediaOf, type PublishViolation, publishViolation, type SocialPlatform } from "../../domain/Social.ts"
 import { retryDelaySeconds } from "../../domain/Webhooks.ts"
 import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
@@ -16,8 +17,8 @@ const batchesInFlight = 4
 
 /** A claimed queue row with what one try needs, read in the claim itself (no round trips per post). */
 interface Job {
-  readonly contentId: string
-  readonly customerId: string
+  readonly contentId: ContentId
+  readonly customerId: CustomerId
   readonly platform: SocialPlatform
   readonly attempt: number
   /** The piece's status now, null when it is gone. */
@@ -142,7 +143,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       )
       // The token fences the outcome: a worker whose lease lapsed records its attempt but no longer decides.
       const owned = yield* sql<
-        { contentId: string }
+        { contentId: ContentId }
       >`UPDATE publish_jobs j SET status = 'published', provider = ${provider.name},
           provider_post_id = p.given_post, published_at = now(), locked_until = NULL, last_error = NULL
         FROM unnest(${posts.map((p) => p.job.contentId)}::text[], ${posts.map((p) => p.job.token)}::text[],
@@ -346,7 +347,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
    * its lease: its owner may still be sending.
    */
   const reconcileHeldClaims = Effect.gen(function*() {
-    const held = yield* sql<{ contentId: string; customerId: string; platform: SocialPlatform; claimToken: string }>`
+    const held = yield* sql<
+      { contentId: ContentId; customerId: CustomerId; platform: SocialPlatform; claimToken: string }
+    >`
       SELECT content_id, customer_id, platform, claim_token FROM publish_jobs
       WHERE status = 'queued' AND claim_token IS NOT NULL AND locked_until > now()
       ORDER BY locked_until LIMIT 1000`
@@ -399,7 +402,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
   if (provider.name !== "sandbox") {
     const refresh = Effect.gen(function*() {
       const rows = yield* sql<
-        { contentId: string; customerId: string; platform: SocialPlatform; providerPostId: string }
+        { contentId: ContentId; customerId: CustomerId; platform: SocialPlatform; providerPostId: string }
       >`
         SELECT content_id, customer_id, platform, provider_post_id FROM publish_jobs
         WHERE status = 'published' AND provider = ${provider.name} AND provider_post_id IS NOT NULL

@@ -1,6 +1,7 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { adSpend } from "../../domain/Budget.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import { isSocialPlatform, pieceViolation } from "../../domain/Social.ts"
 import { PlatformServices } from "../../platform/Platform.ts"
 import { type Enqueued, PublishQueue, type QueuedPiece } from "../../platform/PublishQueue.ts"
@@ -26,25 +27,27 @@ export const PublishQueueLive = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const budget = yield* Budget
 
-    const enqueue = Effect.fn("PublishQueue.enqueue")(function*(customerId: string, piece: QueuedPiece, due?: Date) {
-      const platform = piece.platform
-      if (!isSocialPlatform(platform)) return notConnected
-      const violation = pieceViolation(platform, piece)
-      if (violation !== undefined) return { _tag: "Refused", violation } satisfies Enqueued
-      return yield* Effect.gen(function*() {
-        const connected =
-          yield* sql`SELECT 1 FROM social_connections WHERE customer_id = ${customerId} AND platform = ${platform}`
-        if (connected.length === 0) return notConnected
-        const spend = adSpend(piece)
-        if (spend > 0) yield* budget.charge(customerId, "ads", spend, piece.id)
-        const at = due === undefined ? sql`clock_timestamp()` : sql`${due}`
-        yield* sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
+    const enqueue = Effect.fn("PublishQueue.enqueue")(
+      function*(customerId: CustomerId, piece: QueuedPiece, due?: Date) {
+        const platform = piece.platform
+        if (!isSocialPlatform(platform)) return notConnected
+        const violation = pieceViolation(platform, piece)
+        if (violation !== undefined) return { _tag: "Refused", violation } satisfies Enqueued
+        return yield* Effect.gen(function*() {
+          const connected =
+            yield* sql`SELECT 1 FROM social_connections WHERE customer_id = ${customerId} AND platform = ${platform}`
+          if (connected.length === 0) return notConnected
+          const spend = adSpend(piece)
+          if (spend > 0) yield* budget.charge(customerId, "ads", spend, piece.id)
+          const at = due === undefined ? sql`clock_timestamp()` : sql`${due}`
+          yield* sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at)
         VALUES (${piece.id}, ${customerId}, ${platform}, 'queued', ${at}, ${at})
         ON CONFLICT (content_id) DO UPDATE SET status = 'queued', due_at = EXCLUDED.due_at,
           next_attempt_at = EXCLUDED.next_attempt_at, attempts = 0, locked_until = NULL, claim_token = NULL, last_error = NULL`
-        return queued
-      }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-    })
+          return queued
+        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+      }
+    )
 
     return PublishQueue.of({ enqueue })
   })

@@ -12,6 +12,7 @@ import {
   Unavailable,
   ValidationError
 } from "../../domain/Errors.ts"
+import type { ContentId, CustomerId, RunId } from "../../domain/Ids.ts"
 import {
   isSocialPlatform,
   type PublishAttempt,
@@ -49,7 +50,7 @@ export interface PublishPieceInput {
 export interface PublishOptions {
   /** Who asks: a person through the API, or an agent (MCP tool, workflow) for its provenance. */
   readonly agentId?: string | undefined
-  readonly runId?: string | undefined
+  readonly runId?: RunId | undefined
 }
 
 interface ConnectionRow {
@@ -78,9 +79,9 @@ const invalidState = () => new InvalidState({ error: "Invalid or expired state: 
  * done by the publisher (Publisher.ts), which claims `publish_jobs` rows.
  */
 export class Social extends Context.Service<Social, {
-  readonly connections: (customerId: string) => Effect.Effect<Record<SocialPlatform, SocialConnection>>
+  readonly connections: (customerId: CustomerId) => Effect.Effect<Record<SocialPlatform, SocialConnection>>
   readonly connect: (
-    customerId: string,
+    customerId: CustomerId,
     platforms: ReadonlyArray<SocialPlatform> | undefined
   ) => Effect.Effect<{ readonly connectLinks: Record<string, string> }, Unavailable>
   /** Checks and spends the state, connects, writes `platform.connected`; answers where to send the person. */
@@ -91,7 +92,7 @@ export class Social extends Context.Service<Social, {
   readonly checkState: (state: string) => Effect.Effect<{ readonly platform: string }, InvalidState>
   readonly stateSecret: string
   readonly publish: (
-    customerId: string,
+    customerId: CustomerId,
     input: PublishInput,
     options?: PublishOptions
   ) => Effect.Effect<ContentPiece, ValidationError | PlatformNotConnected | BudgetExceeded>
@@ -100,8 +101,8 @@ export class Social extends Context.Service<Social, {
    * `scheduledAt`; on `platform` when given (the piece's platform becomes it).
    */
   readonly publishPiece: (
-    customerId: string,
-    contentId: string,
+    customerId: CustomerId,
+    contentId: ContentId,
     input: PublishPieceInput
   ) => Effect.Effect<
     ContentPiece,
@@ -109,8 +110,8 @@ export class Social extends Context.Service<Social, {
   >
   /** Queues an existing approved piece on its platform (workflows' hand-off): now, or at `scheduledAt`. */
   readonly schedule: (
-    customerId: string,
-    contentId: string,
+    customerId: CustomerId,
+    contentId: ContentId,
     scheduledAt?: string | undefined
   ) => Effect.Effect<
     ContentPiece,
@@ -123,8 +124,8 @@ export class Social extends Context.Service<Social, {
    * in the same transaction hands a piece off once.
    */
   readonly scheduleUnlessQueued: (
-    customerId: string,
-    contentId: string,
+    customerId: CustomerId,
+    contentId: ContentId,
     scheduledAt?: string | undefined
   ) => Effect.Effect<
     | { readonly queue: "already"; readonly jobStatus: string }
@@ -132,22 +133,28 @@ export class Social extends Context.Service<Social, {
     NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded
   >
   /** The newest approved social pieces that are neither queued nor published (the dashboard's "ready to publish"). */
-  readonly readyToPublish: (customerId: string) => Effect.Effect<ReadonlyArray<ContentPiece>>
-  readonly attempts: (customerId: string, contentId: string) => Effect.Effect<ReadonlyArray<PublishAttempt>, NotFound>
+  readonly readyToPublish: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<ContentPiece>>
+  readonly attempts: (
+    customerId: CustomerId,
+    contentId: ContentId
+  ) => Effect.Effect<ReadonlyArray<PublishAttempt>, NotFound>
   /**
    * The status of the piece's publishing queue entry, if it has one, locked
    * until the caller's transaction ends (a workflow's hand-off leaves a piece
    * already queued alone).
    */
-  readonly queueEntry: (customerId: string, contentId: string) => Effect.Effect<Option.Option<string>>
+  readonly queueEntry: (customerId: CustomerId, contentId: ContentId) => Effect.Effect<Option.Option<string>>
   readonly retry: (
-    customerId: string,
-    contentId: string
+    customerId: CustomerId,
+    contentId: ContentId
   ) => Effect.Effect<
     ContentPiece,
     NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded
   >
-  readonly cancel: (customerId: string, contentId: string) => Effect.Effect<ContentPiece, NotFound | InvalidTransition>
+  readonly cancel: (
+    customerId: CustomerId,
+    contentId: ContentId
+  ) => Effect.Effect<ContentPiece, NotFound | InvalidTransition>
 }>()("herald/features/social/Social") {
   static readonly layer = Layer.effect(
     Social,
@@ -160,7 +167,7 @@ export class Social extends Context.Service<Social, {
       const provider = yield* SocialProvider
       const stateSecret = yield* serverSecret("social_state")
 
-      const connections = Effect.fnUntraced(function*(customerId: string) {
+      const connections = Effect.fnUntraced(function*(customerId: CustomerId) {
         const rows = yield* sql<ConnectionRow>`
         SELECT platform, account_name, connected_at FROM social_connections WHERE customer_id = ${customerId}`.pipe(
           Effect.orDie
@@ -175,7 +182,7 @@ export class Social extends Context.Service<Social, {
         return out
       })
 
-      const isConnected = (customerId: string, platform: string) =>
+      const isConnected = (customerId: CustomerId, platform: string) =>
         sql`SELECT 1 FROM social_connections WHERE customer_id = ${customerId} AND platform = ${platform}`.pipe(
           Effect.map((rows) => rows.length > 0),
           Effect.orDie
@@ -187,7 +194,7 @@ export class Social extends Context.Service<Social, {
         })
 
       const connect = Effect.fn("Social.connect")(
-        function*(customerId: string, platforms: ReadonlyArray<SocialPlatform> | undefined) {
+        function*(customerId: CustomerId, platforms: ReadonlyArray<SocialPlatform> | undefined) {
           const wanted = platforms === undefined || platforms.length === 0 ? socialPlatforms : [...new Set(platforms)]
           const now = Date.now()
           const expires = Math.floor(now / 1000) + config.connectStateTtlSeconds
@@ -277,7 +284,7 @@ export class Social extends Context.Service<Social, {
         scheduledAt === undefined ? undefined : new Date(Date.parse(scheduledAt))
 
       /** Onto the queue (charging an ad's spend the first time); a platform disconnected since the check is refused as unconnected. */
-      const enqueue = (customerId: string, piece: ContentPiece, platform: string, due: Date | undefined) =>
+      const enqueue = (customerId: CustomerId, piece: ContentPiece, platform: string, due: Date | undefined) =>
         Effect.gen(function*() {
           const outcome = yield* queue.enqueue(customerId, piece, due)
           if (outcome._tag === "NotConnected") return yield* notConnected(platform)
@@ -285,7 +292,7 @@ export class Social extends Context.Service<Social, {
         })
 
       const publish = Effect.fn("Social.publish")(
-        function*(customerId: string, input: PublishInput, options: PublishOptions = {}) {
+        function*(customerId: CustomerId, input: PublishInput, options: PublishOptions = {}) {
           const now = Date.now()
           const violation = publishViolation(input.platform, input.body, input.media)
           if (violation !== undefined) return yield* refused(violation)
@@ -321,7 +328,7 @@ export class Social extends Context.Service<Social, {
       )
 
       const publishPiece = Effect.fn("Social.publishPiece")(
-        function*(customerId: string, contentId: string, input: PublishPieceInput) {
+        function*(customerId: CustomerId, contentId: ContentId, input: PublishPieceInput) {
           const now = Date.now()
           const due = dueDate(input.scheduledAt, now)
           if (due !== undefined && due.getTime() < now) return yield* pastError()
@@ -363,11 +370,11 @@ export class Social extends Context.Service<Social, {
         }
       )
 
-      const schedule = (customerId: string, contentId: string, scheduledAt?: string) =>
+      const schedule = (customerId: CustomerId, contentId: ContentId, scheduledAt?: string) =>
         publishPiece(customerId, contentId, { scheduledAt })
 
       const scheduleUnlessQueued = Effect.fn("Social.scheduleUnlessQueued")(
-        function*(customerId: string, contentId: string, scheduledAt?: string) {
+        function*(customerId: CustomerId, contentId: ContentId, scheduledAt?: string) {
           const queued = yield* sql<{ status: string }>`SELECT status FROM publish_jobs
           WHERE customer_id = ${customerId} AND content_id = ${contentId} FOR UPDATE`.pipe(Effect.orDie)
           if (queued.length > 0) return { queue: "already" as const, jobStatus: queued[0]!.status }
@@ -375,18 +382,18 @@ export class Social extends Context.Service<Social, {
         }
       )
 
-      const readyToPublish = Effect.fnUntraced(function*(customerId: string) {
+      const readyToPublish = Effect.fnUntraced(function*(customerId: CustomerId) {
         const page = yield* content.list(customerId, { status: "approved", limit: 50 }).pipe(Effect.orDie)
         const social = page.content.filter((piece) => isSocialPlatform(piece.platform))
         if (social.length === 0) return []
-        const queued = yield* sql<{ contentId: string }>`SELECT content_id FROM publish_jobs
+        const queued = yield* sql<{ contentId: ContentId }>`SELECT content_id FROM publish_jobs
         WHERE customer_id = ${customerId} AND status = 'queued' AND content_id IN ${sql.in(social.map((p) => p.id))}`
           .pipe(Effect.orDie)
         const busy = new Set(queued.map((row) => row.contentId))
         return social.filter((piece) => !busy.has(piece.id)).slice(0, 10)
       })
 
-      const attempts = Effect.fnUntraced(function*(customerId: string, contentId: string) {
+      const attempts = Effect.fnUntraced(function*(customerId: CustomerId, contentId: ContentId) {
         yield* content.get(customerId, contentId)
         const rows = yield* sql<AttemptRow>`
         SELECT id, attempt, provider, status, provider_post_id, error, attempted_at FROM publish_attempts
@@ -403,7 +410,7 @@ export class Social extends Context.Service<Social, {
         }))
       })
 
-      const queueEntry = (customerId: string, contentId: string) =>
+      const queueEntry = (customerId: CustomerId, contentId: ContentId) =>
         sql<
           { status: string }
         >`SELECT status FROM publish_jobs WHERE customer_id = ${customerId} AND content_id = ${contentId} FOR UPDATE`
@@ -417,7 +424,7 @@ export class Social extends Context.Service<Social, {
           error: "Content is already published: the move from published to approved is not allowed"
         })
 
-      const retry = Effect.fn("Social.retry")(function*(customerId: string, contentId: string) {
+      const retry = Effect.fn("Social.retry")(function*(customerId: CustomerId, contentId: ContentId) {
         const piece = yield* content.get(customerId, contentId)
         if (piece.status === "published") return yield* published()
         if (piece.status !== "approved") {
@@ -428,7 +435,7 @@ export class Social extends Context.Service<Social, {
         return yield* schedule(customerId, contentId)
       })
 
-      const cancel = Effect.fn("Social.cancel")(function*(customerId: string, contentId: string) {
+      const cancel = Effect.fn("Social.cancel")(function*(customerId: CustomerId, contentId: ContentId) {
         const piece = yield* content.get(customerId, contentId)
         if (piece.status === "published") return yield* published()
         return yield* Effect.gen(function*() {

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
+import { ContentId } from "../../domain/Ids.ts"
 import { isSocialPlatform, platformNames, socialPlatforms } from "../../domain/Social.ts"
 import { html } from "../../platform/http/Html.ts"
 import { backTo, dashboardChange, invalidField } from "../dashboard/Change.ts"
@@ -99,7 +100,7 @@ export const SocialDashboardRoutes = HttpRouter.use((router) =>
         Effect.gen(function*() {
           const contentId = form.get("contentId") ?? ""
           if (contentId.length === 0 || contentId.length > 100) return yield* invalidField("contentId", "is required")
-          yield* social.publishPiece(session.principal.customerId, contentId, {})
+          yield* social.publishPiece(session.principal.customerId, ContentId.make(contentId), {})
           return backTo("social")
         }))
     )

@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { Conflict, NotFound } from "../../domain/Errors.ts"
 import type { MemberRole, TeamMember } from "../../domain/Identity.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import { Events } from "../../platform/Events.ts"
 import { Keys } from "../../platform/Keys.ts"
 import { Outbox } from "../../platform/Outbox.ts"
@@ -25,13 +26,13 @@ const toMember = (row: MemberRow): TeamMember => ({
 /** Team members: each holds its own key, restricted by role, revocable on its own. */
 export class Team extends Context.Service<Team, {
   readonly invite: (
-    customerId: string,
+    customerId: CustomerId,
     email: string,
     role: MemberRole
   ) => Effect.Effect<TeamMember & { apiKey: string }, Conflict>
   /** Live members, oldest first; at most `limit` of them when given (the dashboard shows a bounded list). */
-  readonly list: (customerId: string, limit?: number) => Effect.Effect<ReadonlyArray<TeamMember>>
-  readonly remove: (customerId: string, memberId: string) => Effect.Effect<void, NotFound>
+  readonly list: (customerId: CustomerId, limit?: number) => Effect.Effect<ReadonlyArray<TeamMember>>
+  readonly remove: (customerId: CustomerId, memberId: string) => Effect.Effect<void, NotFound>
 }>()("herald/features/team/Team") {
   static readonly layer = Layer.effect(
     Team,
@@ -42,7 +43,7 @@ export class Team extends Context.Service<Team, {
       const keys = yield* Keys
       const outbox = yield* Outbox
 
-      const invite = Effect.fn("Team.invite")(function*(customerId: string, email: string, role: MemberRole) {
+      const invite = Effect.fn("Team.invite")(function*(customerId: CustomerId, email: string, role: MemberRole) {
         return yield* Effect.gen(function*() {
           const id = `mem_${randomUUID().replaceAll("-", "").slice(0, 24)}`
           const rows = yield* sql<MemberRow>`
@@ -59,7 +60,7 @@ export class Team extends Context.Service<Team, {
       })
 
       // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
-      const list = Effect.fnUntraced(function*(customerId: string, limit?: number) {
+      const list = Effect.fnUntraced(function*(customerId: CustomerId, limit?: number) {
         const rows = yield* sql<MemberRow>`
         SELECT id, email, role, created_at FROM team_members
         WHERE customer_id = ${customerId} AND revoked_at IS NULL ORDER BY created_at, id
@@ -67,7 +68,7 @@ export class Team extends Context.Service<Team, {
         return rows.map(toMember)
       })
 
-      const remove = Effect.fn("Team.remove")(function*(customerId: string, memberId: string) {
+      const remove = Effect.fn("Team.remove")(function*(customerId: CustomerId, memberId: string) {
         const removed = yield* Effect.gen(function*() {
           const rows = yield* sql`UPDATE team_members SET revoked_at = now()
           WHERE id = ${memberId} AND customer_id = ${customerId} AND revoked_at IS NULL RETURNING id`

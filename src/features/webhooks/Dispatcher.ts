@@ -2,6 +2,7 @@ import { Cause, Clock, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
+import type { CustomerId, WebhookId } from "../../domain/Ids.ts"
 import { classifyStatus, parseRetryAfter, retryDelaySeconds } from "../../domain/Webhooks.ts"
 import { signedHeaders } from "../../domain/WebhookSignature.ts"
 import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
@@ -35,8 +36,8 @@ interface Job {
   readonly id: string
   readonly attempt: number
   readonly eventId: string
-  readonly webhookId: string
-  readonly customerId: string
+  readonly webhookId: WebhookId
+  readonly customerId: CustomerId
   readonly type: string
   readonly data: unknown
   readonly eventCreatedAt: Date

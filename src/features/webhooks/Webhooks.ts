@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { Conflict, InvalidCursor, LimitReached, NotFound, ValidationError } from "../../domain/Errors.ts"
+import { type CustomerId, newWebhookId, type WebhookId } from "../../domain/Ids.ts"
 import {
   type Delivery,
   type DeliveryAttempt,
@@ -20,7 +21,7 @@ import { checkTarget } from "../../platform/OutboundGuard.ts"
 import { Customers } from "../customers/Customers.ts"
 
 interface WebhookRow {
-  readonly id: string
+  readonly id: WebhookId
   readonly url: string
   readonly events: ReadonlyArray<string>
   readonly createdAt: Date
@@ -56,7 +57,7 @@ interface AttemptRow {
 
 interface DeliveryRow {
   readonly id: string
-  readonly webhookId: string
+  readonly webhookId: WebhookId
   readonly eventId: string
   readonly eventType: string
   readonly status: Delivery["status"]
@@ -88,26 +89,26 @@ const rotationOverlap = "24 hours"
 /** Webhook subscriptions: create, list, delete, rotate the secret, inspect attempts. */
 export class Webhooks extends Context.Service<Webhooks, {
   readonly create: (
-    customerId: string,
+    customerId: CustomerId,
     input: WebhookCreate
   ) => Effect.Effect<Webhook & { secret: string }, ValidationError | LimitReached>
-  readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<Webhook>>
-  readonly remove: (customerId: string, webhookId: string) => Effect.Effect<void, NotFound>
-  readonly rotateSecret: (customerId: string, webhookId: string) => Effect.Effect<string, NotFound>
+  readonly list: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<Webhook>>
+  readonly remove: (customerId: CustomerId, webhookId: WebhookId) => Effect.Effect<void, NotFound>
+  readonly rotateSecret: (customerId: CustomerId, webhookId: WebhookId) => Effect.Effect<string, NotFound>
   readonly deliveries: (
-    customerId: string,
-    webhookId: string,
+    customerId: CustomerId,
+    webhookId: WebhookId,
     limit: number,
     cursor?: string
   ) => Effect.Effect<DeliveriesPage, NotFound | InvalidCursor>
   /** Clears `disabledAt`: later events are delivered again. */
-  readonly enable: (customerId: string, webhookId: string) => Effect.Effect<Webhook, NotFound>
+  readonly enable: (customerId: CustomerId, webhookId: WebhookId) => Effect.Effect<Webhook, NotFound>
   /** Queues a signed `webhook.test` event for this subscription only, due now. */
-  readonly sendTest: (customerId: string, webhookId: string) => Effect.Effect<Delivery, NotFound>
+  readonly sendTest: (customerId: CustomerId, webhookId: WebhookId) => Effect.Effect<Delivery, NotFound>
   /** Makes a delivery due now again, with a fresh retry schedule. */
   readonly redeliver: (
-    customerId: string,
-    webhookId: string,
+    customerId: CustomerId,
+    webhookId: WebhookId,
     deliveryId: string
   ) => Effect.Effect<Delivery, NotFound | Conflict>
   /**
@@ -117,8 +118,8 @@ export class Webhooks extends Context.Service<Webhooks, {
    * first `webhook-id`. Answers how many were queued.
    */
   readonly recover: (
-    customerId: string,
-    webhookId: string,
+    customerId: CustomerId,
+    webhookId: WebhookId,
     since: string
   ) => Effect.Effect<number, NotFound | ValidationError>
   /**
@@ -126,7 +127,7 @@ export class Webhooks extends Context.Service<Webhooks, {
    * `perHook` attempts, in one bounded statement (the dashboard's view).
    */
   readonly overview: (
-    customerId: string,
+    customerId: CustomerId,
     hooks: number,
     perHook: number
   ) => Effect.Effect<ReadonlyArray<{ readonly hook: Webhook; readonly deliveries: ReadonlyArray<DeliveryAttempt> }>>
@@ -140,7 +141,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       const cursors = yield* Cursors
       const customers = yield* Customers
 
-      const create = Effect.fn("Webhooks.create")(function*(customerId: string, input: WebhookCreate) {
+      const create = Effect.fn("Webhooks.create")(function*(customerId: CustomerId, input: WebhookCreate) {
         yield* checkTarget(input.url, config.allowPrivateTargets).pipe(
           Effect.mapError((refused) =>
             new ValidationError({
@@ -149,7 +150,7 @@ export class Webhooks extends Context.Service<Webhooks, {
             })
           )
         )
-        const id = `wh_${randomUUID().replaceAll("-", "").slice(0, 24)}`
+        const id = newWebhookId()
         const secret = generateSecret()
         const created = yield* Effect.gen(function*() {
           // The customer row lock serialises concurrent creations, so the count holds.
@@ -176,7 +177,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         return { ...created, secret }
       })
 
-      const list = (customerId: string) =>
+      const list = (customerId: CustomerId) =>
         sql<WebhookRow>`
         SELECT ${sql.literal(webhookColumns)} FROM webhooks
         WHERE customer_id = ${customerId} AND deleted_at IS NULL ORDER BY created_at, id`.pipe(
@@ -185,7 +186,7 @@ export class Webhooks extends Context.Service<Webhooks, {
           Effect.withSpan("Webhooks.list")
         )
 
-      const remove = Effect.fn("Webhooks.remove")(function*(customerId: string, webhookId: string) {
+      const remove = Effect.fn("Webhooks.remove")(function*(customerId: CustomerId, webhookId: WebhookId) {
         const removed = yield* Effect.gen(function*() {
           const rows = yield* sql`UPDATE webhooks SET deleted_at = now()
           WHERE id = ${webhookId} AND customer_id = ${customerId} AND deleted_at IS NULL RETURNING id`
@@ -198,7 +199,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         if (!removed) return yield* notFound
       })
 
-      const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(customerId: string, webhookId: string) {
+      const rotateSecret = Effect.fn("Webhooks.rotateSecret")(function*(customerId: CustomerId, webhookId: WebhookId) {
         const secret = generateSecret()
         const rotated = yield* Effect.gen(function*() {
           const rows = yield* sql`UPDATE webhooks SET previous_secret = secret, secret = ${secret},
@@ -212,7 +213,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         return secret
       })
 
-      const owned = (customerId: string, webhookId: string) =>
+      const owned = (customerId: CustomerId, webhookId: WebhookId) =>
         sql<WebhookRow>`SELECT ${sql.literal(webhookColumns)} FROM webhooks
         WHERE id = ${webhookId} AND customer_id = ${customerId} AND deleted_at IS NULL`.pipe(
           Effect.orDie,
@@ -221,7 +222,7 @@ export class Webhooks extends Context.Service<Webhooks, {
 
       // A read on the GET path: untraced (docs/design/http-core.md, "What the fast paths cost").
       const deliveries = Effect.fnUntraced(
-        function*(customerId: string, webhookId: string, limit: number, cursor?: string) {
+        function*(customerId: CustomerId, webhookId: WebhookId, limit: number, cursor?: string) {
           yield* owned(customerId, webhookId)
           const after = cursor === undefined
             ? undefined
@@ -253,7 +254,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         }
       )
 
-      const enable = Effect.fn("Webhooks.enable")(function*(customerId: string, webhookId: string) {
+      const enable = Effect.fn("Webhooks.enable")(function*(customerId: CustomerId, webhookId: WebhookId) {
         return yield* Effect.gen(function*() {
           const current = yield* owned(customerId, webhookId)
           if (current.disabledAt === null) return toWebhook(current)
@@ -269,7 +270,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       const deliveryColumns = sql.literal(`d.id, d.webhook_id, d.event_id, e.type AS event_type, d.status, d.attempts,
       d.next_attempt_at`)
 
-      const sendTest = Effect.fn("Webhooks.sendTest")(function*(customerId: string, webhookId: string) {
+      const sendTest = Effect.fn("Webhooks.sendTest")(function*(customerId: CustomerId, webhookId: WebhookId) {
         return yield* Effect.gen(function*() {
           yield* owned(customerId, webhookId)
           const eventId = `evt_${randomUUID().replaceAll("-", "")}`
@@ -285,7 +286,7 @@ export class Webhooks extends Context.Service<Webhooks, {
       })
 
       const redeliver = Effect.fn("Webhooks.redeliver")(
-        function*(customerId: string, webhookId: string, deliveryId: string) {
+        function*(customerId: CustomerId, webhookId: WebhookId, deliveryId: string) {
           return yield* Effect.gen(function*() {
             const hook = yield* owned(customerId, webhookId)
             const found = yield* sql<DeliveryRow & { inFlight: boolean }>`SELECT ${deliveryColumns},
@@ -306,28 +307,29 @@ export class Webhooks extends Context.Service<Webhooks, {
         }
       )
 
-      const recover = Effect.fn("Webhooks.recover")(function*(customerId: string, webhookId: string, since: string) {
-        const from = new Date(since)
-        const problem = recoverySinceProblem(from, new Date())
-        if (problem !== undefined) {
-          return yield* new ValidationError({
-            error: `Invalid body.since: ${problem}`,
-            details: [{ path: "body.since", message: problem }]
-          })
-        }
-        return yield* Effect.gen(function*() {
-          // Locked for update: an event being written now either commits first (its skipped delivery is
-          // seen below) or waits and finds the subscription enabled (see Outbox).
-          const rows = yield* sql<WebhookRow>`SELECT ${sql.literal(webhookColumns)} FROM webhooks
-          WHERE id = ${webhookId} AND customer_id = ${customerId} AND deleted_at IS NULL FOR UPDATE`
-          if (rows.length === 0) return yield* notFound
-          if (rows[0].disabledAt !== null) {
-            yield* sql`UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL WHERE id = ${webhookId}`
-            yield* events.record(customerId, "webhook.enabled", { id: webhookId })
+      const recover = Effect.fn("Webhooks.recover")(
+        function*(customerId: CustomerId, webhookId: WebhookId, since: string) {
+          const from = new Date(since)
+          const problem = recoverySinceProblem(from, new Date())
+          if (problem !== undefined) {
+            return yield* new ValidationError({
+              error: `Invalid body.since: ${problem}`,
+              details: [{ path: "body.since", message: problem }]
+            })
           }
-          // Due one microsecond apart in event order, so the dispatcher claims them oldest first. Only
-          // deliveries that are not pending are touched: a claimed one (being tried now) is pending.
-          const queued = yield* sql<{ id: string }>`
+          return yield* Effect.gen(function*() {
+            // Locked for update: an event being written now either commits first (its skipped delivery is
+            // seen below) or waits and finds the subscription enabled (see Outbox).
+            const rows = yield* sql<WebhookRow>`SELECT ${sql.literal(webhookColumns)} FROM webhooks
+          WHERE id = ${webhookId} AND customer_id = ${customerId} AND deleted_at IS NULL FOR UPDATE`
+            if (rows.length === 0) return yield* notFound
+            if (rows[0].disabledAt !== null) {
+              yield* sql`UPDATE webhooks SET disabled_at = NULL, disabled_reason = NULL WHERE id = ${webhookId}`
+              yield* events.record(customerId, "webhook.enabled", { id: webhookId })
+            }
+            // Due one microsecond apart in event order, so the dispatcher claims them oldest first. Only
+            // deliveries that are not pending are touched: a claimed one (being tried now) is pending.
+            const queued = yield* sql<{ id: string }>`
           WITH undelivered AS (
             SELECT d.id, row_number() OVER (ORDER BY e.created_at, e.id) AS n
             FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
@@ -338,16 +340,17 @@ export class Webhooks extends Context.Service<Webhooks, {
             next_attempt_at = clock_timestamp() + make_interval(secs => u.n / 1000000.0)
           FROM undelivered u WHERE d.id = u.id AND d.status IN ('skipped', 'cancelled', 'failed')
           RETURNING d.id`
-          yield* events.record(customerId, "webhook.recovered", {
-            id: webhookId,
-            since: from.toISOString(),
-            queued: queued.length
-          })
-          return queued.length
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
-      })
+            yield* events.record(customerId, "webhook.recovered", {
+              id: webhookId,
+              since: from.toISOString(),
+              queued: queued.length
+            })
+            return queued.length
+          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        }
+      )
 
-      const overview = Effect.fnUntraced(function*(customerId: string, hooks: number, perHook: number) {
+      const overview = Effect.fnUntraced(function*(customerId: CustomerId, hooks: number, perHook: number) {
         const subscriptions = yield* sql<WebhookRow>`
         SELECT ${sql.literal(webhookColumns)} FROM webhooks
         WHERE customer_id = ${customerId} AND deleted_at IS NULL ORDER BY created_at, id LIMIT ${hooks}`.pipe(
@@ -356,7 +359,7 @@ export class Webhooks extends Context.Service<Webhooks, {
         if (subscriptions.length === 0) return []
         const ids = subscriptions.map((row) => row.id)
         // One index walk per subscription (webhook_attempts_webhook), each stopping after perHook rows.
-        const attempts = yield* sql<AttemptRow & { webhookId: string }>`
+        const attempts = yield* sql<AttemptRow & { webhookId: WebhookId }>`
         SELECT a.webhook_id, a.id, a.delivery_id, d.status AS delivery_status, d.next_attempt_at, a.event_id, a.event_type,
           a.attempt, a.status_code, a.duration_ms, a.error, a.attempted_at
         FROM unnest(${ids}::text[]) AS h(id)

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import { isDateTime } from "../../api/Shared.ts"
 import { NotFound } from "../../domain/Errors.ts"
+import { WebhookId } from "../../domain/Ids.ts"
 import { isStorableText } from "../../domain/Text.ts"
 import { recoveryWindowDays, type Webhook } from "../../domain/Webhooks.ts"
 import { html } from "../../platform/http/Html.ts"
@@ -104,7 +105,7 @@ export const WebhooksDashboardRoutes = HttpRouter.use((router) =>
           const text = (form.get("since") ?? "").trim()
           const since = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(text) ? `${text}:00Z` : `${text}Z`
           if (!isDateTime(since)) return yield* invalidField("since", "must be a date and time (UTC)")
-          const queued = yield* webhooks.recover(session.principal.customerId, webhookId, since)
+          const queued = yield* webhooks.recover(session.principal.customerId, WebhookId.make(webhookId), since)
           return yield* notice(
             session,
             queued === 1 ? "1 missed event is on its way" : `${queued} missed events are on their way`,

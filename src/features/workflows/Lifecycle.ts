@@ -1,5 +1,6 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import type { RunId } from "../../domain/Ids.ts"
 import { Events } from "../../platform/Events.ts"
 import { Outbox } from "../../platform/Outbox.ts"
 import { type RunRow, toRun, WorkflowsRepo } from "./Repo.ts"
@@ -16,13 +17,13 @@ const ended = (status: string) => status === "succeeded" || status === "failed"
  */
 export class RunLifecycle extends Context.Service<RunLifecycle, {
   /** pending -> running; None when the run has already ended (cancelled before it started). */
-  readonly start: (runId: string) => Effect.Effect<Option.Option<RunRow>>
-  readonly suspend: (runId: string, waitingFor: "approval" | "budget", reason: string) => Effect.Effect<void>
-  readonly resume: (runId: string) => Effect.Effect<void>
-  readonly succeed: (runId: string, output: Record<string, unknown>) => Effect.Effect<void>
+  readonly start: (runId: RunId) => Effect.Effect<Option.Option<RunRow>>
+  readonly suspend: (runId: RunId, waitingFor: "approval" | "budget", reason: string) => Effect.Effect<void>
+  readonly resume: (runId: RunId) => Effect.Effect<void>
+  readonly succeed: (runId: RunId, output: Record<string, unknown>) => Effect.Effect<void>
   /** Ends a run that has not ended as failed; false when it had already ended. */
-  readonly fail: (runId: string, error: string) => Effect.Effect<boolean>
-  readonly isEnded: (runId: string) => Effect.Effect<boolean>
+  readonly fail: (runId: RunId, error: string) => Effect.Effect<boolean>
+  readonly isEnded: (runId: RunId) => Effect.Effect<boolean>
 }>()("herald/features/workflows/RunLifecycle") {
   static readonly layer = Layer.effect(
     RunLifecycle,
@@ -32,7 +33,7 @@ export class RunLifecycle extends Context.Service<RunLifecycle, {
       const outbox = yield* Outbox
       const repo = yield* WorkflowsRepo
 
-      const locked = (runId: string) =>
+      const locked = (runId: RunId) =>
         sql<RunRow>`SELECT id, customer_id, workflow_id, status, triggered_by, input, output, error, waiting_for,
           created_at, started_at, completed_at FROM workflow_runs WHERE id = ${runId} FOR UPDATE`.pipe(
           Effect.map((rows) => Option.fromNullishOr(rows[0]))
@@ -42,7 +43,7 @@ export class RunLifecycle extends Context.Service<RunLifecycle, {
 
       const eventData = (row: RunRow, extra: Record<string, unknown> = {}) => ({ ...toRun(row), ...extra })
 
-      const start = (runId: string) =>
+      const start = (runId: RunId) =>
         transact(Effect.gen(function*() {
           const found = yield* locked(runId)
           if (Option.isNone(found) || ended(found.value.status)) return Option.none<RunRow>()
@@ -54,7 +55,7 @@ export class RunLifecycle extends Context.Service<RunLifecycle, {
           return Option.some(row!)
         }))
 
-      const suspend = (runId: string, waitingFor: "approval" | "budget", reason: string) =>
+      const suspend = (runId: RunId, waitingFor: "approval" | "budget", reason: string) =>
         transact(Effect.gen(function*() {
           const found = yield* locked(runId)
           if (Option.isNone(found) || found.value.status !== "running") return
@@ -67,7 +68,7 @@ export class RunLifecycle extends Context.Service<RunLifecycle, {
           )
         }))
 
-      const resume = (runId: string) =>
+      const resume = (runId: RunId) =>
         transact(Effect.gen(function*() {
           const found = yield* locked(runId)
           if (Option.isNone(found) || found.value.status !== "suspended") return
@@ -80,7 +81,7 @@ export class RunLifecycle extends Context.Service<RunLifecycle, {
         }))
 
       const finish = (
-        runId: string,
+        runId: RunId,
         status: "succeeded" | "failed",
         output: Record<string, unknown> | null,
         error: string | null
@@ -100,7 +101,7 @@ export class RunLifecycle extends Context.Service<RunLifecycle, {
           return true
         }))
 
-      const isEnded = (runId: string) =>
+      const isEnded = (runId: RunId) =>
         Effect.map(repo.runById(runId), (row) => Option.isNone(row) || ended(row.value.status))
 
       return RunLifecycle.of({

@@ -2,6 +2,7 @@ import { Duration, Effect, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { DurableDeferred, WorkflowEngine } from "effect/workflow"
 import { AppConfig } from "../../Config.ts"
+import type { CustomerId, RunId } from "../../domain/Ids.ts"
 import { forkPeriodic } from "../../platform/Periodic.ts"
 import { Content } from "../content/Content.ts"
 import type { RunRow } from "./Repo.ts"
@@ -26,7 +27,7 @@ export const workflowLoops = (workflows: Workflows["Service"]) =>
     // Where the last look at suspended runs stopped: each poll looks at the next ones, so every run is seen in turn.
     let seenUpTo = ""
     const resumeReviewed = Effect.gen(function*() {
-      const waiting = yield* sql<{ id: string }>`SELECT id FROM workflow_runs
+      const waiting = yield* sql<{ id: RunId }>`SELECT id FROM workflow_runs
       WHERE status = 'suspended' AND waiting_for = 'approval' AND id > ${seenUpTo}
         AND (resume_requested_at IS NULL OR resume_requested_at < now() - interval '30 seconds')
       ORDER BY id LIMIT 500`.pipe(Effect.orDie)
@@ -38,7 +39,7 @@ export const workflowLoops = (workflows: Workflows["Service"]) =>
         return c === undefined || c.pending === 0
       })
       if (reviewed.length === 0) return
-      const claimed = yield* sql<{ id: string; customerId: string; workflowId: string }>`
+      const claimed = yield* sql<{ id: RunId; customerId: CustomerId; workflowId: string }>`
       UPDATE workflow_runs SET resume_requested_at = now()
       WHERE ${sql.in("id", reviewed.map((run) => run.id))} AND status = 'suspended' AND waiting_for = 'approval'
         AND (resume_requested_at IS NULL OR resume_requested_at < now() - interval '30 seconds')

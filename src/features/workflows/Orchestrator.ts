@@ -2,6 +2,7 @@ import { Clock, Effect, Option, Redacted, Schema, SchemaIssue } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { AppConfig } from "../../Config.ts"
 import { NotFound, SignatureInvalid } from "../../domain/Errors.ts"
+import { CustomerId } from "../../domain/Ids.ts"
 import { verifyOrchestratorSignature } from "../../domain/OrchestratorSignature.ts"
 import { WorkflowConfig } from "../../domain/Workflows.ts"
 import { errorResponse } from "../../platform/http/ErrorResponses.ts"
@@ -85,13 +86,14 @@ export const OrchestratorRoutes = HttpRouter.use((router) =>
         )
       }
       const { workflow, customerId, input } = decoded.value
-      return yield* workflows.start(customerId.toLowerCase(), workflow, input ?? {}, "orchestrator").pipe(
-        Effect.map((run) => HttpServerResponse.jsonUnsafe({ runId: run.runId })),
-        Effect.catchTags({
-          NotFound: (e: NotFound) => fail(404, e.error, e.code),
-          ValidationError: (e) => fail(400, e.error, e.code, e.details === undefined ? undefined : [...e.details])
-        })
-      )
+      return yield* workflows.start(CustomerId.make(customerId.toLowerCase()), workflow, input ?? {}, "orchestrator")
+        .pipe(
+          Effect.map((run) => HttpServerResponse.jsonUnsafe({ runId: run.runId })),
+          Effect.catchTags({
+            NotFound: (e: NotFound) => fail(404, e.error, e.code),
+            ValidationError: (e) => fail(400, e.error, e.code, e.details === undefined ? undefined : [...e.details])
+          })
+        )
     })
 
     for (const method of ["GET", "PUT", "POST"] as const) yield* router.add(method, orchestratorPath, handle)

@@ -1,9 +1,10 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import type { CustomerId, RunId } from "../../domain/Ids.ts"
 import { catalogIds, type RunStatus, type RunStep, type Workflow, type WorkflowRun } from "../../domain/Workflows.ts"
 
 export interface WorkflowRow {
-  readonly customerId: string
+  readonly customerId: CustomerId
   readonly id: string
   readonly name: string
   readonly description: string
@@ -15,8 +16,8 @@ export interface WorkflowRow {
 }
 
 export interface RunRow {
-  readonly id: string
-  readonly customerId: string
+  readonly id: RunId
+  readonly customerId: CustomerId
   readonly workflowId: string
   readonly status: RunStatus
   readonly triggeredBy: string
@@ -81,8 +82,8 @@ const runColumns =
 
 /** The workflows feature's tables. Every method dies on a database failure (answered 503 by the HTTP core). */
 export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
-  readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<WorkflowRow>>
-  readonly find: (customerId: string, id: string) => Effect.Effect<Option.Option<WorkflowRow>>
+  readonly list: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<WorkflowRow>>
+  readonly find: (customerId: CustomerId, id: string) => Effect.Effect<Option.Option<WorkflowRow>>
   readonly save: (row: WorkflowRow) => Effect.Effect<WorkflowRow>
   /** Enabled workflows whose tick is due by `now`, in tick order, after `after` (keyset) when given. */
   readonly due: (now: Date, limit: number, after?: WorkflowRow | undefined) => Effect.Effect<ReadonlyArray<WorkflowRow>>
@@ -94,20 +95,20 @@ export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
   readonly claimTick: (row: WorkflowRow, now: Date, next: Date | null) => Effect.Effect<boolean>
   readonly insertRun: (run: {
     readonly id: string
-    readonly customerId: string
+    readonly customerId: CustomerId
     readonly workflowId: string
     readonly triggeredBy: string
     readonly input: Record<string, unknown>
     readonly executionId: string
   }) => Effect.Effect<RunRow>
-  readonly findRun: (customerId: string, runId: string, forUpdate?: boolean) => Effect.Effect<Option.Option<RunRow>>
-  readonly runById: (runId: string) => Effect.Effect<Option.Option<RunRow>>
-  readonly listRuns: (customerId: string, query: {
+  readonly findRun: (customerId: CustomerId, runId: RunId, forUpdate?: boolean) => Effect.Effect<Option.Option<RunRow>>
+  readonly runById: (runId: RunId) => Effect.Effect<Option.Option<RunRow>>
+  readonly listRuns: (customerId: CustomerId, query: {
     readonly workflow?: string | undefined
     readonly status?: RunStatus | undefined
     readonly limit: number
   }) => Effect.Effect<ReadonlyArray<RunRow>>
-  readonly steps: (runId: string) => Effect.Effect<ReadonlyArray<RunStep>>
+  readonly steps: (runId: RunId) => Effect.Effect<ReadonlyArray<RunStep>>
 }>()("herald/features/workflows/WorkflowsRepo") {
   static readonly layer = Layer.effect(
     WorkflowsRepo,

@@ -2,6 +2,7 @@ import { Duration, Effect, Exit, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { Activity, DurableClock, DurableDeferred, Workflow } from "effect/workflow"
 import { AppConfig } from "../../Config.ts"
+import { CustomerId, RunId } from "../../domain/Ids.ts"
 import { isCatalogId } from "../../domain/Workflows.ts"
 import { Content } from "../content/Content.ts"
 import { catalog, runOptions } from "./Catalog.ts"
@@ -23,7 +24,7 @@ import { beginStep, stepCrashedError } from "./StepStarts.ts"
  * the engine and read back on replay after a crash, never executed again.
  */
 export const HeraldRun = Workflow.make("HeraldRun", {
-  payload: { runId: Schema.String, customerId: Schema.String, workflowId: Schema.String },
+  payload: { runId: RunId, customerId: CustomerId, workflowId: Schema.String },
   idempotencyKey: (payload) => payload.runId
 })
 

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
+import type { RunId } from "../../domain/Ids.ts"
 
 /**
  * A step found with this many unfinished starts is not started again: each of
@@ -21,7 +22,7 @@ export const stepCrashedError = "step crashed"
  * row is started uncounted (`counted` false): its wait spans restarts by
  * design.
  */
-export const beginStep = (sql: SqlClient.SqlClient, runId: string, name: string, position: number, counted = true) => {
+export const beginStep = (sql: SqlClient.SqlClient, runId: RunId, name: string, position: number, counted = true) => {
   const count = counted ? 1 : 0
   return sql<{ name: string }>`INSERT INTO workflow_steps (run_id, name, position, status, unfinished_starts)
     VALUES (${runId}, ${name}, ${position}, 'running', ${count})

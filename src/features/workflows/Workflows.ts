@@ -1,11 +1,11 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { WorkflowEngine } from "effect/workflow"
-import { randomUUID } from "node:crypto"
 import { hostname } from "node:os"
 import { AppConfig } from "../../Config.ts"
 import { nextFire } from "../../domain/Cron.ts"
 import { Conflict, NotFound, type ValidationError } from "../../domain/Errors.ts"
+import { type CustomerId, newRunId, type RunId } from "../../domain/Ids.ts"
 import {
   catalogIds,
   isCatalogId,
@@ -39,7 +39,7 @@ export interface Registrations {
   /** The durable workflows registered on the engine (every catalog run is one HeraldRun execution). */
   readonly engineWorkflows: ReadonlyArray<string>
   readonly schedules: ReadonlyArray<{
-    readonly customerId: string
+    readonly customerId: CustomerId
     readonly workflow: string
     readonly schedule: string
     readonly timezone: string
@@ -66,25 +66,25 @@ export const nextRunFor = (row: Pick<WorkflowRow, "enabled" | "schedule" | "time
  * starting runs on the durable engine, reading and cancelling them.
  */
 export class Workflows extends Context.Service<Workflows, {
-  readonly list: (customerId: string) => Effect.Effect<ReadonlyArray<Workflow>>
+  readonly list: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<Workflow>>
   /** `config` is checked against the workflow's options schema (400 naming the option). */
   readonly update: (
-    customerId: string,
+    customerId: CustomerId,
     workflowId: string,
     patch: WorkflowUpdate
   ) => Effect.Effect<Workflow, NotFound | ValidationError>
-  readonly toggle: (customerId: string, workflowId: string, enabled: boolean) => Effect.Effect<Workflow, NotFound>
+  readonly toggle: (customerId: CustomerId, workflowId: string, enabled: boolean) => Effect.Effect<Workflow, NotFound>
   readonly start: (
-    customerId: string,
+    customerId: CustomerId,
     workflowId: string,
     input: Record<string, unknown>,
     trigger: Trigger,
     /** Where the input sits in the request, for a validation error's path (default `body.input`). */
     inputPath?: string
   ) => Effect.Effect<WorkflowRun, NotFound | ValidationError>
-  readonly listRuns: (customerId: string, query: RunQuery) => Effect.Effect<ReadonlyArray<WorkflowRun>>
-  readonly getRun: (customerId: string, runId: string) => Effect.Effect<WorkflowRunDetail, NotFound>
-  readonly cancel: (customerId: string, runId: string) => Effect.Effect<WorkflowRun, NotFound | Conflict>
+  readonly listRuns: (customerId: CustomerId, query: RunQuery) => Effect.Effect<ReadonlyArray<WorkflowRun>>
+  readonly getRun: (customerId: CustomerId, runId: RunId) => Effect.Effect<WorkflowRunDetail, NotFound>
+  readonly cancel: (customerId: CustomerId, runId: RunId) => Effect.Effect<WorkflowRun, NotFound | Conflict>
   /** Recomputes every enabled schedule's next tick from now (the orchestrator's PUT). */
   readonly resync: Effect.Effect<number>
   readonly registrations: Effect.Effect<Registrations>
@@ -113,7 +113,7 @@ export class Workflows extends Context.Service<Workflows, {
 
       const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))
 
-      const find = (customerId: string, workflowId: string) =>
+      const find = (customerId: CustomerId, workflowId: string) =>
         Effect.flatMap(
           repo.find(customerId, workflowId),
           Option.match({
@@ -133,10 +133,10 @@ export class Workflows extends Context.Service<Workflows, {
           return toWorkflow(saved)
         })
 
-      const list = (customerId: string) => Effect.map(repo.list(customerId), (rows) => rows.map(toWorkflow))
+      const list = (customerId: CustomerId) => Effect.map(repo.list(customerId), (rows) => rows.map(toWorkflow))
 
       const update = Effect.fn("Workflows.update")(
-        function*(customerId: string, workflowId: string, patch: WorkflowUpdate) {
+        function*(customerId: CustomerId, workflowId: string, patch: WorkflowUpdate) {
           const row = yield* find(customerId, workflowId)
           if (patch.config !== undefined && isCatalogId(workflowId)) {
             yield* checkOptions(workflowId, patch.config, "body.config")
@@ -152,17 +152,24 @@ export class Workflows extends Context.Service<Workflows, {
         }
       )
 
-      const toggle = Effect.fn("Workflows.toggle")(function*(customerId: string, workflowId: string, enabled: boolean) {
-        const row = yield* find(customerId, workflowId)
-        return yield* save({ ...row, enabled }, { enabled })
-      })
+      const toggle = Effect.fn("Workflows.toggle")(
+        function*(customerId: CustomerId, workflowId: string, enabled: boolean) {
+          const row = yield* find(customerId, workflowId)
+          return yield* save({ ...row, enabled }, { enabled })
+        }
+      )
 
       const executionIdOf = (row: Pick<RunRow, "id" | "customerId" | "workflowId">) =>
         HeraldRun.executionId({ runId: row.id, customerId: row.customerId, workflowId: row.workflowId })
 
-      const insertRun = (customerId: string, workflowId: string, input: Record<string, unknown>, trigger: Trigger) =>
+      const insertRun = (
+        customerId: CustomerId,
+        workflowId: string,
+        input: Record<string, unknown>,
+        trigger: Trigger
+      ) =>
         Effect.gen(function*() {
-          const id = `run_${randomUUID().replaceAll("-", "")}`
+          const id = newRunId()
           const executionId = yield* executionIdOf({ id, customerId, workflowId })
           return yield* repo.insertRun({ id, customerId, workflowId, triggeredBy: trigger, input, executionId })
         })
@@ -179,7 +186,7 @@ export class Workflows extends Context.Service<Workflows, {
 
       const start = Effect.fn("Workflows.start")(
         function*(
-          customerId: string,
+          customerId: CustomerId,
           workflowId: string,
           input: Record<string, unknown>,
           trigger: Trigger,
@@ -193,10 +200,10 @@ export class Workflows extends Context.Service<Workflows, {
         }
       )
 
-      const listRuns = (customerId: string, query: RunQuery) =>
+      const listRuns = (customerId: CustomerId, query: RunQuery) =>
         Effect.map(repo.listRuns(customerId, query), (rows) => rows.map(toRun))
 
-      const getRun = Effect.fn("Workflows.getRun")(function*(customerId: string, runId: string) {
+      const getRun = Effect.fn("Workflows.getRun")(function*(customerId: CustomerId, runId: RunId) {
         const found = yield* repo.findRun(customerId, runId)
         if (Option.isNone(found)) return yield* runNotFound()
         const steps = yield* repo.steps(runId)
@@ -210,7 +217,7 @@ export class Workflows extends Context.Service<Workflows, {
         }
       })
 
-      const cancel = Effect.fn("Workflows.cancel")(function*(customerId: string, runId: string) {
+      const cancel = Effect.fn("Workflows.cancel")(function*(customerId: CustomerId, runId: RunId) {
         const found = yield* repo.findRun(customerId, runId)
         if (Option.isNone(found)) return yield* runNotFound()
         // The run ends and its pieces still awaiting approval are rejected (event and webhook as any rejection) together.

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { generateLeadMagnet, runResearch } from "../../api/tools/definitions.ts"
+import type { CustomerId, RunId } from "../../domain/Ids.ts"
 import type { WorkflowRunDetail } from "../../domain/Workflows.ts"
 import { implement, type ToolOutput } from "../../platform/tools/Handler.ts"
 import { Reports } from "../reports/Reports.ts"
@@ -15,7 +16,7 @@ const runPollMillis = 200
  * people (suspended: its pieces await approval), or `runWaitMillis` passed;
  * answers the run as it was last read.
  */
-const awaitRun = (workflows: Workflows["Service"], customerId: string, runId: string) =>
+const awaitRun = (workflows: Workflows["Service"], customerId: CustomerId, runId: RunId) =>
   Effect.gen(function*() {
     const deadline = Date.now() + runWaitMillis
     for (;;) {
@@ -31,7 +32,7 @@ const awaitRun = (workflows: Workflows["Service"], customerId: string, runId: st
  * The report a finished run wrote (named by its output's `reportId`), whole,
  * with where to read it again; an MCP client gets it in the tool's result.
  */
-const reportOf = (reports: Reports["Service"], customerId: string, run: WorkflowRunDetail) => {
+const reportOf = (reports: Reports["Service"], customerId: CustomerId, run: WorkflowRunDetail) => {
   const reportId = run.output?.["reportId"]
   return typeof reportId !== "string" ? Effect.succeed(undefined) : reports.get(customerId, reportId).pipe(
     Effect.map((report) => ({ ...report, url: `/api/reports/${customerId}/${report.reportId}` })),
@@ -41,7 +42,7 @@ const reportOf = (reports: Reports["Service"], customerId: string, run: Workflow
 
 /** The answer of a workflow tool: the run id always; its steps and output as far as they got; the report it wrote. */
 const runOutput = (
-  customerId: string,
+  customerId: CustomerId,
   run: WorkflowRunDetail,
   report?: Effect.Success<ReturnType<typeof reportOf>>
 ): ToolOutput => {

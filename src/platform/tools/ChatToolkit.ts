@@ -3,6 +3,7 @@ import { Tool, Toolkit } from "effect/ai"
 import { CurrentPrincipal } from "../../api/Security.ts"
 import { customerNote, toolDefinitions } from "../../api/tools/definitions.ts"
 import type { AnyToolDefinition } from "../../api/tools/Tool.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import type { ToolCallContext } from "./Handler.ts"
 import { inputJsonSchema, ToolRunner, type ToolRunnerShape } from "./ToolRunner.ts"
 
@@ -34,7 +35,7 @@ export const modelParameters = (definition: AnyToolDefinition): Record<string, u
  * it read somewhere); anything but an object is an empty argument list the
  * registry then refuses, naming what is missing.
  */
-export const sessionArguments = (params: unknown, customerId: string): Record<string, unknown> => {
+export const sessionArguments = (params: unknown, customerId: CustomerId): Record<string, unknown> => {
   const given = typeof params === "object" && params !== null && !Array.isArray(params)
     ? params as Record<string, unknown>
     : {}

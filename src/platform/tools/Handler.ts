@@ -1,6 +1,7 @@
 import { Data, type Effect } from "effect"
 import type { Principal } from "../../api/Security.ts"
 import type { AnyToolDefinition, ToolDefinition } from "../../api/tools/Tool.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 
 /** Who is calling: the key's principal (the tool checks `customerId` against it) and a request id for logs. */
 export interface ToolCallContext {
@@ -74,7 +75,7 @@ export interface ToolImplementation<R> {
   readonly make: Effect.Effect<RunnableTool["run"], never, R>
 }
 
-export const implement = <I extends { readonly customerId: string }, R>(
+export const implement = <I extends { readonly customerId: CustomerId }, R>(
   definition: ToolDefinition<I>,
   make: Effect.Effect<(input: I, context: ToolCallContext) => Effect.Effect<ToolOutput, HandlerFailure>, never, R>
 ): ToolImplementation<R> => ({ definition, make })

@@ -2,6 +2,7 @@ import { Cause, Context, Effect, Layer, Schema, SchemaIssue } from "effect"
 import { toolDefinitions } from "../../api/tools/definitions.ts"
 import type { AnyToolDefinition, ToolAnnotations } from "../../api/tools/Tool.ts"
 import { roleAllows } from "../../domain/Identity.ts"
+import type { CustomerId } from "../../domain/Ids.ts"
 import { databaseOutage, defaultsFor } from "../http/ErrorResponses.ts"
 import { detailsUnder, invalidText } from "../http/ValidationMessages.ts"
 import {
@@ -61,7 +62,7 @@ const invalidArguments = (issue: SchemaIssue.Issue): ToolFailure => {
 export type RequirementsOf<T> = T extends ToolImplementation<infer R> ? R : never
 
 interface Entry extends RunnableTool {
-  readonly decode: (args: unknown) => Effect.Effect<{ readonly customerId: string }, Schema.SchemaError>
+  readonly decode: (args: unknown) => Effect.Effect<{ readonly customerId: CustomerId }, Schema.SchemaError>
 }
 
 /** The runner's service: what `ToolRunner` holds. */
@@ -91,7 +92,7 @@ export const makeRunner = <const Tools extends ReadonlyArray<AnyToolImplementati
       entries.set(definition.name, {
         definition,
         run: yield* implementation.make,
-        decode: (args) => decode(args, strict) as Effect.Effect<{ readonly customerId: string }, Schema.SchemaError>
+        decode: (args) => decode(args, strict) as Effect.Effect<{ readonly customerId: CustomerId }, Schema.SchemaError>
       })
     }
     const known = new Set(toolDefinitions.map((d) => d.name as string))

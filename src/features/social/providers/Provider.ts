@@ -1,5 +1,6 @@
 import { Context, Data, Effect, type Exit, type Option } from "effect"
 import type { InvalidState } from "../../../domain/Errors.ts"
+import type { ContentId, CustomerId } from "../../../domain/Ids.ts"
 import type { SocialPlatform } from "../../../domain/Social.ts"
 
 /**
@@ -21,8 +22,8 @@ export interface ConnectedAccount {
 }
 
 export interface OutgoingPost {
-  readonly customerId: string
-  readonly contentId: string
+  readonly customerId: CustomerId
+  readonly contentId: ContentId
   readonly platform: SocialPlatform
   readonly body: string
   readonly media: ReadonlyArray<string>
@@ -62,7 +63,7 @@ export class SocialProvider extends Context.Service<SocialProvider, {
   readonly trySeconds: number
   /** Where the person goes to connect `platform`; the flow ends at `callbackUrl`. */
   readonly connectLink: (
-    customerId: string,
+    customerId: CustomerId,
     platform: SocialPlatform,
     callbackUrl: string
   ) => Effect.Effect<string, ProviderError>
@@ -72,12 +73,12 @@ export class SocialProvider extends Context.Service<SocialProvider, {
    * own proof that the person consented.
    */
   readonly completeConnect: (
-    customerId: string,
+    customerId: CustomerId,
     platform: SocialPlatform,
     query: Readonly<Record<string, string>>
   ) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError | InvalidState>
   /** The customer's active accounts at the provider. */
-  readonly accounts: (customerId: string) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError>
+  readonly accounts: (customerId: CustomerId) => Effect.Effect<ReadonlyArray<ConnectedAccount>, ProviderError>
   readonly publish: (post: OutgoingPost) => Effect.Effect<PublishedPost, ProviderError>
   /** Several posts at once (the publisher's batches): one outcome per post, in the order given. */
   readonly publishMany: (
@@ -91,15 +92,15 @@ export class SocialProvider extends Context.Service<SocialProvider, {
    * post the provider already has.
    */
   readonly findPost: (
-    customerId: string,
-    contentId: string,
+    customerId: CustomerId,
+    contentId: ContentId,
     platform: SocialPlatform,
     triedAt?: Date | undefined
   ) => Effect.Effect<Option.Option<PublishedPost>, ProviderError>
-  readonly remove: (customerId: string, providerPostId: string) => Effect.Effect<void, ProviderError>
+  readonly remove: (customerId: CustomerId, providerPostId: string) => Effect.Effect<void, ProviderError>
   /** Figures the provider reports; none (sandbox) is `Option.none()`, never zeros made up. */
   readonly metrics: (
-    customerId: string,
+    customerId: CustomerId,
     providerPostId: string,
     platform: SocialPlatform
   ) => Effect.Effect<Option.Option<PostMetrics>, ProviderError>

@@ -1,6 +1,7 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { AppConfig } from "../../../Config.ts"
+import type { ContentId, CustomerId } from "../../../domain/Ids.ts"
 import { isSocialPlatform, type SocialPlatform } from "../../../domain/Social.ts"
 import { safeFetch } from "../../../platform/OutboundGuard.ts"
 import { type ConnectedAccount, type OutgoingPost, ProviderError, publishEach, SocialProvider } from "./Provider.ts"
@@ -16,7 +17,7 @@ const fromAyrshare = (name: string): SocialPlatform | undefined => {
 /** Posts in one publisher batch: sent at once, each bounded by the 20 s request timeout (the lease is 60 s by default). */
 const batchSize = 16
 
-export const noteFor = (contentId: string) => `herald:${contentId}`
+export const noteFor = (contentId: ContentId) => `herald:${contentId}`
 
 /** Ayrshare's default history page; larger pages are served from a one-minute cache. */
 const historyFreshLimit = 25
@@ -129,7 +130,7 @@ export const AyrshareProviderLive = Layer.effect(
       })
 
     /** The customer's user profile key, made on first use. */
-    const profileKey = (customerId: string) =>
+    const profileKey = (customerId: CustomerId) =>
       Effect.gen(function*() {
         const rows = yield* sql<{ profileKey: string }>`
         SELECT profile_key FROM social_profiles WHERE customer_id = ${customerId} AND provider = 'ayrshare'`.pipe(
@@ -154,7 +155,7 @@ export const AyrshareProviderLive = Layer.effect(
         return kept[0].profileKey
       })
 
-    const connectLink = (customerId: string, _platform: SocialPlatform, callbackUrl: string) =>
+    const connectLink = (customerId: CustomerId, _platform: SocialPlatform, callbackUrl: string) =>
       Effect.gen(function*() {
         const key = yield* profileKey(customerId)
         const answer = asRecord(
@@ -177,7 +178,7 @@ export const AyrshareProviderLive = Layer.effect(
         return answer.url
       })
 
-    const accounts = (customerId: string) =>
+    const accounts = (customerId: CustomerId) =>
       Effect.gen(function*() {
         const key = yield* profileKey(customerId)
         const user = asRecord(yield* request("GET", "/api/user", { profileKey: key }))
@@ -203,8 +204,11 @@ export const AyrshareProviderLive = Layer.effect(
         return out
       })
 
-    const completeConnect = (customerId: string, _platform: SocialPlatform, _query: Readonly<Record<string, string>>) =>
-      accounts(customerId)
+    const completeConnect = (
+      customerId: CustomerId,
+      _platform: SocialPlatform,
+      _query: Readonly<Record<string, string>>
+    ) => accounts(customerId)
 
     const publish = (post: OutgoingPost) =>
       Effect.gen(function*() {
@@ -236,7 +240,7 @@ export const AyrshareProviderLive = Layer.effect(
         }
       })
 
-    const findPost = (customerId: string, contentId: string, platform: SocialPlatform, triedAt?: Date) =>
+    const findPost = (customerId: CustomerId, contentId: ContentId, platform: SocialPlatform, triedAt?: Date) =>
       Effect.gen(function*() {
         const key = yield* profileKey(customerId)
         const page = (limit: number) =>
@@ -280,7 +284,7 @@ export const AyrshareProviderLive = Layer.effect(
         })
       })
 
-    const remove = (customerId: string, providerPostId: string) =>
+    const remove = (customerId: CustomerId, providerPostId: string) =>
       Effect.gen(function*() {
         const key = yield* profileKey(customerId)
         yield* request("DELETE", "/api/post", { profileKey: key, body: { id: providerPostId } })
@@ -289,7 +293,7 @@ export const AyrshareProviderLive = Layer.effect(
     const numberOf = (record: Record<string, unknown>, names: ReadonlyArray<string>) =>
       names.reduce((sum, name) => sum + (typeof record[name] === "number" ? (record[name] as number) : 0), 0)
 
-    const metrics = (customerId: string, providerPostId: string, platform: SocialPlatform) =>
+    const metrics = (customerId: CustomerId, providerPostId: string, platform: SocialPlatform) =>
       Effect.gen(function*() {
         const key = yield* profileKey(customerId)
         const answer = asRecord(

@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { createHmac, randomUUID } from "node:crypto"
 import { AppConfig } from "../../../Config.ts"
 import { InvalidState } from "../../../domain/Errors.ts"
+import type { ContentId, CustomerId } from "../../../domain/Ids.ts"
 import { safeEqual } from "../../../domain/Secrets.ts"
 import type { SocialPlatform } from "../../../domain/Social.ts"
 import { serverSecret } from "../../../platform/ServerSecrets.ts"
@@ -33,7 +34,7 @@ export const SandboxProviderLive = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
-    const permalink = (contentId: string) => `${config.baseUrl}/p/${encodeURIComponent(contentId)}`
+    const permalink = (contentId: ContentId) => `${config.baseUrl}/p/${encodeURIComponent(contentId)}`
     const stateSecret = yield* serverSecret("social_state")
 
     const connectLink = (_customerId: string, _platform: SocialPlatform, callbackUrl: string) => {
@@ -59,7 +60,7 @@ export const SandboxProviderLive = Layer.effect(
       return Effect.succeed<ReadonlyArray<ConnectedAccount>>([{ platform, accountName }])
     }
 
-    const accounts = (customerId: string) =>
+    const accounts = (customerId: CustomerId) =>
       sql<{ platform: SocialPlatform; accountName: string | null }>`
       SELECT platform, account_name FROM social_connections WHERE customer_id = ${customerId}`.pipe(
         Effect.mapError(unavailable)
@@ -67,7 +68,7 @@ export const SandboxProviderLive = Layer.effect(
 
     // Keyed by the piece: a second send of the same piece finds the first. One statement for a whole batch.
     const publishMany = (posts: ReadonlyArray<OutgoingPost>) =>
-      sql<{ contentId: string; providerPostId: string }>`
+      sql<{ contentId: ContentId; providerPostId: string }>`
       INSERT INTO sandbox_posts (content_id, customer_id, platform, body, media, provider_post_id)
       SELECT p.content_id, p.customer_id, p.platform, p.body, p.media::jsonb, p.provider_post_id
       FROM unnest(${posts.map((p) => p.contentId)}::text[], ${posts.map((p) => p.customerId)}::uuid[],
@@ -91,7 +92,7 @@ export const SandboxProviderLive = Layer.effect(
 
     const publish = (post: OutgoingPost) => Effect.flatMap(publishMany([post]), (outcomes) => outcomes[0]!)
 
-    const findPost = (customerId: string, contentId: string, _platform: SocialPlatform) =>
+    const findPost = (customerId: CustomerId, contentId: ContentId, _platform: SocialPlatform) =>
       sql<{ providerPostId: string }>`
       SELECT provider_post_id FROM sandbox_posts WHERE customer_id = ${customerId} AND content_id = ${contentId}`.pipe(
         Effect.map((rows) =>
@@ -102,7 +103,7 @@ export const SandboxProviderLive = Layer.effect(
         Effect.mapError(unavailable)
       )
 
-    const remove = (customerId: string, providerPostId: string) =>
+    const remove = (customerId: CustomerId, providerPostId: string) =>
       sql`DELETE FROM sandbox_posts WHERE customer_id = ${customerId} AND provider_post_id = ${providerPostId}`.pipe(
         Effect.asVoid,
         Effect.mapError(unavailable)

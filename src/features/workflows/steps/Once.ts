@@ -1,10 +1,11 @@
 import { Effect, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import type { RunId } from "../../../domain/Ids.ts"
 
 const parsed = (value: unknown): unknown => typeof value === "string" ? JSON.parse(value) : value
 
 /** The result recorded under `key` for the run, if any. */
-export const recorded = <A>(runId: string, key: string, schema: Schema.Codec<A, unknown>) =>
+export const recorded = <A>(runId: RunId, key: string, schema: Schema.Codec<A, unknown>) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<
@@ -27,7 +28,7 @@ export const recorded = <A>(runId: string, key: string, schema: Schema.Codec<A, 
  * concurrent attempt's record, if first, is the one answered.
  */
 export const once = <A, E, R>(
-  runId: string,
+  runId: RunId,
   key: string,
   schema: Schema.Codec<A, unknown>,
   work: Effect.Effect<A, E, R>,

@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { SqlClient } from "effect/sql"
+import type { CustomerId, RunId } from "../../../domain/Ids.ts"
 import type { CatalogId, RunOptions } from "../../../domain/Workflows.ts"
 import type { Writer } from "../../agent/Agent.ts"
 import type { Analytics } from "../../analytics/Analytics.ts"
@@ -39,8 +40,8 @@ export const StepError = Schema.Union([StepFailed, OverBudget])
 export type StepError = StepFailed | OverBudget
 
 export interface RunContext {
-  readonly runId: string
-  readonly customerId: string
+  readonly runId: RunId
+  readonly customerId: CustomerId
   readonly workflowId: CatalogId
   /** The workflow's config with the run's input laid over it, decoded with the workflow's options schema. */
   readonly options: RunOptions

@@ -1,4 +1,5 @@
 import { Effect, Option, Schema } from "effect"
+import type { ContentId } from "../../../domain/Ids.ts"
 import { Content } from "../../content/Content.ts"
 import { Social } from "../../social/Social.ts"
 import { once } from "./Once.ts"
@@ -31,7 +32,7 @@ const publishAt = (ctx: RunContext) => {
  * queue (level 5 queues at creation, or a person scheduled it) is left as it
  * is: asking again would reset a job that may be in flight.
  */
-const handOff = (ctx: RunContext, contentId: string, scheduledAt: string | undefined) =>
+const handOff = (ctx: RunContext, contentId: ContentId, scheduledAt: string | undefined) =>
   Effect.gen(function*() {
     const social = yield* Social
     return yield* once(

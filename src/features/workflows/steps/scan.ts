@@ -1,4 +1,5 @@
 import { Effect, Schema } from "effect"
+import { ScanId } from "../../../domain/Ids.ts"
 import { Onboarding } from "../../onboarding/Onboarding.ts"
 import { Scanner } from "../../scan/Scanner.ts"
 import { once } from "./Once.ts"
@@ -8,7 +9,7 @@ const Score = Schema.NullOr(Schema.Number)
 
 /** What a workflow keeps of a scan: enough to report on it without repeating it. */
 export const ScanRecord = Schema.Struct({
-  scanId: Schema.String,
+  scanId: ScanId,
   url: Schema.String,
   status: Schema.String,
   error: Schema.optionalKey(Schema.NullOr(Schema.String)),
