@@ -13,9 +13,11 @@ import {
   trimTrailing,
   writeDraft
 } from "../../domain/Copywriting.ts"
+import { reportQuestionOf } from "../../domain/Reports.ts"
 import { isSocialPlatform, platformNames } from "../../domain/Social.ts"
 import { charLength, lastLineStart } from "../../domain/Text.ts"
 import { firstJsonObject } from "./firstJsonObject.ts"
+import { parseReportsLine, reportsAnswer } from "./ReportAnswer.ts"
 
 /** The line of a system prompt that carries the confirmed brand profile as JSON. */
 export const profileMarker = "Brand profile (JSON): "
@@ -95,6 +97,7 @@ const platformIn = (lower: string): string | undefined =>
 export type Intent =
   | "capabilities"
   | "profile"
+  | "reports"
   | "approvals"
   | "performance"
   | "research"
@@ -111,6 +114,8 @@ export const intentOf = (text: string): Intent => {
     /\b(?:what can you do|what do you do|how can you help|your capabilities|what are you able)\b/.test(lower) ||
     lower.trim() === "help"
   ) return "capabilities"
+  // Reading a stored report comes before running a new audit or brief: "what did our last SEO audit find?".
+  if (reportQuestionOf(text) !== undefined) return "reports"
   if (/\b(?:approv\w*|pending|waiting|waits|to review|in review)\b/.test(lower)) return "approvals"
   if (
     /\b(?:perform\w*|analytics|traffic|sessions|visitors|results|stats|metrics|numbers|how did|how are we doing|engagement)\b/
@@ -345,6 +350,8 @@ const answerRequest = (ask: Ask, system: string, tools: ReadonlyArray<Tool.Any>)
       return { _tag: "text", text: capabilities(brand) }
     case "profile":
       return { _tag: "text", text: profileAnswer(brand, profile) }
+    case "reports":
+      return { _tag: "text", text: reportsAnswer(parseReportsLine(system), brand.brandName) }
     case "approvals":
       return offered(tools, "query_ga4")
         ? { _tag: "tool", name: "query_ga4", params: { period: "last_90_days" } }

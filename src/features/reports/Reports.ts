@@ -1,7 +1,14 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { type InvalidCursor, NotFound } from "../../domain/Errors.ts"
-import type { Report, ReportFigure, ReportKind, ReportSummary } from "../../domain/Reports.ts"
+import {
+  type Report,
+  type ReportFigure,
+  type ReportKind,
+  ReportKind as ReportKinds,
+  type ReportQuestion,
+  type ReportSummary
+} from "../../domain/Reports.ts"
 import { Cursors } from "../../platform/Cursor.ts"
 import { ReportsRepo } from "./Repo.ts"
 
@@ -21,6 +28,24 @@ export interface RecordReport {
   readonly figures?: ReadonlyArray<ReportFigure> | undefined
 }
 
+/** Where a report is read again through the API (a path on this server). */
+export const reportUrl = (customerId: string, reportId: string): string => `/api/reports/${customerId}/${reportId}`
+
+export type LinkedSummary = ReportSummary & { readonly url: string }
+export type LinkedReport = Report & { readonly url: string }
+
+/** The stored reports a question is about. */
+export interface AskedReports {
+  readonly question: ReportQuestion
+  /** Newest first: the list asked for, or the reports read whole. */
+  readonly reports: ReadonlyArray<LinkedSummary>
+  /** The reports read whole (none for a list): the newest of each kind named, or the newest of all. */
+  readonly whole: ReadonlyArray<LinkedReport>
+}
+
+/** How many reports a question for a list answers. */
+export const reportsListed = 10
+
 const Position = Schema.Struct({ at: Schema.String, id: Schema.String })
 
 /**
@@ -35,6 +60,8 @@ export class Reports extends Context.Service<Reports, {
     InvalidCursor
   >
   readonly get: (customerId: string, reportId: string) => Effect.Effect<Report, NotFound>
+  /** The customer's reports a question asks about (see `reportQuestionOf`), each with its url. */
+  readonly asked: (customerId: string, question: ReportQuestion) => Effect.Effect<AskedReports>
 }>()("herald/features/reports/Reports") {
   static readonly layerWithoutRepo = Layer.effect(Reports, Effect.gen(function*() {
     const repo = yield* ReportsRepo
@@ -64,7 +91,23 @@ export class Reports extends Context.Service<Reports, {
       }),
       get: (customerId, reportId) =>
         Effect.flatMap(repo.find(customerId, reportId), (found) =>
-          found === undefined ? Effect.fail(new NotFound({ error: "Report not found" })) : Effect.succeed(found))
+          found === undefined ? Effect.fail(new NotFound({ error: "Report not found" })) : Effect.succeed(found)),
+      asked: Effect.fnUntraced(function*(customerId, question) {
+        const link = <A extends ReportSummary>(report: A) => ({ ...report, url: reportUrl(customerId, report.reportId) })
+        if (question.list) {
+          const listed = yield* repo.newest(customerId, question.kinds, reportsListed)
+          return { question, reports: listed.map(link), whole: [] }
+        }
+        // Kinds named are read each (the newest of each); a question naming none reads the newest report.
+        const named = question.kinds.length < ReportKinds.literals.length
+        const newest = named
+          ? (yield* Effect.forEach(question.kinds, (kind) => repo.newest(customerId, [kind], 1))).flat()
+          : yield* repo.newest(customerId, question.kinds, 1)
+        const whole = yield* Effect.forEach(newest, (summary) => repo.find(customerId, summary.reportId))
+        const read = whole.filter((report): report is Report => report !== undefined).map(link)
+          .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+        return { question, reports: read.map(({ body: _body, figures: _figures, ...summary }) => summary), whole: read }
+      })
     })
   }))
 

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { generateLeadMagnet, runResearch } from "../../api/tools/definitions.ts"
 import type { WorkflowRunDetail } from "../../domain/Workflows.ts"
 import { implement, type ToolOutput } from "../../platform/tools/Handler.ts"
-import { Reports } from "../reports/Reports.ts"
+import { Reports, reportUrl } from "../reports/Reports.ts"
 import { isWebUrl } from "./steps/scan.ts"
 import { Workflows } from "./Workflows.ts"
 
@@ -34,7 +34,7 @@ const awaitRun = (workflows: Workflows["Service"], customerId: string, runId: st
 const reportOf = (reports: Reports["Service"], customerId: string, run: WorkflowRunDetail) => {
   const reportId = run.output?.["reportId"]
   return typeof reportId !== "string" ? Effect.succeed(undefined) : reports.get(customerId, reportId).pipe(
-    Effect.map((report) => ({ ...report, url: `/api/reports/${customerId}/${report.reportId}` })),
+    Effect.map((report) => ({ ...report, url: reportUrl(customerId, report.reportId) })),
     Effect.catchTag("NotFound", () => Effect.succeed(undefined))
   )
 }
