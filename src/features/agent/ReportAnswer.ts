@@ -119,7 +119,6 @@ const figuresLine = (figures: ReadonlyArray<ReportFigure> | undefined): string |
 const bullets = (lines: ReadonlyArray<string>, max: number) =>
   lines.slice(0, max).map((line) => `- ${line}`).join("\n")
 
-const heading = (report: ReportInPrompt) => `"${report.title}" (${lowerKind(report.kind)}, ${dateOf(report.createdAt)})`
 
 /** The sentences and list items of a body that name every word of the subject asked about. */
 const passagesAbout = (body: string, subject: string): ReadonlyArray<string> => {
@@ -132,9 +131,9 @@ const passagesAbout = (body: string, subject: string): ReadonlyArray<string> => 
 }
 
 /** One report read for the marketer: its title and date, key figures, findings (or what it says about the subject), link. */
-const oneReport = (report: ReportInPrompt, about: string | undefined, latest: boolean): string => {
+const oneReport = (report: ReportInPrompt, about: string | undefined): string => {
   const body = report.body ?? ""
-  const intro = `${latest ? "The latest" : "The"} ${lowerKind(report.kind)} is ${heading(report)}.`
+  const intro = `The latest ${lowerKind(report.kind)} is "${report.title}" (${dateOf(report.createdAt)}).`
   if (about !== undefined) {
     const passages = passagesAbout(body, about)
     return [
@@ -145,7 +144,10 @@ const oneReport = (report: ReportInPrompt, about: string | undefined, latest: bo
       `Read it whole: ${report.url}`
     ].filter((part): part is string => part !== undefined).join("\n\n")
   }
-  const findings = findingsOf(body)
+  // A finding that only restates a key figure ("SEO score: 62/100") is left to the figures line.
+  const restates = (line: string) =>
+    (report.figures ?? []).some((figure) => line.toLowerCase().startsWith(`${figure.label.toLowerCase()}:`))
+  const findings = findingsOf(body).filter((line) => !restates(line))
   const recommendations = recommendationsOf(body)
   return [
     intro,
@@ -182,7 +184,7 @@ export const reportsAnswer = (asked: ReportsInPrompt | undefined, brandName: str
       lines.join("\n")
     }\n\nAsk me "what did the last one find?" or name the kind ("the latest SEO audit") and I will read it.`
   }
-  const read = asked.reports.map((report) => oneReport(report, asked.about, true))
+  const read = asked.reports.map((report) => oneReport(report, asked.about))
   const absent = named && missing.length > 0
     ? [`No ${joinList(missing.map(lowerKind))} is stored yet: ${joinList(missing.map((kind) => howToGet[kind]))}.`]
     : []
