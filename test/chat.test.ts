@@ -1,11 +1,14 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { chat, type ChatReply, names } from "./support/chat.ts"
+import { chat, type ChatReply, deltaText, names } from "./support/chat.ts"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { httpClient } from "./support/mcp-clients.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
 import { tenant } from "./support/processes.ts"
 
+
+/** A text as a regular expression that matches it literally. */
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 // Proxy headers trusted: each provisioning comes from its own address, under the admin limit.
 layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })(
@@ -276,10 +279,16 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         assert.isBelow(shortBody.length, created.body.length)
         assert.include(created.body, shortBody.split("\n\n")[0]!.replace(/…$/, ""))
 
+        const piecesBefore = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content.length
         const scheduled = yield* chat(t, { message: "yes, schedule it", threadId: draftThread })
         const callEvent = scheduled.events.find((e) => e.event === "tool_call")!.data
         assert.strictEqual(callEvent.name, "schedule_content")
-        assert.deepStrictEqual([callEvent.arguments.platform, callEvent.arguments.body], ["linkedin", shortBody])
+        // The drafted piece itself, with the shorter text.
+        assert.deepStrictEqual([callEvent.arguments.contentId, callEvent.arguments.platform, callEvent.arguments.body], [
+          created.id,
+          "linkedin",
+          shortBody
+        ])
         assert.isAbove(Date.parse(callEvent.arguments.scheduledAt), Date.now())
         assert.deepStrictEqual(names(scheduled).filter((n) => n !== "delta"), [
           "thread",
@@ -288,16 +297,23 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
           "done"
         ])
         const post = scheduled.events.find((e) => e.event === "tool_result")!.data.result.data
+        assert.strictEqual(post.id, created.id)
         const stored = yield* call("GET", `/api/content/${t.id}/${post.id}`, { headers: t.h })
-        assert.deepStrictEqual([stored.json.platform, stored.json.body, stored.json.scheduledAt], [
+        assert.deepStrictEqual([stored.json.status, stored.json.platform, stored.json.body, stored.json.scheduledAt], [
+          "approved",
           "linkedin",
           shortBody,
           callEvent.arguments.scheduledAt.replace("Z", ".000Z")
         ])
+        // No second piece: the draft was scheduled, not copied.
+        assert.strictEqual(
+          (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content.length,
+          piecesBefore
+        )
         assert.match(
           textOf(scheduled),
           new RegExp(
-            `^Queued for LinkedIn on \\w+ \\d+ \\w+ at 09:00 UTC \\(post ${post.id}\\); the publisher posts it then for Brewline Coffee Roasters\\. The draft "${created.title}" still waits`
+            `^"${escaped(created.title)}" is approved and queued for LinkedIn on \\w+ \\d+ \\w+ at 09:00 UTC \\(piece ${post.id}\\); the publisher posts it then for Brewline Coffee Roasters\\.$`
           )
         )
         if (process.env["SHOW_CHAT"] !== undefined) {
@@ -307,6 +323,74 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         // Without anything in the thread to lean on, a follow-up is answered for its own words.
         const alone = textOf(yield* chat(t, { message: "make the second one shorter" }))
         assert.include(alone, "Which text should I shorten?")
+      }))
+
+    it.effect("'yes, schedule it for tomorrow 9am' schedules the drafted piece itself: one piece, approved, its time set, a publish job queued", () =>
+      Effect.gen(function*() {
+        const t = yield* tenant({ email: "chat-schedule-draft@x.co" })
+        const { sql } = yield* TestServer
+        yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, {
+          headers: t.h,
+          body: { brandName: "Brewline Coffee Roasters", audience: ["home coffee brewers"], products: ["cold brew"] }
+        })
+        const pieces = () =>
+          Effect.map(call("GET", `/api/content/${t.id}`, { headers: t.h }), (r) => r.json.content as Array<any>)
+        const jobs = () =>
+          sql<{ contentId: string; status: string; dueAt: Date | null }>`SELECT content_id, status, due_at
+            FROM publish_jobs WHERE customer_id = ${t.id}`.pipe(Effect.orDie)
+
+        const drafted = yield* chat(t, { message: "Draft a LinkedIn post about our cold brew" })
+        const threadId = drafted.events[0]!.data.threadId as string
+        const draft = drafted.events.find((e) => e.event === "tool_result")!.data.result.data
+        assert.strictEqual(draft.status, "pending_approval")
+
+        // Not connected yet: the tool's refusal, and the draft is left exactly as it was (nothing approved).
+        const refused = yield* chat(t, { message: "yes, schedule it for tomorrow 9am", threadId })
+        assert.deepStrictEqual(names(refused), ["thread", "tool_call", "error"])
+        assert.strictEqual(refused.events[2]!.data.code, "E_PLATFORM_NOT_CONNECTED")
+        assert.deepStrictEqual((yield* pieces()).map((p) => [p.id, p.status, p.scheduledAt]), [[
+          draft.id,
+          "pending_approval",
+          null
+        ]])
+        assert.deepStrictEqual(yield* jobs(), [])
+
+        yield* sql`INSERT INTO social_connections (customer_id, platform, account_name) VALUES (${t.id}, 'linkedin', 'Brewline')`
+        const scheduled = yield* chat(t, { message: "yes, schedule it for tomorrow 9am", threadId })
+        assert.deepStrictEqual(names(scheduled).filter((n) => n !== "delta"), [
+          "thread",
+          "tool_call",
+          "tool_result",
+          "done"
+        ])
+        const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)
+        const at = `${tomorrow}T09:00:00.000Z`
+        const after = yield* pieces()
+        assert.deepStrictEqual(after.map((p) => [p.id, p.status, p.platform, p.body, p.scheduledAt]), [[
+          draft.id,
+          "approved",
+          "linkedin",
+          draft.body,
+          at
+        ]])
+        const queued = yield* jobs()
+        assert.deepStrictEqual(queued.map((j) => [j.contentId, j.status, new Date(j.dueAt!).toISOString()]), [[
+          draft.id,
+          "queued",
+          at
+        ]])
+        const answer = deltaText(scheduled)
+        const day = new Date(at).toLocaleDateString("en-GB", {
+          weekday: "long",
+          day: "numeric",
+          month: "long",
+          timeZone: "UTC"
+        })
+        assert.strictEqual(
+          answer,
+          `"${draft.title}" is approved and queued for LinkedIn on ${day} at 09:00 UTC (piece ${draft.id}); the publisher posts it then for Brewline Coffee Roasters.`
+        )
+        assert.notInclude(answer, "reject")
       }))
 
     it.effect("ask_cmo over MCP answers from the account and never pitches the brand to itself", () =>

@@ -300,7 +300,12 @@ describe("house writer", () => {
       ["schedule it for Monday at 10:30", "2026-11-30T10:30:00Z"],
       ["schedule it today at 18:00", "2026-11-26T18:00:00Z"],
       ["schedule it tomorrow at 12am", "2026-11-27T00:00:00Z"],
-      ["schedule it for Thursday", "2026-12-03T09:00:00Z"]
+      ["schedule it for Thursday", "2026-12-03T09:00:00Z"],
+      // A time without "at" that says it is one.
+      ["yes, schedule it for tomorrow 9am", "2026-11-27T09:00:00Z"],
+      ["schedule it friday 3 pm", "2026-11-27T15:00:00Z"],
+      ["schedule it today 15:30", "2026-11-26T15:30:00Z"],
+      ["schedule it for the 2 of us", "2026-11-27T09:00:00Z"]
     ]
     for (const [text, at] of cases) assert.strictEqual(scheduledTime(text, now), at, text)
   })

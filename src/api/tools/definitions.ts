@@ -80,7 +80,7 @@ export const scheduleContent: ToolDefinition<typeof ScheduleContentInput.Type> =
   name: "schedule_content",
   title: "Schedule a social post",
   description:
-    `Queues a post on a connected social platform for a future time (scheduledAt, ISO 8601 with a zone); the publisher posts it then. Answers the queued ContentPiece (status approved, scheduledAt set). Tool errors: E_PLATFORM_NOT_CONNECTED (connect it first), E_VALIDATION (body too long for the platform, media missing, time in the past), E_BUDGET_EXCEEDED (spend past a cap). ${customerNote}`,
+    `Queues a post on a connected social platform for a future time (scheduledAt, ISO 8601 with a zone); the publisher posts it then. With contentId it posts that piece of the content queue (a draft or pending_approval piece is approved first, with body as its text) instead of writing a new one. Answers the queued ContentPiece (status approved, scheduledAt set). Tool errors: E_PLATFORM_NOT_CONNECTED (connect it first), E_VALIDATION (body too long for the platform, media missing, time in the past), E_BUDGET_EXCEEDED (spend past a cap). ${customerNote}`,
   input: ScheduleContentInput,
   annotations: publishes,
   role: "editor",
@@ -91,7 +91,7 @@ export const publishToSocial: ToolDefinition<typeof PublishToSocialInput.Type> =
   name: "publish_to_social",
   title: "Publish to social",
   description:
-    `Publishes a post on a connected social platform now (or at scheduledAt when given). This posts publicly in the customer's name. Answers the ContentPiece: approved and queued, published (publishedUrl set) a moment later when the network accepts it. Tool errors: E_PLATFORM_NOT_CONNECTED, E_VALIDATION (the body or media does not fit the platform), E_BUDGET_EXCEEDED (spend past a cap). ${customerNote}`,
+    `Publishes a post on a connected social platform now (or at scheduledAt when given). This posts publicly in the customer's name. With contentId it posts that piece of the content queue (a draft or pending_approval piece is approved first, with body as its text) instead of writing a new one. Answers the ContentPiece: approved and queued, published (publishedUrl set) a moment later when the network accepts it. Tool errors: E_PLATFORM_NOT_CONNECTED, E_VALIDATION (the body or media does not fit the platform), E_BUDGET_EXCEEDED (spend past a cap). ${customerNote}`,
   input: PublishToSocialInput,
   annotations: publishes,
   role: "editor",

@@ -549,15 +549,22 @@ const recordedCall = (
   }
 }
 
-/** The last piece drafted in the thread: its text and platform. */
-const lastDraft = (
-  messages: ReadonlyArray<Prompt.Message>
-): { readonly title: string; readonly body: string; readonly platform: string | undefined } | undefined => {
+/** A piece drafted in the thread: its id in the content queue, its text and platform. */
+interface Drafted {
+  readonly id: string | undefined
+  readonly title: string
+  readonly body: string
+  readonly platform: string | undefined
+}
+
+/** The last piece drafted in the thread. */
+const lastDraft = (messages: ReadonlyArray<Prompt.Message>): Drafted | undefined => {
   for (let i = messages.length - 1; i >= 0; i--) {
     const call = recordedCall(messages[i]!)
     const data = call?.result?.data
     if (call?.name === "run_content_creation" && typeof data?.body === "string") {
       return {
+        id: typeof data.id === "string" ? data.id : undefined,
         title: String(data.title ?? ""),
         body: data.body,
         platform: typeof data.platform === "string" ? data.platform : undefined
@@ -630,12 +637,14 @@ const weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "frida
 
 /**
  * When "schedule it" asks for (UTC): "today", "tomorrow" or a weekday, and
- * "at 3pm", "at 15:30" or "at 9 am"; tomorrow at 09:00 when it says nothing,
+ * "at 3pm", "at 15:30", "9 am" or "15:30"; tomorrow at 09:00 when it says nothing,
  * and never a time already past (today's past hour is tomorrow's).
  */
 export const scheduledTime = (text: string, now: Date): string => {
   const lower = text.toLowerCase()
-  const clock = /\bat (\d{1,2})(?::(\d{2}))? ?(am|pm)?\b/.exec(lower)
+  // "at 3", "at 15:30", or a time that says it is one without "at": "9am", "3 pm", "15:30".
+  const clock = /\bat (\d{1,2})(?::(\d{2}))? ?(am|pm)?\b/.exec(lower) ??
+    /\b(\d{1,2})(?::(\d{2}))? ?(am|pm)\b/.exec(lower) ?? /\b(\d{1,2}):(\d{2})\b/.exec(lower)
   const hour = clock === null
     ? 9
     : (Number(clock[1]) % 12) + (clock[3] === "pm" || (clock[3] === undefined && Number(clock[1]) >= 12) ? 12 : 0)
@@ -748,6 +757,8 @@ const answerFollowUp = (
         _tag: "tool",
         name,
         params: {
+          // The drafted piece itself goes out (approved as it reads now), so no second copy waits in the queue.
+          ...(draft.id === undefined ? {} : { contentId: draft.id }),
           platform: draft.platform,
           body,
           ...(followUp.now ? {} : { scheduledAt: scheduledTime(request, new Date()) })
@@ -761,7 +772,7 @@ const count = (value: unknown): number => (typeof value === "number" ? value : 0
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 /** A tool's result told as a person would: what it found for the brand, from the tool's own data. */
-const summarise = (result: Prompt.ToolResultPart, request: string, system: string, draftTitle?: string): string => {
+const summarise = (result: Prompt.ToolResultPart, request: string, system: string, draft?: Drafted): string => {
   const { brand } = brandOf(system)
   const value = result.result as { summary?: unknown; data?: Record<string, unknown>; message?: unknown } | null
   if (result.isFailure) {
@@ -818,9 +829,14 @@ const summarise = (result: Prompt.ToolResultPart, request: string, system: strin
       : `on ${at.toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" })} at ${
         at.toISOString().slice(11, 16)
       } UTC`
-    const drafted = draftTitle === undefined
+    if (draft !== undefined && draft.id === data["id"]) {
+      return `"${draft.title}" is approved and queued for ${platform} ${when} (piece ${data["id"]}); the publisher posts it ${
+        at === undefined ? "in a moment" : "then"
+      } for ${brand.brandName}.`
+    }
+    const drafted = draft === undefined
       ? ""
-      : ` The draft "${draftTitle}" still waits in the content queue: reject it there so the post does not go out twice.`
+      : ` The draft "${draft.title}" still waits in the content queue: reject it there so the post does not go out twice.`
     return `Queued for ${platform} ${when} (post ${
       data["id"]
     }); the publisher posts it then for ${brand.brandName}.${drafted}`
@@ -857,10 +873,10 @@ export const houseTurn = (
   if (last?.role === "tool") {
     const results = last.content.filter((p): p is Prompt.ToolResultPart => p.type === "tool-result")
     const request = asksOf(messages).at(-1)?.ask.text ?? lastUserText(messages)
-    const draftTitle = lastDraft(messages)?.title
+    const draft = lastDraft(messages)
     return {
       _tag: "text",
-      text: results.length === 0 ? "Done." : results.map((r) => summarise(r, request, system, draftTitle)).join("\n\n")
+      text: results.length === 0 ? "Done." : results.map((r) => summarise(r, request, system, draft)).join("\n\n")
     }
   }
   const request = userText(last)
