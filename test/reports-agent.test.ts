@@ -157,6 +157,23 @@ layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: tru
       assert.isUndefined(none.structuredContent.report)
       const noList = yield* ask(empty, "Which reports do we have?", emptyClient)
       assert.match(noList.structuredContent.answer, /^No report is stored for Brewline Coffee Roasters yet/)
+      // A performance question reads the figures, and points at the latest performance report when there is one.
+      const figures = yield* ask(a.t, "How are we doing this month?")
+      const [ga4] = figures.structuredContent.toolCalls
+      assert.strictEqual(ga4.name, "query_ga4")
+      assert.deepStrictEqual(ga4.result.data.latestReport, {
+        reportId: a.performance.reportId,
+        title: a.performance.title,
+        createdAt: a.performance.createdAt,
+        url: urlOf(a.t, a.performance.reportId)
+      })
+      assert.include(
+        figures.structuredContent.answer,
+        `"${a.performance.title}", is at ${urlOf(a.t, a.performance.reportId)}.`
+      )
+      const noFigures = yield* ask(empty, "How are we doing this month?", emptyClient)
+      assert.isUndefined(noFigures.structuredContent.toolCalls[0].result.data.latestReport)
+      assert.notInclude(noFigures.structuredContent.answer, "performance report")
       // Asking for a new audit is not reading a stored one.
       const run = yield* ask(empty, "Can you run an SEO audit?", emptyClient)
       assert.isUndefined(run.structuredContent.reports)

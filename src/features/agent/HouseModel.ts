@@ -771,6 +771,23 @@ const answerFollowUp = (
 const count = (value: unknown): number => (typeof value === "number" ? value : 0)
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
+/** The latest performance report a figures tool named, as a sentence pointing at it. */
+const latestReportLine = (value: unknown): string => {
+  const report = value as { title?: unknown; url?: unknown; createdAt?: unknown } | null | undefined
+  if (typeof report?.title !== "string" || typeof report.url !== "string") return ""
+  const on = typeof report.createdAt === "string" && !Number.isNaN(Date.parse(report.createdAt))
+    ? ` of ${
+      new Date(report.createdAt).toLocaleDateString("en-GB", {
+        day: "numeric",
+        month: "long",
+        year: "numeric",
+        timeZone: "UTC"
+      })
+    }`
+    : ""
+  return `\n\nYour latest performance report${on}, "${report.title}", is at ${report.url}.`
+}
+
 /** A tool's result told as a person would: what it found for the brand, from the tool's own data. */
 const summarise = (result: Prompt.ToolResultPart, request: string, system: string, draft?: Drafted): string => {
   const { brand } = brandOf(system)
@@ -800,7 +817,7 @@ const summarise = (result: Prompt.ToolResultPart, request: string, system: strin
         kinds.length > 0 ? ` (${kinds})` : ""
       } and published ${count(data["published"])}; ${waiting} ${waiting === 1 ? "waits" : "wait"} for your approval.`,
       "Google Analytics is not connected to this Herald server, so these are Herald's own figures, not website traffic; with GA4 set up I report sessions, users and conversions."
-    ].join(" ")
+    ].join(" ") + latestReportLine(data["latestReport"])
   }
   if (result.name === "run_content_creation") {
     const status = String(data["status"] ?? "draft")

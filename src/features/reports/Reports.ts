@@ -60,6 +60,8 @@ export class Reports extends Context.Service<Reports, {
     InvalidCursor
   >
   readonly get: (customerId: string, reportId: string) => Effect.Effect<Report, NotFound>
+  /** The customer's newest report of a kind, with its url. */
+  readonly latest: (customerId: string, kind: ReportKind) => Effect.Effect<LinkedSummary | undefined>
   /** The customer's reports a question asks about (see `reportQuestionOf`), each with its url. */
   readonly asked: (customerId: string, question: ReportQuestion) => Effect.Effect<AskedReports>
 }>()("herald/features/reports/Reports") {
@@ -92,6 +94,9 @@ export class Reports extends Context.Service<Reports, {
       get: (customerId, reportId) =>
         Effect.flatMap(repo.find(customerId, reportId), (found) =>
           found === undefined ? Effect.fail(new NotFound({ error: "Report not found" })) : Effect.succeed(found)),
+      latest: (customerId, kind) =>
+        Effect.map(repo.newest(customerId, [kind], 1), (rows) =>
+          rows[0] === undefined ? undefined : { ...rows[0], url: reportUrl(customerId, rows[0].reportId) }),
       asked: Effect.fnUntraced(function*(customerId, question) {
         const link = <A extends ReportSummary>(report: A) => ({ ...report, url: reportUrl(customerId, report.reportId) })
         if (question.list) {
