@@ -22,7 +22,7 @@ const ok = (client: McpClient, name: string, args: Record<string, unknown>) =>
       client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })
     )
     assert.notStrictEqual(result.isError, true, `${name}: ${textOf(result)}`)
-    return { data: result.structuredContent as any, text: textOf(result) }
+    return { data: result.structuredContent as any, text: textOf(result), content: result.content as Array<any> }
   })
 
 /** Calls a tool and expects a tool error with `code`: its text. */
@@ -234,6 +234,12 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
         assert.include(brief.body, "Competitor watched: Trello")
         assert.include(compared.text, `It wrote the report "Competitor brief: Asana and Trello" (${brief.url})`)
         assert.include(compared.text, brief.body)
+        // And as a resource link to the same report, for clients that follow links.
+        const { config } = yield* TestServer
+        assert.deepStrictEqual(compared.content.filter((c) => c.type === "resource_link").map((c) => [c.uri, c.title]), [[
+          new URL(brief.url, config.baseUrl).toString(),
+          brief.title
+        ]])
         const stored = yield* get(owner, `/api/reports/{c}/${brief.reportId}`)
         assert.strictEqual(stored.status, 200, stored.text)
         assert.deepStrictEqual([stored.json.body, stored.json.runId], [brief.body, compared.data.runId])

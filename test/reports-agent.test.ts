@@ -64,7 +64,7 @@ const urlOf = (t: Tenant, reportId: string) => `/api/reports/${t.id}/${reportId}
 layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: true })("reports read back by the agent", (it) => {
   it.effect("MCP ask_cmo answers about stored reports from them, with the report in its data, one customer's only", () =>
     Effect.gen(function*() {
-      const { url } = yield* TestServer
+      const { config: { baseUrl }, url } = yield* TestServer
       const a = yield* withReports("reports-agent-a@x.co")
       const b = yield* withReports("reports-agent-b@x.co")
       const empty = yield* tenant({ email: "reports-agent-none@x.co" })
@@ -95,6 +95,14 @@ layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: tru
       ])
       assert.strictEqual(report.body, a.audit.body)
       assert.deepStrictEqual(audit.structuredContent.reports.map((r: any) => r.reportId), [a.audit.reportId])
+      // MCP clients also get the report as a resource link: its absolute url on this server.
+      const links = audit.content.filter((c: any) => c.type === "resource_link")
+      assert.deepStrictEqual(links.map((l: any) => [l.uri, l.name, l.title, l.mimeType]), [[
+        new URL(urlOf(a.t, a.audit.reportId), baseUrl).toString(),
+        a.audit.reportId,
+        a.audit.title,
+        "application/json"
+      ]])
       // The url answers the same report.
       const read = yield* call("GET", report.url, { headers: a.t.h })
       assert.strictEqual(read.json.title, a.audit.title)
@@ -124,6 +132,10 @@ layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: tru
         assert.include(listed.structuredContent.answer, urlOf(a.t, r.reportId))
       }
       assert.isUndefined(listed.structuredContent.report)
+      assert.deepStrictEqual(
+        listed.content.filter((c: any) => c.type === "resource_link").map((l: any) => l.name),
+        mine.map((r) => r.reportId)
+      )
 
       if (process.env["SHOW_CHAT"] !== undefined) {
         console.log([audit, pricing, performance, listed].map((r) => r.structuredContent.answer).join("\n----\n"))
@@ -154,6 +166,7 @@ layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: tru
         /^No SEO audit is stored for Brewline Coffee Roasters yet, so I have nothing to read from\. To get an SEO audit, ask me to audit your site/
       )
       assert.deepStrictEqual(none.structuredContent.reports, [])
+      assert.deepStrictEqual(none.content.map((c: any) => c.type), ["text"])
       assert.isUndefined(none.structuredContent.report)
       const noList = yield* ask(empty, "Which reports do we have?", emptyClient)
       assert.match(noList.structuredContent.answer, /^No report is stored for Brewline Coffee Roasters yet/)

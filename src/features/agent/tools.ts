@@ -16,7 +16,7 @@ import {
 import { makeRunner } from "../../platform/tools/ToolRunner.ts"
 import { Customers } from "../customers/Customers.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
-import { Reports } from "../reports/Reports.ts"
+import { reportLink, Reports } from "../reports/Reports.ts"
 import { Settings } from "../settings/Settings.ts"
 import { type AgentTurn, agentTurn, ModelFailed, modelRefusal, profileMarker } from "./Agent.ts"
 import { reportsContext } from "./reports.ts"
@@ -117,7 +117,8 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
           ) as unknown as Effect.Effect<AgentTurn, BudgetExceeded | ToolFailure>)
           return {
             summary: turn.text,
-            data: { answer: turn.text, rounds: turn.rounds, toolCalls: turn.toolCalls, ...asked?.data }
+            data: { answer: turn.text, rounds: turn.rounds, toolCalls: turn.toolCalls, ...asked?.data },
+            links: asked?.data.reports.map((report) => reportLink(config.baseUrl, report))
           }
         })
     })

@@ -6,10 +6,12 @@ import {
   type ReportFigure,
   type ReportKind,
   ReportKind as ReportKinds,
+  reportKindNames,
   type ReportQuestion,
   type ReportSummary
 } from "../../domain/Reports.ts"
 import { Cursors } from "../../platform/Cursor.ts"
+import type { ToolLink } from "../../platform/tools/Handler.ts"
 import { ReportsRepo } from "./Repo.ts"
 
 /** What a run (or any writer of reports) records. */
@@ -33,6 +35,15 @@ export const reportUrl = (customerId: string, reportId: string): string => `/api
 
 export type LinkedSummary = ReportSummary & { readonly url: string }
 export type LinkedReport = Report & { readonly url: string }
+
+/** A report as a tool result points at it: its absolute url on this server (read with the same key). */
+export const reportLink = (baseUrl: string, report: LinkedSummary): ToolLink => ({
+  uri: new URL(report.url, baseUrl).toString(),
+  name: report.reportId,
+  title: report.title,
+  description: `${reportKindNames[report.kind]} of ${report.createdAt.slice(0, 10)}`,
+  mimeType: "application/json"
+})
 
 /** The stored reports a question is about. */
 export interface AskedReports {
