@@ -4,6 +4,7 @@ import { LanguageModel, Prompt, Tool, Toolkit } from "effect/ai"
 import fc from "fast-check"
 import { platformBodyLimits } from "../src/domain/Content.ts"
 import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
+import { reportQuestionOf } from "../src/domain/Reports.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
 import {
@@ -185,9 +186,35 @@ describe("house writer", () => {
       ["What does our brand profile say?", "profile"],
       ["What can you do?", "capabilities"],
       ["Compare us with Asana and Trello", "research"],
-      ["Who won the football?", "unknown"]
+      ["Who won the football?", "unknown"],
+      // Reading a stored report is not running a new audit or brief.
+      ["What did our last SEO audit find?", "reports"],
+      ["Show me the latest performance report", "reports"],
+      ["List our reports", "reports"],
+      ["Which audits have we run?", "reports"],
+      ["What did the competitor brief say about pricing?", "reports"],
+      ["Can you run an SEO audit?", "audit"],
+      ["Audit our site", "audit"],
+      ["Give me a performance report", "performance"]
     ]
     for (const [text, intent] of cases) assert.strictEqual(intentOf(text), intent, text)
+  })
+
+  it("reads which stored reports a question asks for: kinds, a list or one, and its subject", () => {
+    assert.deepStrictEqual(reportQuestionOf("What did our last SEO audit find?"), { kinds: ["seo-audit"], list: false })
+    assert.deepStrictEqual(reportQuestionOf("what did the competitor brief say about Pricing?"), {
+      kinds: ["competitor-brief"],
+      list: false,
+      about: "pricing"
+    })
+    assert.deepStrictEqual(reportQuestionOf("list our reports"), {
+      kinds: ["seo-audit", "competitor-brief", "performance-report"],
+      list: true
+    })
+    assert.deepStrictEqual(reportQuestionOf("Which audits have we run?"), { kinds: ["seo-audit"], list: true })
+    for (const text of ["Run an SEO audit of https://a.example", "Write a report about cold brew", "Compare us with Asana"]) {
+      assert.isUndefined(reportQuestionOf(text), text)
+    }
   })
 
   it("never pastes an unknown question into a template: it says what it can do", () => {

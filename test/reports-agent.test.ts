@@ -4,7 +4,7 @@ import { Reports } from "../src/features/reports/Reports.ts"
 import { chat, deltaText, names } from "./support/chat.ts"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { httpClient } from "./support/mcp-clients.ts"
-import { type Tenant, tenant } from "./support/processes.ts"
+import { bearer, type Tenant, tenant } from "./support/processes.ts"
 
 /** The app's own Reports service: what a workflow step calls to record a report. */
 const ReportsOfApp = Effect.map(TestServer, (server) => Context.get(server.services, Reports))
@@ -190,6 +190,42 @@ layer(testApp({ trustProxy: true }), { timeout: 90_000, excludeTestServices: tru
       // Asking for a new audit is not reading a stored one.
       const run = yield* ask(empty, "Can you run an SEO audit?", emptyClient)
       assert.isUndefined(run.structuredContent.reports)
+    }))
+
+  it.effect("resource links go to clients of 2025-06-18 on; an older session gets the text and data alone", () =>
+    Effect.gen(function*() {
+      const a = yield* withReports("reports-agent-versions@x.co")
+      const accept = { accept: "application/json, text/event-stream" }
+      const kinds = (version: string) =>
+        Effect.gen(function*() {
+          const init = yield* call("POST", "/mcp", {
+            headers: bearer(a.t.key, accept),
+            body: {
+              jsonrpc: "2.0",
+              id: 1,
+              method: "initialize",
+              params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } }
+            }
+          })
+          const res = yield* call("POST", "/mcp", {
+            headers: bearer(a.t.key, {
+              ...accept,
+              "mcp-session-id": init.headers.get("mcp-session-id")!,
+              "mcp-protocol-version": version
+            }),
+            body: {
+              jsonrpc: "2.0",
+              id: 2,
+              method: "tools/call",
+              params: { name: "ask_cmo", arguments: { customerId: a.t.id, question: "What did our last SEO audit find?" } }
+            }
+          })
+          const result = JSON.parse(/data: (.*)/.exec(res.text)?.[1] ?? res.text).result
+          assert.strictEqual(result.structuredContent.report.reportId, a.audit.reportId, version)
+          return result.content.map((c: any) => c.type)
+        })
+      assert.deepStrictEqual(yield* kinds("2025-03-26"), ["text"])
+      assert.deepStrictEqual(yield* kinds("2025-06-18"), ["text", "resource_link"])
     }))
 
   it.effect("the chat answers about stored reports the same way, one customer's only, and honestly when there are none", () =>

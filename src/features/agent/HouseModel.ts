@@ -304,6 +304,7 @@ const capabilities = (brand: BrandFields): string =>
     "- tell you what waits for your approval",
     "- run an SEO and AI-visibility audit of your site (\"audit https://…\")",
     "- research competitors and write a brief to your reports (\"compare us with Rival Co and rival.example\")",
+    "- read your stored reports back: SEO audits, competitor briefs, performance reports (\"what did our last SEO audit find?\", \"list our reports\")",
     "- tell you what your brand profile says",
     "For open questions, an administrator can configure a language model (LLM_PROVIDER=openai with an OpenAI-compatible server)."
   ].join("\n")
