@@ -6,7 +6,6 @@ import { httpClient } from "./support/mcp-clients.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
 import { tenant } from "./support/processes.ts"
 
-
 /** A text as a regular expression that matches it literally. */
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
@@ -284,11 +283,14 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         const callEvent = scheduled.events.find((e) => e.event === "tool_call")!.data
         assert.strictEqual(callEvent.name, "schedule_content")
         // The drafted piece itself, with the shorter text.
-        assert.deepStrictEqual([callEvent.arguments.contentId, callEvent.arguments.platform, callEvent.arguments.body], [
-          created.id,
-          "linkedin",
-          shortBody
-        ])
+        assert.deepStrictEqual(
+          [callEvent.arguments.contentId, callEvent.arguments.platform, callEvent.arguments.body],
+          [
+            created.id,
+            "linkedin",
+            shortBody
+          ]
+        )
         assert.isAbove(Date.parse(callEvent.arguments.scheduledAt), Date.now())
         assert.deepStrictEqual(names(scheduled).filter((n) => n !== "delta"), [
           "thread",
@@ -313,7 +315,9 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         assert.match(
           textOf(scheduled),
           new RegExp(
-            `^"${escaped(created.title)}" is approved and queued for LinkedIn on \\w+ \\d+ \\w+ at 09:00 UTC \\(piece ${post.id}\\); the publisher posts it then for Brewline Coffee Roasters\\.$`
+            `^"${
+              escaped(created.title)
+            }" is approved and queued for LinkedIn on \\w+ \\d+ \\w+ at 09:00 UTC \\(piece ${post.id}\\); the publisher posts it then for Brewline Coffee Roasters\\.$`
           )
         )
         if (process.env["SHOW_CHAT"] !== undefined) {

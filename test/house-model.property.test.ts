@@ -212,7 +212,9 @@ describe("house writer", () => {
       list: true
     })
     assert.deepStrictEqual(reportQuestionOf("Which audits have we run?"), { kinds: ["seo-audit"], list: true })
-    for (const text of ["Run an SEO audit of https://a.example", "Write a report about cold brew", "Compare us with Asana"]) {
+    for (
+      const text of ["Run an SEO audit of https://a.example", "Write a report about cold brew", "Compare us with Asana"]
+    ) {
       assert.isUndefined(reportQuestionOf(text), text)
     }
   })

@@ -236,10 +236,13 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
         assert.include(compared.text, brief.body)
         // And as a resource link to the same report, for clients that follow links.
         const { config } = yield* TestServer
-        assert.deepStrictEqual(compared.content.filter((c) => c.type === "resource_link").map((c) => [c.uri, c.title]), [[
-          new URL(brief.url, config.baseUrl).toString(),
-          brief.title
-        ]])
+        assert.deepStrictEqual(
+          compared.content.filter((c) => c.type === "resource_link").map((c) => [c.uri, c.title]),
+          [[
+            new URL(brief.url, config.baseUrl).toString(),
+            brief.title
+          ]]
+        )
         const stored = yield* get(owner, `/api/reports/{c}/${brief.reportId}`)
         assert.strictEqual(stored.status, 200, stored.text)
         assert.deepStrictEqual([stored.json.body, stored.json.runId], [brief.body, compared.data.runId])
@@ -401,7 +404,9 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
         assert.deepStrictEqual((yield* get(owner, "/api/content/{c}")).json.content.map((p: any) => p.id), [
           drafted.data.id
         ])
-        const jobs = yield* sql<{ status: string }>`SELECT status FROM publish_jobs WHERE content_id = ${drafted.data.id}`
+        const jobs = yield* sql<
+          { status: string }
+        >`SELECT status FROM publish_jobs WHERE content_id = ${drafted.data.id}`
           .pipe(Effect.orDie)
         assert.deepStrictEqual(jobs.map((j) => j.status), ["queued"])
       }))

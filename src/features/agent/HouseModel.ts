@@ -848,9 +848,9 @@ const summarise = (result: Prompt.ToolResultPart, request: string, system: strin
         at.toISOString().slice(11, 16)
       } UTC`
     if (draft !== undefined && draft.id === data["id"]) {
-      return `"${draft.title}" is approved and queued for ${platform} ${when} (piece ${data["id"]}); the publisher posts it ${
-        at === undefined ? "in a moment" : "then"
-      } for ${brand.brandName}.`
+      return `"${draft.title}" is approved and queued for ${platform} ${when} (piece ${
+        data["id"]
+      }); the publisher posts it ${at === undefined ? "in a moment" : "then"} for ${brand.brandName}.`
     }
     const drafted = draft === undefined
       ? ""

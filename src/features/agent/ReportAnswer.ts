@@ -32,12 +32,16 @@ const bodyInPrompt = 8_000
 /** The reports line of a system prompt (the chat and ask_cmo put it there; any model reads it). */
 export const reportsLine = (question: ReportQuestion, reports: ReadonlyArray<ReportInPrompt>): string =>
   `${reportsMarker}${
-    JSON.stringify({
-      ...question,
-      reports: reports.map((report) =>
-        report.body === undefined ? report : { ...report, body: Array.from(report.body).slice(0, bodyInPrompt).join("") }
-      )
-    } satisfies ReportsInPrompt)
+    JSON.stringify(
+      {
+        ...question,
+        reports: reports.map((report) =>
+          report.body === undefined
+            ? report
+            : { ...report, body: Array.from(report.body).slice(0, bodyInPrompt).join("") }
+        )
+      } satisfies ReportsInPrompt
+    )
   }`
 
 /** The reports line of a system prompt read back, or undefined when there is none (or it is not JSON). */
@@ -89,7 +93,9 @@ const howToGet: Record<ReportKind, string> = {
 const findingsOf = (body: string): ReadonlyArray<string> => {
   const blocks = body.split(/\n+/).map((line) => line.trim()).filter((line) => line.length > 0)
   const items = (lines: ReadonlyArray<string>) =>
-    lines.filter((line) => /^(?:[-*•]|\d{1,2}[.)])\s/.test(line)).map((line) => line.replace(/^(?:[-*•]|\d{1,2}[.)])\s+/, ""))
+    lines.filter((line) => /^(?:[-*•]|\d{1,2}[.)])\s/.test(line)).map((line) =>
+      line.replace(/^(?:[-*•]|\d{1,2}[.)])\s+/, "")
+    )
   const heading = blocks.findIndex((line) => /^#{1,6}\s.*\bfindings?\b/i.test(line))
   if (heading >= 0) {
     const next = blocks.findIndex((line, i) => i > heading && line.startsWith("#"))
@@ -116,9 +122,7 @@ const figuresLine = (figures: ReadonlyArray<ReportFigure> | undefined): string |
     ? undefined
     : `Key figures: ${figures.map((f) => `${f.label} ${formatFigure(f)}`).join(", ")}.`
 
-const bullets = (lines: ReadonlyArray<string>, max: number) =>
-  lines.slice(0, max).map((line) => `- ${line}`).join("\n")
-
+const bullets = (lines: ReadonlyArray<string>, max: number) => lines.slice(0, max).map((line) => `- ${line}`).join("\n")
 
 /** The sentences and list items of a body that name every word of the subject asked about. */
 const passagesAbout = (body: string, subject: string): ReadonlyArray<string> => {
@@ -173,7 +177,9 @@ export const reportsAnswer = (asked: ReportsInPrompt | undefined, brandName: str
     const what = named ? aKind(asked.kinds).replace(/^an? /, "") : "report"
     return `No ${what} is stored for ${brandName} yet, so I have nothing to read from. To get ${
       named ? aKind(asked.kinds) : "one"
-    }, ${joinList((named ? asked.kinds : ReportKinds.literals).map((kind) => howToGet[kind]))}; it is kept with your reports.`
+    }, ${
+      joinList((named ? asked.kinds : ReportKinds.literals).map((kind) => howToGet[kind]))
+    }; it is kept with your reports.`
   }
   if (asked.list) {
     const lines = asked.reports.map((report, i) =>

@@ -188,7 +188,7 @@ export class ChatAgent extends Context.Service<ChatAgent, {
         let profile: Record<string, unknown> | undefined
         // A question about stored reports reads them (the same way ask_cmo does); any other message costs no query.
         const asked = reportsContext(reports, customerId, request.message)
-        let reportLines: ReadonlyArray<string> = []
+        let reportLines: ReadonlyArray<string>
         if (request.threadId !== undefined) {
           const found = yield* repo.find(customerId, request.threadId)
           if (found === undefined) return yield* threadNotFound

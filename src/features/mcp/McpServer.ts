@@ -142,7 +142,9 @@ export const answerToolCall = (
         result: {
           content: [
             { type: "text", text: `${output.summary}\n\n${JSON.stringify(output.data, null, 2)}` },
-            ...(linksAllowed(call.version) ? (output.links ?? []).map((link) => ({ type: "resource_link" as const, ...link })) : [])
+            ...(linksAllowed(call.version)
+              ? (output.links ?? []).map((link) => ({ type: "resource_link" as const, ...link }))
+              : [])
           ],
           structuredContent: output.data
         }

@@ -395,7 +395,10 @@ export class Social extends Context.Service<Social, {
             if (edited.status === "draft" || edited.status === "pending_approval") {
               yield* content.review(customerId, contentId, "approve", undefined)
             }
-            return yield* publishPiece(customerId, contentId, { platform: input.platform, scheduledAt: input.scheduledAt })
+            return yield* publishPiece(customerId, contentId, {
+              platform: input.platform,
+              scheduledAt: input.scheduledAt
+            })
           }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
         }
       )
