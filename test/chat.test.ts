@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
+import { Reports } from "../src/features/reports/Reports.ts"
 import { chat, type ChatReply, deltaText, names } from "./support/chat.ts"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { httpClient } from "./support/mcp-clients.ts"
@@ -550,6 +551,45 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
         assert.notProperty(tool.function.parameters.properties ?? {}, "customerId", tool.function.name)
         assert.notInclude(tool.function.parameters.required ?? [], "customerId", tool.function.name)
       }
+    }))
+
+  it.effect("a question about stored reports gives the model that customer's reports in the system prompt; other messages none", () =>
+    Effect.gen(function*() {
+      const model = yield* ModelServer
+      const { services } = yield* TestServer
+      const reports = Context.get(services, Reports)
+      const [t, other] = [
+        yield* tenant({ email: "chat-model-reports@x.co" }),
+        yield* tenant({ email: "chat-model-reports-b@x.co" })
+      ]
+      const mine = yield* reports.record({
+        customerId: t.id,
+        kind: "seo-audit",
+        title: "SEO audit of crumb.example",
+        body: "# SEO audit\n\n- Fix (SEO): Missing title."
+      })
+      const theirs = yield* reports.record({
+        customerId: other.id,
+        kind: "seo-audit",
+        title: "SEO audit of theirs.example",
+        body: "# Theirs"
+      })
+      model.script({ kind: "text", chunks: ["It found a missing title."], usage: { prompt: 10, completion: 5 } })
+      const before = model.requests.length
+      yield* chat(t, { message: "What did our last SEO audit find?" })
+      const system = (model.requests[before]!.messages as Array<{ role: string; content: string }>)[0]!.content
+      const line = system.split("\n").find((l) => l.startsWith("Reports (JSON): "))!
+      const sent = JSON.parse(line.slice("Reports (JSON): ".length))
+      assert.deepStrictEqual(sent.reports.map((r: any) => [r.reportId, r.title, r.url, r.body]), [[
+        mine.reportId,
+        mine.title,
+        `/api/reports/${t.id}/${mine.reportId}`,
+        mine.body
+      ]])
+      assert.notInclude(system, theirs.reportId)
+      const next = model.requests.length
+      yield* chat(t, { message: "Give me a slogan" })
+      assert.notInclude((model.requests[next]!.messages as Array<{ content: string }>)[0]!.content, "Reports (JSON)")
     }))
 
   it.effect("a client that goes away stops the model call: no more tokens are served", () =>
