@@ -13,9 +13,11 @@ import {
   houseTurn,
   intentOf,
   makeHouseModel,
+  profileMarker,
   scheduledTime,
   shorten
 } from "../src/features/agent/HouseModel.ts"
+import { type ReportInPrompt, reportsLine } from "../src/features/agent/ReportAnswer.ts"
 
 const platforms = Object.keys(platformBodyLimits)
 const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
@@ -198,6 +200,49 @@ describe("house writer", () => {
       ["Give me a performance report", "performance"]
     ]
     for (const [text, intent] of cases) assert.strictEqual(intentOf(text), intent, text)
+  })
+
+  it("answers a report question from the reports line alone: a subject it does not name, a kind missing, no line at all", () => {
+    const answer = (question: string, reports?: ReadonlyArray<ReportInPrompt>) => {
+      const asked = reportQuestionOf(question)!
+      const turn = houseTurn({
+        prompt: Prompt.make([
+          {
+            role: "system",
+            content: [
+              `${profileMarker}{"brandName":"Crumb Bakery"}`,
+              ...(reports === undefined ? [] : [reportsLine(asked, reports)])
+            ].join("\n")
+          },
+          { role: "user", content: question }
+        ]),
+        tools: [],
+        toolChoice: "auto"
+      })
+      assert.strictEqual(turn._tag, "text")
+      return turn._tag === "text" ? turn.text : ""
+    }
+    const audit: ReportInPrompt = {
+      reportId: "rep_1",
+      kind: "seo-audit",
+      title: "SEO audit of crumb.example",
+      createdAt: "2026-11-20T08:00:00.000Z",
+      url: "/api/reports/c/rep_1",
+      figures: [{ label: "SEO score", value: 71 }, { label: "Revenue", value: 1250, currency: "USD" }],
+      body: "# SEO audit\n\n## Findings\n\n- SEO score: 71/100\n\n- Fix (SEO): Missing title."
+    }
+    assert.strictEqual(
+      answer("What did the last audit say about pricing?", [audit]),
+      `The latest SEO audit is "SEO audit of crumb.example" (20 November 2026). It says nothing about pricing.\n\nKey figures: SEO score 71, Revenue $1,250.00.\n\nRead it whole: /api/reports/c/rep_1`
+    )
+    assert.strictEqual(
+      answer("What did the last audit find?", [audit]),
+      `The latest SEO audit is "SEO audit of crumb.example" (20 November 2026).\n\nKey figures: SEO score 71, Revenue $1,250.00.\n\nWhat it found:\n- Fix (SEO): Missing title.\n\nRead it whole: /api/reports/c/rep_1`
+    )
+    const both = answer("What did our last SEO audit and competitor brief find?", [audit])
+    assert.include(both, "SEO audit of crumb.example")
+    assert.match(both, /No competitor brief is stored yet: ask me to compare you with your competitors/)
+    assert.match(answer("What did our last SEO audit find?"), /^Which report do you mean\?/)
   })
 
   it("reads which stored reports a question asks for: kinds, a list or one, and its subject", () => {

@@ -409,6 +409,37 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
         >`SELECT status FROM publish_jobs WHERE content_id = ${drafted.data.id}`
           .pipe(Effect.orDie)
         assert.deepStrictEqual(jobs.map((j) => j.status), ["queued"])
+
+        // publish_to_social with a piece already approved (in the dashboard, say) and its text as it is: out now, no copy.
+        const second = yield* ok(client, "run_content_creation", {
+          customerId: owner.customerId,
+          type: "social",
+          platform: "linkedin",
+          topic: "Tasting notes"
+        })
+        const approved = yield* call("POST", `/api/content/${owner.customerId}/${second.data.id}/review`, {
+          headers: bearer(owner.apiKey),
+          body: { action: "approve" }
+        })
+        assert.strictEqual(approved.status, 200, approved.text)
+        const now = yield* ok(client, "publish_to_social", {
+          customerId: owner.customerId,
+          contentId: second.data.id,
+          platform: "linkedin",
+          body: second.data.body
+        })
+        assert.strictEqual(now.data.id, second.data.id)
+        const published = yield* eventually(
+          Effect.map(
+            get(owner, `/api/content/{c}/${second.data.id}`),
+            (res) => res.json.status === "published" ? res.json : undefined
+          )
+        )
+        assert.strictEqual(published.body, second.data.body)
+        assert.sameMembers((yield* get(owner, "/api/content/{c}")).json.content.map((p: any) => p.id), [
+          drafted.data.id,
+          second.data.id
+        ])
       }))
 
     it.effect("the audits store scans; analyze_brand_url answers what auto-extract answers; track_revenue shows in analytics", () =>

@@ -69,7 +69,7 @@ export const askCmo: ToolDefinition<typeof AskCmoInput.Type> = {
   name: "ask_cmo",
   title: "Ask the CMO agent",
   description:
-    `Asks Herald's marketing agent (the language model, charged to the customer's model budget) a question about the customer's marketing: strategy, priorities, what to post next. It reads the brand profile and settings and may look up figures with read-only tools; it never creates or publishes anything. Answers its reply as text (answer) with the tool calls it made. ${customerNote}`,
+    `Asks Herald's marketing agent (the language model, charged to the customer's model budget) a question about the customer's marketing: strategy, priorities, what to post next. It reads the brand profile and settings and may look up figures with read-only tools; it never creates or publishes anything. A question about stored reports ("what did our last SEO audit find?", "list our reports") is answered from them, with the reports in data.reports (each with its url) and data.report (the one read, whole). Answers its reply as text (answer) with the tool calls it made. ${customerNote}`,
   input: AskCmoInput,
   annotations: readOnly,
   role: "admin",
@@ -135,7 +135,7 @@ export const queryGa4: ToolDefinition<typeof QueryGa4Input.Type> = {
   name: "query_ga4",
   title: "Query Google Analytics 4",
   description:
-    `Reads the customer's website figures from the Google Analytics 4 Data API (runReport) for a period: metrics such as sessions, totalUsers, screenPageViews, conversions, optionally broken down by dimensions such as date or sessionSource. When GA4 is not configured it says so and answers Herald's own figures instead (content created and published, events). ${customerNote}`,
+    `Reads the customer's website figures from the Google Analytics 4 Data API (runReport) for a period: metrics such as sessions, totalUsers, screenPageViews, conversions, optionally broken down by dimensions such as date or sessionSource. When GA4 is not configured it says so and answers Herald's own figures instead (content created and published, events). The customer's latest performance report, when there is one, is named in latestReport (title, createdAt, url). ${customerNote}`,
   input: QueryGa4Input,
   annotations: readOnly,
   role: "viewer",

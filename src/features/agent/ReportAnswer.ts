@@ -169,7 +169,8 @@ const oneReport = (report: ReportInPrompt, about: string | undefined): string =>
  */
 export const reportsAnswer = (asked: ReportsInPrompt | undefined, brandName: string): string => {
   if (asked === undefined) {
-    return "I cannot read your stored reports here; the dashboard lists them under Reports."
+    // Reports are read for a question that names them; a follow-up that does not ("and the other one?") gets this.
+    return "Which report do you mean? Name it (\"the latest SEO audit\", \"the competitor brief\", \"the performance report\") or ask me to list your reports; the dashboard lists them under Reports too."
   }
   const missing = asked.kinds.filter((kind) => !asked.reports.some((report) => report.kind === kind))
   const named = asked.kinds.length < ReportKinds.literals.length
