@@ -1,56 +1,14 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
+import { Reports } from "../src/features/reports/Reports.ts"
+import { chat, type ChatReply, deltaText, names } from "./support/chat.ts"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { httpClient } from "./support/mcp-clients.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
-import { type Tenant, tenant } from "./support/processes.ts"
+import { tenant } from "./support/processes.ts"
 
-interface SseEvent {
-  readonly event: string
-  readonly data: any
-}
-
-interface ChatReply {
-  readonly status: number
-  readonly contentType: string | null
-  readonly raw: string
-  readonly events: ReadonlyArray<SseEvent>
-  readonly json: any
-}
-
-/** Parses SSE frames; comment lines are skipped, every `data:` must be JSON (JSON.parse throws otherwise). */
-const parseEvents = (raw: string): Array<SseEvent> =>
-  raw.split("\n\n").filter((frame) => frame.trim().length > 0 && !frame.startsWith(":")).map((frame) => {
-    const lines = frame.split("\n")
-    const event = lines.find((l) => l.startsWith("event: "))?.slice(7) ?? "message"
-    const data = lines.filter((l) => l.startsWith("data: ")).map((l) => l.slice(6)).join("\n")
-    return { event, data: JSON.parse(data) }
-  })
-
-/** POSTs a chat message and reads the whole answer (an event stream, or a JSON error). */
-const chat = (tenant: Tenant, body: unknown, headers: Record<string, string> = {}) =>
-  Effect.gen(function*() {
-    const { url } = yield* TestServer
-    return yield* Effect.promise(async (): Promise<ChatReply> => {
-      const response = await fetch(`${url}/api/chat/${tenant.id}`, {
-        method: "POST",
-        headers: { ...tenant.h, "content-type": "application/json", ...headers },
-        body: JSON.stringify(body)
-      })
-      const raw = await response.text()
-      const contentType = response.headers.get("content-type")
-      const isStream = contentType?.startsWith("text/event-stream") === true
-      return {
-        status: response.status,
-        contentType,
-        raw,
-        events: isStream ? parseEvents(raw) : [],
-        json: isStream ? undefined : JSON.parse(raw)
-      }
-    })
-  })
-
-const names = (reply: ChatReply) => reply.events.map((e) => e.event)
+/** A text as a regular expression that matches it literally. */
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 // Proxy headers trusted: each provisioning comes from its own address, under the admin limit.
 layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: true })(
@@ -321,10 +279,19 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         assert.isBelow(shortBody.length, created.body.length)
         assert.include(created.body, shortBody.split("\n\n")[0]!.replace(/…$/, ""))
 
+        const piecesBefore = (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content.length
         const scheduled = yield* chat(t, { message: "yes, schedule it", threadId: draftThread })
         const callEvent = scheduled.events.find((e) => e.event === "tool_call")!.data
         assert.strictEqual(callEvent.name, "schedule_content")
-        assert.deepStrictEqual([callEvent.arguments.platform, callEvent.arguments.body], ["linkedin", shortBody])
+        // The drafted piece itself, with the shorter text.
+        assert.deepStrictEqual(
+          [callEvent.arguments.contentId, callEvent.arguments.platform, callEvent.arguments.body],
+          [
+            created.id,
+            "linkedin",
+            shortBody
+          ]
+        )
         assert.isAbove(Date.parse(callEvent.arguments.scheduledAt), Date.now())
         assert.deepStrictEqual(names(scheduled).filter((n) => n !== "delta"), [
           "thread",
@@ -333,16 +300,25 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
           "done"
         ])
         const post = scheduled.events.find((e) => e.event === "tool_result")!.data.result.data
+        assert.strictEqual(post.id, created.id)
         const stored = yield* call("GET", `/api/content/${t.id}/${post.id}`, { headers: t.h })
-        assert.deepStrictEqual([stored.json.platform, stored.json.body, stored.json.scheduledAt], [
+        assert.deepStrictEqual([stored.json.status, stored.json.platform, stored.json.body, stored.json.scheduledAt], [
+          "approved",
           "linkedin",
           shortBody,
           callEvent.arguments.scheduledAt.replace("Z", ".000Z")
         ])
+        // No second piece: the draft was scheduled, not copied.
+        assert.strictEqual(
+          (yield* call("GET", `/api/content/${t.id}`, { headers: t.h })).json.content.length,
+          piecesBefore
+        )
         assert.match(
           textOf(scheduled),
           new RegExp(
-            `^Queued for LinkedIn on \\w+ \\d+ \\w+ at 09:00 UTC \\(post ${post.id}\\); the publisher posts it then for Brewline Coffee Roasters\\. The draft "${created.title}" still waits`
+            `^"${
+              escaped(created.title)
+            }" is approved and queued for LinkedIn on \\w+ \\d+ \\w+ at 09:00 UTC \\(piece ${post.id}\\); the publisher posts it then for Brewline Coffee Roasters\\.$`
           )
         )
         if (process.env["SHOW_CHAT"] !== undefined) {
@@ -352,6 +328,74 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
         // Without anything in the thread to lean on, a follow-up is answered for its own words.
         const alone = textOf(yield* chat(t, { message: "make the second one shorter" }))
         assert.include(alone, "Which text should I shorten?")
+      }))
+
+    it.effect("'yes, schedule it for tomorrow 9am' schedules the drafted piece itself: one piece, approved, its time set, a publish job queued", () =>
+      Effect.gen(function*() {
+        const t = yield* tenant({ email: "chat-schedule-draft@x.co" })
+        const { sql } = yield* TestServer
+        yield* call("POST", `/api/onboard/${t.id}/confirm-profile`, {
+          headers: t.h,
+          body: { brandName: "Brewline Coffee Roasters", audience: ["home coffee brewers"], products: ["cold brew"] }
+        })
+        const pieces = () =>
+          Effect.map(call("GET", `/api/content/${t.id}`, { headers: t.h }), (r) => r.json.content as Array<any>)
+        const jobs = () =>
+          sql<{ contentId: string; status: string; dueAt: Date | null }>`SELECT content_id, status, due_at
+            FROM publish_jobs WHERE customer_id = ${t.id}`.pipe(Effect.orDie)
+
+        const drafted = yield* chat(t, { message: "Draft a LinkedIn post about our cold brew" })
+        const threadId = drafted.events[0]!.data.threadId as string
+        const draft = drafted.events.find((e) => e.event === "tool_result")!.data.result.data
+        assert.strictEqual(draft.status, "pending_approval")
+
+        // Not connected yet: the tool's refusal, and the draft is left exactly as it was (nothing approved).
+        const refused = yield* chat(t, { message: "yes, schedule it for tomorrow 9am", threadId })
+        assert.deepStrictEqual(names(refused), ["thread", "tool_call", "error"])
+        assert.strictEqual(refused.events[2]!.data.code, "E_PLATFORM_NOT_CONNECTED")
+        assert.deepStrictEqual((yield* pieces()).map((p) => [p.id, p.status, p.scheduledAt]), [[
+          draft.id,
+          "pending_approval",
+          null
+        ]])
+        assert.deepStrictEqual(yield* jobs(), [])
+
+        yield* sql`INSERT INTO social_connections (customer_id, platform, account_name) VALUES (${t.id}, 'linkedin', 'Brewline')`
+        const scheduled = yield* chat(t, { message: "yes, schedule it for tomorrow 9am", threadId })
+        assert.deepStrictEqual(names(scheduled).filter((n) => n !== "delta"), [
+          "thread",
+          "tool_call",
+          "tool_result",
+          "done"
+        ])
+        const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10)
+        const at = `${tomorrow}T09:00:00.000Z`
+        const after = yield* pieces()
+        assert.deepStrictEqual(after.map((p) => [p.id, p.status, p.platform, p.body, p.scheduledAt]), [[
+          draft.id,
+          "approved",
+          "linkedin",
+          draft.body,
+          at
+        ]])
+        const queued = yield* jobs()
+        assert.deepStrictEqual(queued.map((j) => [j.contentId, j.status, new Date(j.dueAt!).toISOString()]), [[
+          draft.id,
+          "queued",
+          at
+        ]])
+        const answer = deltaText(scheduled)
+        const day = new Date(at).toLocaleDateString("en-GB", {
+          weekday: "long",
+          day: "numeric",
+          month: "long",
+          timeZone: "UTC"
+        })
+        assert.strictEqual(
+          answer,
+          `"${draft.title}" is approved and queued for LinkedIn on ${day} at 09:00 UTC (piece ${draft.id}); the publisher posts it then for Brewline Coffee Roasters.`
+        )
+        assert.notInclude(answer, "reject")
       }))
 
     it.effect("ask_cmo over MCP answers from the account and never pitches the brand to itself", () =>
@@ -507,6 +551,45 @@ layer(AppWithModel, { timeout: 60_000, excludeTestServices: true })("chat with a
         assert.notProperty(tool.function.parameters.properties ?? {}, "customerId", tool.function.name)
         assert.notInclude(tool.function.parameters.required ?? [], "customerId", tool.function.name)
       }
+    }))
+
+  it.effect("a question about stored reports gives the model that customer's reports in the system prompt; other messages none", () =>
+    Effect.gen(function*() {
+      const model = yield* ModelServer
+      const { services } = yield* TestServer
+      const reports = Context.get(services, Reports)
+      const [t, other] = [
+        yield* tenant({ email: "chat-model-reports@x.co" }),
+        yield* tenant({ email: "chat-model-reports-b@x.co" })
+      ]
+      const mine = yield* reports.record({
+        customerId: t.id,
+        kind: "seo-audit",
+        title: "SEO audit of crumb.example",
+        body: "# SEO audit\n\n- Fix (SEO): Missing title."
+      })
+      const theirs = yield* reports.record({
+        customerId: other.id,
+        kind: "seo-audit",
+        title: "SEO audit of theirs.example",
+        body: "# Theirs"
+      })
+      model.script({ kind: "text", chunks: ["It found a missing title."], usage: { prompt: 10, completion: 5 } })
+      const before = model.requests.length
+      yield* chat(t, { message: "What did our last SEO audit find?" })
+      const system = (model.requests[before]!.messages as Array<{ role: string; content: string }>)[0]!.content
+      const line = system.split("\n").find((l) => l.startsWith("Reports (JSON): "))!
+      const sent = JSON.parse(line.slice("Reports (JSON): ".length))
+      assert.deepStrictEqual(sent.reports.map((r: any) => [r.reportId, r.title, r.url, r.body]), [[
+        mine.reportId,
+        mine.title,
+        `/api/reports/${t.id}/${mine.reportId}`,
+        mine.body
+      ]])
+      assert.notInclude(system, theirs.reportId)
+      const next = model.requests.length
+      yield* chat(t, { message: "Give me a slogan" })
+      assert.notInclude((model.requests[next]!.messages as Array<{ content: string }>)[0]!.content, "Reports (JSON)")
     }))
 
   it.effect("a client that goes away stops the model call: no more tokens are served", () =>

@@ -5,6 +5,7 @@ import fc from "fast-check"
 import { platformBodyLimits } from "../src/domain/Content.ts"
 import { type Brief, writeDraft } from "../src/domain/Copywriting.ts"
 import { CustomerId } from "../src/domain/Ids.ts"
+import { reportQuestionOf } from "../src/domain/Reports.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { agentTurn, Writer } from "../src/features/agent/Agent.ts"
 import {
@@ -13,9 +14,11 @@ import {
   houseTurn,
   intentOf,
   makeHouseModel,
+  profileMarker,
   scheduledTime,
   shorten
 } from "../src/features/agent/HouseModel.ts"
+import { type ReportInPrompt, reportsLine } from "../src/features/agent/ReportAnswer.ts"
 
 const platforms = Object.keys(platformBodyLimits)
 const words = fc.string({ minLength: 0, maxLength: 400, unit: "grapheme" })
@@ -186,9 +189,80 @@ describe("house writer", () => {
       ["What does our brand profile say?", "profile"],
       ["What can you do?", "capabilities"],
       ["Compare us with Asana and Trello", "research"],
-      ["Who won the football?", "unknown"]
+      ["Who won the football?", "unknown"],
+      // Reading a stored report is not running a new audit or brief.
+      ["What did our last SEO audit find?", "reports"],
+      ["Show me the latest performance report", "reports"],
+      ["List our reports", "reports"],
+      ["Which audits have we run?", "reports"],
+      ["What did the competitor brief say about pricing?", "reports"],
+      ["Can you run an SEO audit?", "audit"],
+      ["Audit our site", "audit"],
+      ["Give me a performance report", "performance"]
     ]
     for (const [text, intent] of cases) assert.strictEqual(intentOf(text), intent, text)
+  })
+
+  it("answers a report question from the reports line alone: a subject it does not name, a kind missing, no line at all", () => {
+    const answer = (question: string, reports?: ReadonlyArray<ReportInPrompt>) => {
+      const asked = reportQuestionOf(question)!
+      const turn = houseTurn({
+        prompt: Prompt.make([
+          {
+            role: "system",
+            content: [
+              `${profileMarker}{"brandName":"Crumb Bakery"}`,
+              ...(reports === undefined ? [] : [reportsLine(asked, reports)])
+            ].join("\n")
+          },
+          { role: "user", content: question }
+        ]),
+        tools: [],
+        toolChoice: "auto"
+      })
+      assert.strictEqual(turn._tag, "text")
+      return turn._tag === "text" ? turn.text : ""
+    }
+    const audit: ReportInPrompt = {
+      reportId: "rep_1",
+      kind: "seo-audit",
+      title: "SEO audit of crumb.example",
+      createdAt: "2026-11-20T08:00:00.000Z",
+      url: "/api/reports/c/rep_1",
+      figures: [{ label: "SEO score", value: 71 }, { label: "Revenue", value: 1250, currency: "USD" }],
+      body: "# SEO audit\n\n## Findings\n\n- SEO score: 71/100\n\n- Fix (SEO): Missing title."
+    }
+    assert.strictEqual(
+      answer("What did the last audit say about pricing?", [audit]),
+      `The latest SEO audit is "SEO audit of crumb.example" (20 November 2026). It says nothing about pricing.\n\nKey figures: SEO score 71, Revenue $1,250.00.\n\nRead it whole: /api/reports/c/rep_1`
+    )
+    assert.strictEqual(
+      answer("What did the last audit find?", [audit]),
+      `The latest SEO audit is "SEO audit of crumb.example" (20 November 2026).\n\nKey figures: SEO score 71, Revenue $1,250.00.\n\nWhat it found:\n- Fix (SEO): Missing title.\n\nRead it whole: /api/reports/c/rep_1`
+    )
+    const both = answer("What did our last SEO audit and competitor brief find?", [audit])
+    assert.include(both, "SEO audit of crumb.example")
+    assert.match(both, /No competitor brief is stored yet: ask me to compare you with your competitors/)
+    assert.match(answer("What did our last SEO audit find?"), /^Which report do you mean\?/)
+  })
+
+  it("reads which stored reports a question asks for: kinds, a list or one, and its subject", () => {
+    assert.deepStrictEqual(reportQuestionOf("What did our last SEO audit find?"), { kinds: ["seo-audit"], list: false })
+    assert.deepStrictEqual(reportQuestionOf("what did the competitor brief say about Pricing?"), {
+      kinds: ["competitor-brief"],
+      list: false,
+      about: "pricing"
+    })
+    assert.deepStrictEqual(reportQuestionOf("list our reports"), {
+      kinds: ["seo-audit", "competitor-brief", "performance-report"],
+      list: true
+    })
+    assert.deepStrictEqual(reportQuestionOf("Which audits have we run?"), { kinds: ["seo-audit"], list: true })
+    for (
+      const text of ["Run an SEO audit of https://a.example", "Write a report about cold brew", "Compare us with Asana"]
+    ) {
+      assert.isUndefined(reportQuestionOf(text), text)
+    }
   })
 
   it("never pastes an unknown question into a template: it says what it can do", () => {
@@ -301,7 +375,12 @@ describe("house writer", () => {
       ["schedule it for Monday at 10:30", "2026-11-30T10:30:00Z"],
       ["schedule it today at 18:00", "2026-11-26T18:00:00Z"],
       ["schedule it tomorrow at 12am", "2026-11-27T00:00:00Z"],
-      ["schedule it for Thursday", "2026-12-03T09:00:00Z"]
+      ["schedule it for Thursday", "2026-12-03T09:00:00Z"],
+      // A time without "at" that says it is one.
+      ["yes, schedule it for tomorrow 9am", "2026-11-27T09:00:00Z"],
+      ["schedule it friday 3 pm", "2026-11-27T15:00:00Z"],
+      ["schedule it today 15:30", "2026-11-26T15:30:00Z"],
+      ["schedule it for the 2 of us", "2026-11-27T09:00:00Z"]
     ]
     for (const [text, at] of cases) assert.strictEqual(scheduledTime(text, now), at, text)
   })

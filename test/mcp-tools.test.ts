@@ -5,7 +5,7 @@ import { eventually } from "./support/eventually.ts"
 import { call, freePort, testApp, TestServer } from "./support/harness.ts"
 import { httpClient, sseClient } from "./support/mcp-clients.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
-import { bearer, provision, type Provisioned } from "./support/processes.ts"
+import { bearer, invite, provision, type Provisioned } from "./support/processes.ts"
 import { type Served, serveSite, sites } from "./support/scan-sites.ts"
 import { specToolNames } from "./support/specTools.ts"
 
@@ -22,7 +22,7 @@ const ok = (client: McpClient, name: string, args: Record<string, unknown>) =>
       client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })
     )
     assert.notStrictEqual(result.isError, true, `${name}: ${textOf(result)}`)
-    return { data: result.structuredContent as any, text: textOf(result) }
+    return { data: result.structuredContent as any, text: textOf(result), content: result.content as Array<any> }
   })
 
 /** Calls a tool and expects a tool error with `code`: its text. */
@@ -137,7 +137,7 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
             "link",
             "campaign"
           ])
-          // The publish tools take the REST publish request's fields.
+          // The publish tools take the REST publish request's fields, and the piece of the queue to post instead of a new one.
           const publish = listed.tools.find((t) => t.name === "publish_to_social")!
           assert.sameMembers(Object.keys(publish.inputSchema.properties!), [
             "customerId",
@@ -145,7 +145,8 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
             "body",
             "media",
             "scheduledAt",
-            "spend"
+            "spend",
+            "contentId"
           ])
           assert.strictEqual((publish.inputSchema.properties as any).media.maxItems, 20)
         }
@@ -233,6 +234,15 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
         assert.include(brief.body, "Competitor watched: Trello")
         assert.include(compared.text, `It wrote the report "Competitor brief: Asana and Trello" (${brief.url})`)
         assert.include(compared.text, brief.body)
+        // And as a resource link to the same report, for clients that follow links.
+        const { config } = yield* TestServer
+        assert.deepStrictEqual(
+          compared.content.filter((c) => c.type === "resource_link").map((c) => [c.uri, c.title]),
+          [[
+            new URL(brief.url, config.baseUrl).toString(),
+            brief.title
+          ]]
+        )
         const stored = yield* get(owner, `/api/reports/{c}/${brief.reportId}`)
         assert.strictEqual(stored.status, 200, stored.text)
         assert.deepStrictEqual([stored.json.body, stored.json.runId], [brief.body, compared.data.runId])
@@ -337,6 +347,99 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
           all.json.content.map((p: any) => p.id),
           [scheduled.data.id, now.data.id]
         )
+      }))
+
+    it.effect("schedule_content with contentId posts that piece of the queue: approved with the text given, scheduled, no second piece", () =>
+      Effect.gen(function*() {
+        const { url, sql } = yield* TestServer
+        const owner = yield* provision()
+        const other = yield* provision()
+        const client = yield* httpClient(url, owner.apiKey)
+        yield* connectSandbox(owner, "linkedin")
+        const drafted = yield* ok(client, "run_content_creation", {
+          customerId: owner.customerId,
+          type: "social",
+          platform: "linkedin",
+          topic: "Our new roast"
+        })
+        assert.strictEqual(drafted.data.status, "pending_approval")
+        const args = (extra: Record<string, unknown>) => ({
+          customerId: owner.customerId,
+          contentId: drafted.data.id,
+          platform: "linkedin",
+          body: "Our new roast is here.",
+          scheduledAt: inAnHour(),
+          ...extra
+        })
+
+        // Refusals leave the piece as it was: spend (a new post's), a past time, a viewer, another customer's piece.
+        const spend = yield* refused(client, "schedule_content", args({ spend: 5 }), "E_VALIDATION")
+        assert.include(spend, "spend")
+        yield* refused(client, "schedule_content", args({ scheduledAt: "2020-01-01T00:00:00Z" }), "E_VALIDATION")
+        const viewer = yield* invite(owner, "viewer")
+        yield* refused(yield* httpClient(url, viewer.apiKey), "schedule_content", args({}), "E_FORBIDDEN")
+        const theirs = yield* Effect.promise(() =>
+          fetch(`${url}/api/content/${other.customerId}`, {
+            method: "POST",
+            headers: { ...bearer(other.apiKey), "content-type": "application/json" },
+            body: JSON.stringify({ type: "social", platform: "linkedin", title: "Theirs", body: "Theirs" })
+          }).then((r) => r.json() as Promise<any>)
+        )
+        yield* refused(client, "schedule_content", args({ contentId: theirs.id }), "E_NOT_FOUND")
+        const untouched = yield* get(owner, `/api/content/{c}/${drafted.data.id}`)
+        assert.deepStrictEqual([untouched.json.status, untouched.json.body, untouched.json.scheduledAt], [
+          "pending_approval",
+          drafted.data.body,
+          null
+        ])
+        assert.strictEqual((yield* get(other, `/api/content/{c}/${theirs.id}`)).json.status, "draft")
+
+        const when = inAnHour()
+        const scheduled = yield* ok(client, "schedule_content", args({ scheduledAt: when }))
+        assert.strictEqual(scheduled.data.id, drafted.data.id)
+        assert.include(scheduled.text, `"${drafted.data.title}"`)
+        const piece = yield* get(owner, `/api/content/{c}/${drafted.data.id}`)
+        assert.deepStrictEqual([piece.json.status, piece.json.body], ["approved", "Our new roast is here."])
+        assert.strictEqual(Date.parse(piece.json.scheduledAt), Date.parse(when))
+        assert.deepStrictEqual((yield* get(owner, "/api/content/{c}")).json.content.map((p: any) => p.id), [
+          drafted.data.id
+        ])
+        const jobs = yield* sql<
+          { status: string }
+        >`SELECT status FROM publish_jobs WHERE content_id = ${drafted.data.id}`
+          .pipe(Effect.orDie)
+        assert.deepStrictEqual(jobs.map((j) => j.status), ["queued"])
+
+        // publish_to_social with a piece already approved (in the dashboard, say) and its text as it is: out now, no copy.
+        const second = yield* ok(client, "run_content_creation", {
+          customerId: owner.customerId,
+          type: "social",
+          platform: "linkedin",
+          topic: "Tasting notes"
+        })
+        const approved = yield* call("POST", `/api/content/${owner.customerId}/${second.data.id}/review`, {
+          headers: bearer(owner.apiKey),
+          body: { action: "approve" }
+        })
+        assert.strictEqual(approved.status, 200, approved.text)
+        const now = yield* ok(client, "publish_to_social", {
+          customerId: owner.customerId,
+          contentId: second.data.id,
+          platform: "linkedin",
+          body: second.data.body
+        })
+        assert.strictEqual(now.data.id, second.data.id)
+        const published = yield* eventually(
+          Effect.map(
+            get(owner, `/api/content/{c}/${second.data.id}`),
+            (res) => res.json.status === "published" ? res.json : undefined
+          )
+        )
+        assert.strictEqual(published.body, second.data.body)
+        assert.sameMembers((yield* get(owner, "/api/content/{c}")).json.content.map((p: any) => p.id), [
+          drafted.data.id,
+          second.data.id
+        ])
       }))
 
     it.effect("the audits store scans; analyze_brand_url answers what auto-extract answers; track_revenue shows in analytics", () =>

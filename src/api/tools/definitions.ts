@@ -69,7 +69,7 @@ export const askCmo: ToolDefinition<typeof AskCmoInput.Type> = {
   name: "ask_cmo",
   title: "Ask the CMO agent",
   description:
-    `Asks Herald's marketing agent (the language model, charged to the customer's model budget) a question about the customer's marketing: strategy, priorities, what to post next. It reads the brand profile and settings and may look up figures with read-only tools; it never creates or publishes anything. Answers its reply as text (answer) with the tool calls it made. ${customerNote}`,
+    `Asks Herald's marketing agent (the language model, charged to the customer's model budget) a question about the customer's marketing: strategy, priorities, what to post next. It reads the brand profile and settings and may look up figures with read-only tools; it never creates or publishes anything. A question about stored reports ("what did our last SEO audit find?", "list our reports") is answered from them, with the reports in data.reports (each with its url) and data.report (the one read, whole). Answers its reply as text (answer) with the tool calls it made. ${customerNote}`,
   input: AskCmoInput,
   annotations: readOnly,
   role: "admin",
@@ -80,7 +80,7 @@ export const scheduleContent: ToolDefinition<typeof ScheduleContentInput.Type> =
   name: "schedule_content",
   title: "Schedule a social post",
   description:
-    `Queues a post on a connected social platform for a future time (scheduledAt, ISO 8601 with a zone); the publisher posts it then. Answers the queued ContentPiece (status approved, scheduledAt set). Tool errors: E_PLATFORM_NOT_CONNECTED (connect it first), E_VALIDATION (body too long for the platform, media missing, time in the past), E_BUDGET_EXCEEDED (spend past a cap). ${customerNote}`,
+    `Queues a post on a connected social platform for a future time (scheduledAt, ISO 8601 with a zone); the publisher posts it then. With contentId it posts that piece of the content queue (a draft or pending_approval piece is approved first, with body as its text) instead of writing a new one. Answers the queued ContentPiece (status approved, scheduledAt set). Tool errors: E_PLATFORM_NOT_CONNECTED (connect it first), E_VALIDATION (body too long for the platform, media missing, time in the past), E_BUDGET_EXCEEDED (spend past a cap). ${customerNote}`,
   input: ScheduleContentInput,
   annotations: publishes,
   role: "editor",
@@ -91,7 +91,7 @@ export const publishToSocial: ToolDefinition<typeof PublishToSocialInput.Type> =
   name: "publish_to_social",
   title: "Publish to social",
   description:
-    `Publishes a post on a connected social platform now (or at scheduledAt when given). This posts publicly in the customer's name. Answers the ContentPiece: approved and queued, published (publishedUrl set) a moment later when the network accepts it. Tool errors: E_PLATFORM_NOT_CONNECTED, E_VALIDATION (the body or media does not fit the platform), E_BUDGET_EXCEEDED (spend past a cap). ${customerNote}`,
+    `Publishes a post on a connected social platform now (or at scheduledAt when given). This posts publicly in the customer's name. With contentId it posts that piece of the content queue (a draft or pending_approval piece is approved first, with body as its text) instead of writing a new one. Answers the ContentPiece: approved and queued, published (publishedUrl set) a moment later when the network accepts it. Tool errors: E_PLATFORM_NOT_CONNECTED, E_VALIDATION (the body or media does not fit the platform), E_BUDGET_EXCEEDED (spend past a cap). ${customerNote}`,
   input: PublishToSocialInput,
   annotations: publishes,
   role: "editor",
@@ -135,7 +135,7 @@ export const queryGa4: ToolDefinition<typeof QueryGa4Input.Type> = {
   name: "query_ga4",
   title: "Query Google Analytics 4",
   description:
-    `Reads the customer's website figures from the Google Analytics 4 Data API (runReport) for a period: metrics such as sessions, totalUsers, screenPageViews, conversions, optionally broken down by dimensions such as date or sessionSource. When GA4 is not configured it says so and answers Herald's own figures instead (content created and published, events). ${customerNote}`,
+    `Reads the customer's website figures from the Google Analytics 4 Data API (runReport) for a period: metrics such as sessions, totalUsers, screenPageViews, conversions, optionally broken down by dimensions such as date or sessionSource. When GA4 is not configured it says so and answers Herald's own figures instead (content created and published, events). The customer's latest performance report, when there is one, is named in latestReport (title, createdAt, url). ${customerNote}`,
   input: QueryGa4Input,
   annotations: readOnly,
   role: "viewer",

@@ -80,22 +80,36 @@ const PostFields = {
   spend: publish.spend.annotate({
     description:
       "Ad spend of this post, in the account currency: it becomes an ad piece and is charged to the ads budget now (E_BUDGET_EXCEEDED past a cap)"
-  })
+  }),
+  contentId: Schema.optionalKey(
+    text(
+      100,
+      "An existing social piece of the content queue to post instead of a new one (its id, as run_content_creation answered it): a draft or pending_approval piece is approved, with body as its text, then queued; no second piece is made"
+    ).pipe(Schema.brand("ContentId"))
+  )
 }
+
+/** A piece already in the queue has its own spend (an ad's): spend goes with a new post only. */
+const spendWithNewPostOnly = Schema.makeFilter(
+  (input: { readonly spend?: number | undefined; readonly contentId?: string | undefined }) =>
+    input.spend === undefined || input.contentId === undefined
+      ? undefined
+      : { path: ["spend"], issue: "goes with a new post only: leave it out with contentId" }
+)
 
 export const ScheduleContentInput = Schema.Struct({
   ...PostFields,
   scheduledAt: DateTime.annotate({
     description: "When to publish: an ISO 8601 date-time with its zone (Z or ±hh:mm), in the future"
   })
-}).check(withinPlatformRules)
+}).check(withinPlatformRules, spendWithNewPostOnly)
 
 export const PublishToSocialInput = Schema.Struct({
   ...PostFields,
   scheduledAt: Schema.optionalKey(DateTime.annotate({
     description: "Publish later at this ISO 8601 date-time with its zone instead of now; it must be in the future"
   }))
-}).check(withinPlatformRules)
+}).check(withinPlatformRules, spendWithNewPostOnly)
 
 export const GenerateLeadMagnetInput = Schema.Struct({
   customerId: CustomerId,

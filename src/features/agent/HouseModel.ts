@@ -13,9 +13,11 @@ import {
   trimTrailing,
   writeDraft
 } from "../../domain/Copywriting.ts"
+import { reportQuestionOf } from "../../domain/Reports.ts"
 import { isSocialPlatform, platformNames } from "../../domain/Social.ts"
 import { charLength, lastLineStart } from "../../domain/Text.ts"
 import { firstJsonObject } from "./firstJsonObject.ts"
+import { parseReportsLine, reportsAnswer } from "./ReportAnswer.ts"
 
 /** The line of a system prompt that carries the confirmed brand profile as JSON. */
 export const profileMarker = "Brand profile (JSON): "
@@ -95,6 +97,7 @@ const platformIn = (lower: string): string | undefined =>
 export type Intent =
   | "capabilities"
   | "profile"
+  | "reports"
   | "approvals"
   | "performance"
   | "research"
@@ -111,6 +114,8 @@ export const intentOf = (text: string): Intent => {
     /\b(?:what can you do|what do you do|how can you help|your capabilities|what are you able)\b/.test(lower) ||
     lower.trim() === "help"
   ) return "capabilities"
+  // Reading a stored report comes before running a new audit or brief: "what did our last SEO audit find?".
+  if (reportQuestionOf(text) !== undefined) return "reports"
   if (/\b(?:approv\w*|pending|waiting|waits|to review|in review)\b/.test(lower)) return "approvals"
   if (
     /\b(?:perform\w*|analytics|traffic|sessions|visitors|results|stats|metrics|numbers|how did|how are we doing|engagement)\b/
@@ -299,6 +304,7 @@ const capabilities = (brand: BrandFields): string =>
     "- tell you what waits for your approval",
     "- run an SEO and AI-visibility audit of your site (\"audit https://…\")",
     "- research competitors and write a brief to your reports (\"compare us with Rival Co and rival.example\")",
+    "- read your stored reports back: SEO audits, competitor briefs, performance reports (\"what did our last SEO audit find?\", \"list our reports\")",
     "- tell you what your brand profile says",
     "For open questions, an administrator can configure a language model (LLM_PROVIDER=openai with an OpenAI-compatible server)."
   ].join("\n")
@@ -345,6 +351,8 @@ const answerRequest = (ask: Ask, system: string, tools: ReadonlyArray<Tool.Any>)
       return { _tag: "text", text: capabilities(brand) }
     case "profile":
       return { _tag: "text", text: profileAnswer(brand, profile) }
+    case "reports":
+      return { _tag: "text", text: reportsAnswer(parseReportsLine(system), brand.brandName) }
     case "approvals":
       return offered(tools, "query_ga4")
         ? { _tag: "tool", name: "query_ga4", params: { period: "last_90_days" } }
@@ -542,15 +550,22 @@ const recordedCall = (
   }
 }
 
-/** The last piece drafted in the thread: its text and platform. */
-const lastDraft = (
-  messages: ReadonlyArray<Prompt.Message>
-): { readonly title: string; readonly body: string; readonly platform: string | undefined } | undefined => {
+/** A piece drafted in the thread: its id in the content queue, its text and platform. */
+interface Drafted {
+  readonly id: string | undefined
+  readonly title: string
+  readonly body: string
+  readonly platform: string | undefined
+}
+
+/** The last piece drafted in the thread. */
+const lastDraft = (messages: ReadonlyArray<Prompt.Message>): Drafted | undefined => {
   for (let i = messages.length - 1; i >= 0; i--) {
     const call = recordedCall(messages[i]!)
     const data = call?.result?.data
     if (call?.name === "run_content_creation" && typeof data?.body === "string") {
       return {
+        id: typeof data.id === "string" ? data.id : undefined,
         title: String(data.title ?? ""),
         body: data.body,
         platform: typeof data.platform === "string" ? data.platform : undefined
@@ -623,12 +638,14 @@ const weekdays = ["sunday", "monday", "tuesday", "wednesday", "thursday", "frida
 
 /**
  * When "schedule it" asks for (UTC): "today", "tomorrow" or a weekday, and
- * "at 3pm", "at 15:30" or "at 9 am"; tomorrow at 09:00 when it says nothing,
+ * "at 3pm", "at 15:30", "9 am" or "15:30"; tomorrow at 09:00 when it says nothing,
  * and never a time already past (today's past hour is tomorrow's).
  */
 export const scheduledTime = (text: string, now: Date): string => {
   const lower = text.toLowerCase()
-  const clock = /\bat (\d{1,2})(?::(\d{2}))? ?(am|pm)?\b/.exec(lower)
+  // "at 3", "at 15:30", or a time that says it is one without "at": "9am", "3 pm", "15:30".
+  const clock = /\bat (\d{1,2})(?::(\d{2}))? ?(am|pm)?\b/.exec(lower) ??
+    /\b(\d{1,2})(?::(\d{2}))? ?(am|pm)\b/.exec(lower) ?? /\b(\d{1,2}):(\d{2})\b/.exec(lower)
   const hour = clock === null
     ? 9
     : (Number(clock[1]) % 12) + (clock[3] === "pm" || (clock[3] === undefined && Number(clock[1]) >= 12) ? 12 : 0)
@@ -741,6 +758,8 @@ const answerFollowUp = (
         _tag: "tool",
         name,
         params: {
+          // The drafted piece itself goes out (approved as it reads now), so no second copy waits in the queue.
+          ...(draft.id === undefined ? {} : { contentId: draft.id }),
           platform: draft.platform,
           body,
           ...(followUp.now ? {} : { scheduledAt: scheduledTime(request, new Date()) })
@@ -753,8 +772,25 @@ const answerFollowUp = (
 const count = (value: unknown): number => (typeof value === "number" ? value : 0)
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
+/** The latest performance report a figures tool named, as a sentence pointing at it. */
+const latestReportLine = (value: unknown): string => {
+  const report = value as { title?: unknown; url?: unknown; createdAt?: unknown } | null | undefined
+  if (typeof report?.title !== "string" || typeof report.url !== "string") return ""
+  const on = typeof report.createdAt === "string" && !Number.isNaN(Date.parse(report.createdAt))
+    ? ` of ${
+      new Date(report.createdAt).toLocaleDateString("en-GB", {
+        day: "numeric",
+        month: "long",
+        year: "numeric",
+        timeZone: "UTC"
+      })
+    }`
+    : ""
+  return `\n\nYour latest performance report${on}, "${report.title}", is at ${report.url}.`
+}
+
 /** A tool's result told as a person would: what it found for the brand, from the tool's own data. */
-const summarise = (result: Prompt.ToolResultPart, request: string, system: string, draftTitle?: string): string => {
+const summarise = (result: Prompt.ToolResultPart, request: string, system: string, draft?: Drafted): string => {
   const { brand } = brandOf(system)
   const value = result.result as { summary?: unknown; data?: Record<string, unknown>; message?: unknown } | null
   if (result.isFailure) {
@@ -782,7 +818,7 @@ const summarise = (result: Prompt.ToolResultPart, request: string, system: strin
         kinds.length > 0 ? ` (${kinds})` : ""
       } and published ${count(data["published"])}; ${waiting} ${waiting === 1 ? "waits" : "wait"} for your approval.`,
       "Google Analytics is not connected to this Herald server, so these are Herald's own figures, not website traffic; with GA4 set up I report sessions, users and conversions."
-    ].join(" ")
+    ].join(" ") + latestReportLine(data["latestReport"])
   }
   if (result.name === "run_content_creation") {
     const status = String(data["status"] ?? "draft")
@@ -811,9 +847,14 @@ const summarise = (result: Prompt.ToolResultPart, request: string, system: strin
       : `on ${at.toLocaleDateString("en-GB", { weekday: "long", day: "numeric", month: "long", timeZone: "UTC" })} at ${
         at.toISOString().slice(11, 16)
       } UTC`
-    const drafted = draftTitle === undefined
+    if (draft !== undefined && draft.id === data["id"]) {
+      return `"${draft.title}" is approved and queued for ${platform} ${when} (piece ${
+        data["id"]
+      }); the publisher posts it ${at === undefined ? "in a moment" : "then"} for ${brand.brandName}.`
+    }
+    const drafted = draft === undefined
       ? ""
-      : ` The draft "${draftTitle}" still waits in the content queue: reject it there so the post does not go out twice.`
+      : ` The draft "${draft.title}" still waits in the content queue: reject it there so the post does not go out twice.`
     return `Queued for ${platform} ${when} (post ${
       data["id"]
     }); the publisher posts it then for ${brand.brandName}.${drafted}`
@@ -850,10 +891,10 @@ export const houseTurn = (
   if (last?.role === "tool") {
     const results = last.content.filter((p): p is Prompt.ToolResultPart => p.type === "tool-result")
     const request = asksOf(messages).at(-1)?.ask.text ?? lastUserText(messages)
-    const draftTitle = lastDraft(messages)?.title
+    const draft = lastDraft(messages)
     return {
       _tag: "text",
-      text: results.length === 0 ? "Done." : results.map((r) => summarise(r, request, system, draftTitle)).join("\n\n")
+      text: results.length === 0 ? "Done." : results.map((r) => summarise(r, request, system, draft)).join("\n\n")
     }
   }
   const request = userText(last)

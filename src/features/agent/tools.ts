@@ -16,8 +16,10 @@ import {
 import { makeRunner } from "../../platform/tools/ToolRunner.ts"
 import { Customers } from "../customers/Customers.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
+import { reportLink, Reports } from "../reports/Reports.ts"
 import { Settings } from "../settings/Settings.ts"
 import { type AgentTurn, agentTurn, ModelFailed, modelRefusal, profileMarker } from "./Agent.ts"
+import { reportsContext } from "./reports.ts"
 
 const settingsFacts = (settings: SettingsShape): Array<string> => {
   const { autonomy, budget } = settings
@@ -43,7 +45,8 @@ const settingsFacts = (settings: SettingsShape): Array<string> => {
  * ask_cmo: one agent turn of the language model, charged to the customer's
  * model budget, with the brand profile and settings as context and only the
  * read-only tools among `readOnlyTools` offered (it reads figures, never
- * changes anything). The wiring names those tools, so the agent depends on
+ * changes anything). A question about stored reports is answered from them,
+ * which come back in the result's data (`reports`, and `report` when one was read). The wiring names those tools, so the agent depends on
  * no feature's handlers.
  */
 export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementation>>(readOnlyTools: Readers) =>
@@ -55,6 +58,7 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
       const customers = yield* Customers
       const onboarding = yield* Onboarding
       const settings = yield* Settings
+      const reports = yield* Reports
       const readers = yield* makeRunner(readOnlyTools)
       // The toolkit depends only on the surface calling: built once for each, not per question.
       const offered = (via: ToolCallContext["via"]) => {
@@ -74,6 +78,7 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
           const customer = yield* customers.get(input.customerId)
           const profile = (yield* onboarding.profile(input.customerId)) ?? {}
           const current = yield* settings.get(input.customerId)
+          const asked = yield* reportsContext(reports, input.customerId, input.question)
           const facts = settingsFacts(current)
           const brandName =
             brandFrom([profile, { brandName: customer.brandName }], customer.email.split("@")[1] ?? "the company")
@@ -91,7 +96,8 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
             Object.keys(profile).length > 0
               ? ""
               : "No brand profile has been confirmed yet (onboarding and analyze_brand_url provide one).",
-            `Settings: ${facts.join(" ")}`
+            `Settings: ${facts.join(" ")}`,
+            ...(asked?.lines ?? [])
           ].filter((line) => line.length > 0).join("\n")
           // The toolkit's general types leave its handlers' requirement open: it is CurrentPrincipal alone, provided here.
           const turn: AgentTurn = yield* (agentTurn({
@@ -111,7 +117,8 @@ export const askCmoTool = <const Readers extends ReadonlyArray<AnyToolImplementa
           ) as unknown as Effect.Effect<AgentTurn, BudgetExceeded | ToolFailure>)
           return {
             summary: turn.text,
-            data: { answer: turn.text, rounds: turn.rounds, toolCalls: turn.toolCalls }
+            data: { answer: turn.text, rounds: turn.rounds, toolCalls: turn.toolCalls, ...asked?.data },
+            links: asked?.data.reports.map((report) => reportLink(config.baseUrl, report))
           }
         })
     })

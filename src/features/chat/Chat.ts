@@ -14,7 +14,9 @@ import { BudgetExceeded, NotFound } from "../../domain/Errors.ts"
 import type { CustomerId } from "../../domain/Ids.ts"
 import { chatToolkit } from "../../platform/tools/ChatToolkit.ts"
 import { ModelBilling, modelRefusal, profileMarker } from "../agent/Agent.ts"
+import { reportsContext } from "../agent/reports.ts"
 import { Onboarding } from "../onboarding/Onboarding.ts"
+import { Reports } from "../reports/Reports.ts"
 import { ChatRepo } from "./Repo.ts"
 
 /** A tool's refusal (the registry's `{code, message}`) as the stream's error data; anything else is an internal error. */
@@ -40,13 +42,17 @@ export interface ChatStart {
  * The system prompt: who the agent is and the brand it works for. The tools
  * run for the session's customer, so the prompt carries no id to pass on.
  */
-export const systemPrompt = (profile: Record<string, unknown> | undefined): string => {
+export const systemPrompt = (
+  profile: Record<string, unknown> | undefined,
+  extra: ReadonlyArray<string> = []
+): string => {
   const brandName = typeof profile?.["brandName"] === "string" ? profile["brandName"] : undefined
   return [
     `You are Herald, the marketing team of ${brandName ?? "this customer"}: strategist, writer and analyst.`,
     "Answer briefly and concretely. Use the tools when the user asks for something they can do; never invent results.",
     "The tools act for this customer's account; they take no customer id.",
-    profile === undefined ? "No brand profile has been confirmed yet." : `${profileMarker}${JSON.stringify(profile)}`
+    profile === undefined ? "No brand profile has been confirmed yet." : `${profileMarker}${JSON.stringify(profile)}`,
+    ...extra
   ].join("\n")
 }
 
@@ -103,6 +109,7 @@ export class ChatAgent extends Context.Service<ChatAgent, {
       const repo = yield* ChatRepo
       const config = yield* AppConfig
       const onboarding = yield* Onboarding
+      const reports = yield* Reports
       const model = yield* LanguageModel.LanguageModel
       const { toolkit, layer } = yield* chatToolkit
       const tools = yield* Layer.build(layer)
@@ -180,25 +187,30 @@ export class ChatAgent extends Context.Service<ChatAgent, {
         let history: ReadonlyArray<ChatMessage> = []
         let threadId: string
         let profile: Record<string, unknown> | undefined
+        // A question about stored reports reads them (the same way ask_cmo does); any other message costs no query.
+        const asked = reportsContext(reports, customerId, request.message)
+        let reportLines: ReadonlyArray<string>
         if (request.threadId !== undefined) {
           const found = yield* repo.find(customerId, request.threadId)
           if (found === undefined) return yield* threadNotFound
           threadId = found.threadId
-          ;[history, profile] = yield* Effect.all([
+          ;[history, profile, reportLines] = yield* Effect.all([
             Effect.flatMap(
               repo.messages(threadId, historyLimit),
               (messages) => Effect.as(repo.append(threadId, "user", request.message), messages)
             ),
-            onboarding.profile(customerId)
-          ], { concurrency: 2 })
+            onboarding.profile(customerId),
+            Effect.map(asked, (context) => context?.lines ?? [])
+          ], { concurrency: 3 })
         } else {
-          ;[threadId, profile] = yield* Effect.all([
+          ;[threadId, profile, reportLines] = yield* Effect.all([
             repo.start(customerId, threadTitle(request.message), request.message),
-            onboarding.profile(customerId)
-          ], { concurrency: 2 })
+            onboarding.profile(customerId),
+            Effect.map(asked, (context) => context?.lines ?? [])
+          ], { concurrency: 3 })
         }
         const prompt: Prompt.RawInput = [
-          { role: "system", content: systemPrompt(profile) },
+          { role: "system", content: systemPrompt(profile, reportLines) },
           ...history.map(asPrompt),
           { role: "user", content: request.message }
         ]

@@ -84,6 +84,9 @@ export const negotiatedVersion = (message: unknown): string | undefined => {
  */
 export const argumentsAreProtocolErrors = (version: string): boolean => version < "2025-11-25"
 
+/** `resource_link` content came with 2025-06-18: an older client would not know the item. */
+export const linksAllowed = (version: string): boolean => version >= "2025-06-18"
+
 /**
  * A JSON-RPC error the SDK answers as it is: its `code`, `message` and
  * `data` (the SDK's own McpError prefixes its message with "MCP error <code>:").
@@ -137,7 +140,12 @@ export const answerToolCall = (
       Effect.map((output): ToolAnswer => ({
         _tag: "Result",
         result: {
-          content: [{ type: "text", text: `${output.summary}\n\n${JSON.stringify(output.data, null, 2)}` }],
+          content: [
+            { type: "text", text: `${output.summary}\n\n${JSON.stringify(output.data, null, 2)}` },
+            ...(linksAllowed(call.version)
+              ? (output.links ?? []).map((link) => ({ type: "resource_link" as const, ...link }))
+              : [])
+          ],
           structuredContent: output.data
         }
       })),

@@ -49,6 +49,8 @@ export class ReportsRepo extends Context.Service<ReportsRepo, {
   readonly find: (customerId: CustomerId, reportId: string) => Effect.Effect<Report | undefined>
   /** Newest first, `limit` rows after `after`, each with its position. */
   readonly list: (customerId: CustomerId, limit: number, after: Position | undefined) => Effect.Effect<ReadonlyArray<{ readonly report: ReportSummary; readonly position: Position }>>
+  /** The newest `limit` reports of these kinds, newest first. */
+  readonly newest: (customerId: CustomerId, kinds: ReadonlyArray<ReportKind>, limit: number) => Effect.Effect<ReadonlyArray<ReportSummary>>
 }>()("herald/features/reports/ReportsRepo") {
   static readonly layer = Layer.effect(ReportsRepo, Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -78,7 +80,10 @@ export class ReportsRepo extends Context.Service<ReportsRepo, {
               ORDER BY created_at DESC, id DESC LIMIT ${limit}`).pipe(
           Effect.map((rows) => rows.map((row) => ({ report: summary(row), position: { at: row.at, id: row.id } }))),
           Effect.orDie
-        )
+        ),
+      newest: (customerId, kinds, limit) =>
+        sql<Row>`SELECT ${columns} FROM reports WHERE customer_id = ${customerId} AND kind IN ${sql.in(kinds)}
+          ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map(summary)), Effect.orDie)
     })
   }))
 }

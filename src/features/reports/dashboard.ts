@@ -1,17 +1,11 @@
 import { Effect } from "effect"
-import { formatFigure, type ReportKind } from "../../domain/Reports.ts"
+import { formatFigure, reportKindNames } from "../../domain/Reports.ts"
 import { html } from "../../platform/http/Html.ts"
 import { type DashboardSection, formatDate } from "../dashboard/Dashboard.ts"
 import type { Reports } from "./Reports.ts"
 
 /** How many reports the dashboard lists. */
 export const reportsShown = 5
-
-const kindNames: Record<ReportKind, string> = {
-  "seo-audit": "SEO audit",
-  "competitor-brief": "Competitor brief",
-  "performance-report": "Performance report"
-}
 
 /**
  * The latest reports, apart from the content queue: each title with its kind
@@ -31,7 +25,7 @@ export const reportsSection = (reports: Reports["Service"]): DashboardSection =>
       return html`<ul class="plain list">${
         page.reports.map((report) =>
           html`<li data-report-id="${report.reportId}"><span class="item-title">${report.title}</span>
-<p class="muted small">${kindNames[report.kind]} · ${formatDate(report.createdAt)}</p></li>`)
+<p class="muted small">${reportKindNames[report.kind]} · ${formatDate(report.createdAt)}</p></li>`)
       }</ul>${
         latest.figures.length === 0
           ? ""

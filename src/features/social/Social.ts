@@ -47,6 +47,12 @@ export interface PublishPieceInput {
   readonly scheduledAt?: string | undefined
 }
 
+/** Posting a piece of the queue as a person asking for it: its text and media replaced first when given. */
+export interface PublishExistingInput extends PublishPieceInput {
+  readonly body?: string | undefined
+  readonly media?: ReadonlyArray<string> | undefined
+}
+
 export interface PublishOptions {
   /** Who asks: a person through the API, or an agent (MCP tool, workflow) for its provenance. */
   readonly agentId?: string | undefined
@@ -104,6 +110,20 @@ export class Social extends Context.Service<Social, {
     customerId: CustomerId,
     contentId: ContentId,
     input: PublishPieceInput
+  ) => Effect.Effect<
+    ContentPiece,
+    NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded
+  >
+  /**
+   * Posts a piece of the queue because a person asked for it to go out ("yes, schedule it" in the chat,
+   * schedule_content or publish_to_social with its id): its text replaced first when `body` differs, a draft
+   * or pending piece approved as a review would, then `publishPiece`; all of it or none (a platform not
+   * connected, a past time or a budget cap leaves the piece as it was).
+   */
+  readonly publishExisting: (
+    customerId: CustomerId,
+    contentId: ContentId,
+    input: PublishExistingInput
   ) => Effect.Effect<
     ContentPiece,
     NotFound | InvalidTransition | ValidationError | PlatformNotConnected | BudgetExceeded
@@ -370,6 +390,26 @@ export class Social extends Context.Service<Social, {
         }
       )
 
+      const publishExisting = Effect.fn("Social.publishExisting")(
+        function*(customerId: CustomerId, contentId: ContentId, input: PublishExistingInput) {
+          return yield* Effect.gen(function*() {
+            const piece = yield* content.get(customerId, contentId)
+            const body = input.body === undefined || input.body === piece.body ? {} : { body: input.body }
+            const media = input.media === undefined ? {} : { metadata: { ...piece.metadata, media: input.media } }
+            const edited = Object.keys(body).length + Object.keys(media).length === 0
+              ? piece
+              : yield* content.update(customerId, contentId, { ...body, ...media })
+            if (edited.status === "draft" || edited.status === "pending_approval") {
+              yield* content.review(customerId, contentId, "approve", undefined)
+            }
+            return yield* publishPiece(customerId, contentId, {
+              platform: input.platform,
+              scheduledAt: input.scheduledAt
+            })
+          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        }
+      )
+
       const schedule = (customerId: CustomerId, contentId: ContentId, scheduledAt?: string) =>
         publishPiece(customerId, contentId, { scheduledAt })
 
@@ -455,6 +495,7 @@ export class Social extends Context.Service<Social, {
         stateSecret,
         publish,
         publishPiece,
+        publishExisting,
         schedule,
         scheduleUnlessQueued,
         readyToPublish,

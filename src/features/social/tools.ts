@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { publishToSocial, scheduleContent, trackRevenue } from "../../api/tools/definitions.ts"
+import type { ContentId, CustomerId } from "../../domain/Ids.ts"
 import type { SocialPlatform } from "../../domain/Social.ts"
 import { implement } from "../../platform/tools/Handler.ts"
 import { Links } from "./Links.ts"
@@ -19,6 +20,32 @@ const postInput = (input: {
   ...(input.scheduledAt === undefined ? {} : { scheduledAt: input.scheduledAt })
 })
 
+/**
+ * The post a publishing tool asked for: the piece of the queue it names
+ * (`contentId`: approved as it stands, or with `body` as its text), else a
+ * new one. Either way one piece goes out, never a copy of a draft.
+ */
+const post = (
+  social: Social["Service"],
+  input: Parameters<typeof postInput>[0] & {
+    readonly customerId: CustomerId
+    readonly contentId?: ContentId | undefined
+  },
+  agentId: string
+) =>
+  input.contentId === undefined
+    ? social.publish(input.customerId, postInput(input), { agentId })
+    : social.publishExisting(input.customerId, input.contentId, {
+      platform: input.platform,
+      body: input.body,
+      media: input.media,
+      scheduledAt: input.scheduledAt
+    })
+
+/** How a summary names the post: its title when it has one (a drafted piece), else its platform and id. */
+const named = (piece: { readonly id: string; readonly title: string | null }, platform: string) =>
+  piece.title === null || piece.title.length === 0 ? `${platform} post ${piece.id}` : `"${piece.title}" (${piece.id})`
+
 /** schedule_content: the publisher's queue at `scheduledAt` (Social.publish); not connected, too long, past: tool errors with their codes. */
 export const scheduleContentTool = implement(
   scheduleContent,
@@ -26,9 +53,9 @@ export const scheduleContentTool = implement(
     const social = yield* Social
     return (input, context) =>
       Effect.gen(function*() {
-        const piece = yield* social.publish(input.customerId, postInput(input), { agentId: context.via })
+        const piece = yield* post(social, input, context.via)
         return {
-          summary: `Scheduled ${input.platform} post ${piece.id} for ${
+          summary: `Scheduled ${named(piece, input.platform)} for ${
             piece.scheduledAt ?? input.scheduledAt
           } (status ${piece.status}).`,
           data: { ...piece }
@@ -44,11 +71,12 @@ export const publishToSocialTool = implement(
     const social = yield* Social
     return (input, context) =>
       Effect.gen(function*() {
-        const piece = yield* social.publish(input.customerId, postInput(input), { agentId: context.via })
+        const piece = yield* post(social, input, context.via)
         const when = piece.scheduledAt === null ? "now" : `at ${piece.scheduledAt}`
         return {
-          summary:
-            `Queued ${input.platform} post ${piece.id} to publish ${when} (status ${piece.status}); it becomes published when the network accepts it.`,
+          summary: `Queued ${
+            named(piece, input.platform)
+          } to publish ${when} (status ${piece.status}); it becomes published when the network accepts it.`,
           data: { ...piece }
         }
       })

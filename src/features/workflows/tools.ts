@@ -1,9 +1,10 @@
 import { Effect } from "effect"
 import { generateLeadMagnet, runResearch } from "../../api/tools/definitions.ts"
+import { AppConfig } from "../../Config.ts"
 import type { CustomerId, RunId } from "../../domain/Ids.ts"
 import type { WorkflowRunDetail } from "../../domain/Workflows.ts"
 import { implement, type ToolOutput } from "../../platform/tools/Handler.ts"
-import { Reports } from "../reports/Reports.ts"
+import { reportLink, Reports, reportUrl } from "../reports/Reports.ts"
 import { isWebUrl } from "./steps/scan.ts"
 import { Workflows } from "./Workflows.ts"
 
@@ -35,7 +36,7 @@ const awaitRun = (workflows: Workflows["Service"], customerId: CustomerId, runId
 const reportOf = (reports: Reports["Service"], customerId: CustomerId, run: WorkflowRunDetail) => {
   const reportId = run.output?.["reportId"]
   return typeof reportId !== "string" ? Effect.succeed(undefined) : reports.get(customerId, reportId).pipe(
-    Effect.map((report) => ({ ...report, url: `/api/reports/${customerId}/${report.reportId}` })),
+    Effect.map((report) => ({ ...report, url: reportUrl(customerId, report.reportId) })),
     Effect.catchTag("NotFound", () => Effect.succeed(undefined))
   )
 }
@@ -44,7 +45,7 @@ const reportOf = (reports: Reports["Service"], customerId: CustomerId, run: Work
 const runOutput = (
   customerId: CustomerId,
   run: WorkflowRunDetail,
-  report?: Effect.Success<ReturnType<typeof reportOf>>
+  report?: { readonly baseUrl: string; readonly report: Effect.Success<ReturnType<typeof reportOf>> }
 ): ToolOutput => {
   const follow = `Follow it with GET /api/runs/${customerId}/${run.runId}.`
   const summary = run.status === "succeeded"
@@ -56,15 +57,17 @@ const runOutput = (
       run.error ?? "its pieces await approval in the content queue"
     }. ${follow}`
     : `The ${run.workflow} run ${run.runId} started and is ${run.status}. ${follow}`
+  const written = report?.report
   return {
-    summary: report === undefined
+    summary: written === undefined
       ? summary
-      : `${summary} It wrote the report "${report.title}" (${report.url}):\n\n${report.body}`,
+      : `${summary} It wrote the report "${written.title}" (${written.url}):\n\n${written.body}`,
     data: {
       ...run,
       finished: run.status === "succeeded" || run.status === "failed",
-      ...(report === undefined ? {} : { report })
-    }
+      ...(written === undefined ? {} : { report: written })
+    },
+    links: report?.report === undefined ? undefined : [reportLink(report.baseUrl, report.report)]
   }
 }
 
@@ -78,6 +81,7 @@ export const runResearchTool = implement(
   Effect.gen(function*() {
     const workflows = yield* Workflows
     const reports = yield* Reports
+    const { baseUrl } = yield* AppConfig
     return (input) =>
       Effect.gen(function*() {
         // Competitors given by their site are scanned; those given by name are named in the brief.
@@ -91,7 +95,7 @@ export const runResearchTool = implement(
           ...(names.length === 0 ? {} : { competitorNames: names })
         }, "agent")
         const run = yield* awaitRun(workflows, input.customerId, started.runId)
-        return runOutput(input.customerId, run, yield* reportOf(reports, input.customerId, run))
+        return runOutput(input.customerId, run, { baseUrl, report: yield* reportOf(reports, input.customerId, run) })
       })
   })
 )

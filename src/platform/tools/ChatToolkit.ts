@@ -84,6 +84,8 @@ export const toolkitOf = (
             requestId: `${via}_${context.toolCallId ?? "call"}`,
             via
           }).pipe(
+            // The model reads the summary and the data; links are for MCP clients.
+            Effect.map((output) => ({ summary: output.summary, data: output.data })),
             Effect.mapError((failure) => ({ code: failure.code, message: failure.message }))
           )
       )

@@ -11,10 +11,22 @@ export interface ToolCallContext {
   readonly via: "mcp" | "chat"
 }
 
+/** Something stored that a result points at (a report), with where to read it. */
+export interface ToolLink {
+  /** An absolute URL. */
+  readonly uri: string
+  readonly name: string
+  readonly title?: string | undefined
+  readonly description?: string | undefined
+  readonly mimeType?: string | undefined
+}
+
 /** A successful call: a short human summary and the structured result. */
 export interface ToolOutput {
   readonly summary: string
   readonly data: Record<string, unknown>
+  /** What the result points at: MCP clients that read links (2025-06-18 on) get each as a `resource_link` item. */
+  readonly links?: ReadonlyArray<ToolLink> | undefined
 }
 
 /**
