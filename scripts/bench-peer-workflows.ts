@@ -21,6 +21,7 @@ import { fileURLToPath } from "node:url"
 import { externalDatabaseUrl, freshSchemaUrl } from "../test/support/harness.ts"
 import { runScript } from "./support/bench-kit.ts"
 import { startStatementCounter } from "./support/pg-statement-counter.ts"
+import { bestOf, median, pairedMedian } from "./support/rounds.ts"
 import { burst, heraldRunner, oneAtATime, type Phase, type RunOne } from "./support/workflow-bench.ts"
 
 const argument = (name: string) => {
@@ -143,11 +144,6 @@ const runChild = (engine: EngineName, extra: ReadonlyArray<string>) =>
     })
   )
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
 const fixed = (n: number, digits = 2) => Number(n.toFixed(digits))
 
 const describe = (r: Round) =>
@@ -174,16 +170,14 @@ const parent = Effect.gen(function*() {
     }
     results.push(pair as { herald: Round; dbos: Round })
   }
-  const best = (engine: EngineName, f: (r: Round) => number, pick: (...v: Array<number>) => number) =>
-    pick(...results.map((pair) => f(pair[engine])))
-  const bestHerald = best("herald", (r) => r.burst.runsPerSecond, Math.max)
-  const bestDbos = best("dbos", (r) => r.burst.runsPerSecond, Math.max)
-  const p99Herald = best("herald", (r) => r.oneAtATime.p99Ms, Math.min)
-  const p99Dbos = best("dbos", (r) => r.oneAtATime.p99Ms, Math.min)
+  const bestHerald = bestOf(results, (p) => p.herald.burst.runsPerSecond)
+  const bestDbos = bestOf(results, (p) => p.dbos.burst.runsPerSecond)
+  const p99Herald = bestOf(results, (p) => p.herald.oneAtATime.p99Ms, "lower")
+  const p99Dbos = bestOf(results, (p) => p.dbos.oneAtATime.p99Ms, "lower")
   const summary = {
     throughputBestOf: { herald: bestHerald, dbos: bestDbos, ratio: fixed(bestHerald / bestDbos) },
     throughputPairedMedian: fixed(
-      median(results.map((p) => p.herald.burst.runsPerSecond / p.dbos.burst.runsPerSecond))
+      pairedMedian(results, (p) => p.herald.burst.runsPerSecond, (p) => p.dbos.burst.runsPerSecond)
     ),
     oneAtATimeP50Median: {
       herald: median(results.map((p) => p.herald.oneAtATime.p50Ms)),
@@ -191,7 +185,7 @@ const parent = Effect.gen(function*() {
     },
     oneAtATimeP99Best: { herald: p99Herald, dbos: p99Dbos },
     oneAtATimeP99PairedMedianRatio: fixed(
-      median(results.map((p) => p.herald.oneAtATime.p99Ms / p.dbos.oneAtATime.p99Ms))
+      pairedMedian(results, (p) => p.herald.oneAtATime.p99Ms, (p) => p.dbos.oneAtATime.p99Ms)
     ),
     cpuMsPerRunMedian: {
       herald: median(results.map((p) => p.herald.burst.cpuMsPerRun)),

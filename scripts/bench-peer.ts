@@ -42,6 +42,7 @@ import postgres from "postgres"
 import { generateApiKey, hashApiKey } from "../src/domain/ApiKeys.ts"
 import { load, type Result, runScript } from "./support/bench-kit.ts"
 import { stopChild } from "./support/cluster-kit.ts"
+import { bestOf, pairedMedian } from "./support/rounds.ts"
 import { freePort, root, type StartedService, startService } from "./support/service-process.ts"
 
 const args = process.argv.slice(2)
@@ -280,19 +281,14 @@ function bench(route: "auth" | "health") {
         }`
       )
     }
-    const median = (xs: ReadonlyArray<number>) => {
-      const sorted = [...xs].sort((a, b) => a - b)
-      const middle = sorted.length / 2
-      return sorted.length % 2 === 1 ? sorted[Math.floor(middle)] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-    const best = (name: string) => Math.max(...runs.map((r) => r[name].rps))
+    const best = (name: string) => bestOf(runs, (r) => r[name].rps)
     console.log(`\nbest round: ${contestants.map(({ name }) => `${name} ${fmt(best(name))} req/s`).join(", ")}`)
     const compare = (a: string, b: string) =>
       console.log(
         `${`${a} / ${b}:`.padEnd(20)} best-of ${(best(a) / best(b)).toFixed(2)}, paired median ${
-          median(runs.map((r) => r[a].rps / r[b].rps)).toFixed(2)
+          pairedMedian(runs, (r) => r[a].rps, (r) => r[b].rps).toFixed(2)
         }, ` +
-          `CPU per request ${b} / ${a}: median ${median(runs.map((r) => r[b].cpuUs / r[a].cpuUs)).toFixed(2)}`
+          `CPU per request ${b} / ${a}: median ${pairedMedian(runs, (r) => r[b].cpuUs, (r) => r[a].cpuUs).toFixed(2)}`
       )
     compare("herald", peerName)
     if (baseline !== undefined) {

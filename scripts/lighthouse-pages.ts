@@ -1,7 +1,9 @@
 /**
  * Lighthouse's accessibility and SEO scores of Herald's own public pages:
- * home, API reference, checkout, key-once, consent, sign-in and the signed-in
- * dashboard, served by the service started as a child (embedded database),
+ * home, API reference, checkout, key-once, the sandbox's consent, an
+ * assistant's OAuth consent (with an API key, and from a dashboard session),
+ * sign-in and the signed-in dashboard, served by the service started as a
+ * child (embedded database),
  * each in Lighthouse's mobile emulation and at desktop width,
  * audited with the machine's Chromium. Prints each page's two scores and the
  * audits that did not pass; exits 1 when a score is below 100.
@@ -9,6 +11,7 @@
  */
 import * as chromeLauncher from "chrome-launcher"
 import lighthouse from "lighthouse"
+import { createHash, randomBytes } from "node:crypto"
 import { startService } from "./support/service-process.ts"
 
 const service = await startService({
@@ -36,7 +39,39 @@ const startCheckout = async (email: string) => {
   return ((await res.json()) as { url: string }).url
 }
 
-/** Pages and what to send with them: a completed sign-up, a signed-in session, a consent link. */
+/**
+ * An assistant's authorization request: a client registered as an assistant
+ * would, with a PKCE challenge. The page is checked to be the consent form
+ * (asking for a key, or with a session's token), not an error page.
+ */
+const appConsent = async (cookie?: string) => {
+  const redirectUri = "http://127.0.0.1:53682/callback"
+  const registered = await fetch(`${base}/oauth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ client_name: "Lighthouse assistant", redirect_uris: [redirectUri] })
+  })
+  const { client_id } = (await registered.json()) as { client_id?: string }
+  if (client_id === undefined) throw new Error(`no client registered: ${registered.status}`)
+  const challenge = createHash("sha256").update(randomBytes(32).toString("base64url")).digest("base64url")
+  const url = `${base}/oauth/authorize?${new URLSearchParams({
+    response_type: "code",
+    client_id,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: `${base}/mcp`,
+    state: "lighthouse"
+  })}`
+  const page = await fetch(url, { headers: cookie === undefined ? {} : { cookie } })
+  const text = await page.text()
+  if (page.status !== 200 || !text.includes(cookie === undefined ? "name=\"apiKey\"" : "name=\"_csrf\"")) {
+    throw new Error(`no consent form at ${url}: ${page.status} ${text.slice(0, 300)}`)
+  }
+  return url
+}
+
+/** Pages and what to send with them: a completed sign-up, a signed-in session, consent links. */
 const pages = async () => {
   const checkout = await startCheckout("lighthouse@example.com")
   const done = await startCheckout("owner@example.com")
@@ -61,6 +96,8 @@ const pages = async () => {
     { name: "checkout", url: checkout },
     { name: "key-once", url: `${base}/checkout/${id}/success` },
     { name: "consent", url: consent },
+    { name: "oauth", url: await appConsent() },
+    { name: "oauth-session", url: await appConsent(cookie), headers: { cookie } },
     { name: "sign-in", url: `${base}/dashboard` },
     { name: "dashboard", url: `${base}/dashboard`, headers: { cookie } }
   ]

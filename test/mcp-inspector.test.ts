@@ -4,7 +4,7 @@ import { spawn } from "node:child_process"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { inspect, launcher } from "../scripts/support/inspector.ts"
+import { inspect, inspectorArgs, inspectorTransports, launcher, unknownKey } from "../scripts/support/inspector.ts"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { allToolDescriptors } from "../src/platform/tools/ToolRunner.ts"
 import { eventually } from "./support/eventually.ts"
@@ -12,24 +12,22 @@ import { freePort, send, testApp, TestServer } from "./support/harness.ts"
 import { tenant } from "./support/processes.ts"
 
 /** How the Inspector reaches Herald: Streamable HTTP in each protocol era it offers, and the legacy SSE pair. */
+const [http, httpStateless, sse] = inspectorTransports
 const transports = [
   {
+    ...http,
     name: "Streamable HTTP, session revisions",
-    path: "/mcp",
-    args: ["--transport", "http", "--protocol-era", "legacy"],
     // The initialize POST's refusal: the Inspector quotes Herald's 401 body.
     refusal: "Error POSTing to endpoint: {\"error\":\"Invalid API key\",\"code\":\"E_INVALID_API_KEY\""
   },
   {
+    ...httpStateless,
     name: "Streamable HTTP, 2026-07-28 stateless",
-    path: "/mcp",
-    args: ["--transport", "http", "--protocol-era", "modern"],
     refusal: "Version negotiation failed: the server requires authorization (HTTP 401)"
   },
   {
+    ...sse,
     name: "HTTP+SSE (legacy)",
-    path: "/mcp/sse",
-    args: ["--transport", "sse"],
     refusal: "SSE error: Non-200 status code (401)"
   }
 ] as const
@@ -46,10 +44,11 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
           const { url } = yield* TestServer
           const t = yield* tenant()
           const endpoint = `${url}${transport.path}`
-          const auth = ["--header", `Authorization: Bearer ${t.key}`]
+          const args = (method: Parameters<typeof inspectorArgs>[2], extra?: ReadonlyArray<string>) =>
+            inspectorArgs(transport, t.key, method, extra)
 
           // --strict: a tool schema another client could not use would end the run with exit 6.
-          const listed = yield* run(endpoint, [...transport.args, ...auth, "--method", "tools/list", "--strict"])
+          const listed = yield* run(endpoint, args("tools/list", ["--strict"]))
           assert.strictEqual(listed.code, 0, listed.stderr)
           const tools: Array<any> = listed.output.result.tools
           assert.deepStrictEqual(
@@ -67,17 +66,10 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
             }))
           )
 
-          const read = yield* run(endpoint, [
-            ...transport.args,
-            ...auth,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "query_ga4",
-            "--tool-arg",
-            `customerId=${t.id}`,
-            "period=last_30_days"
-          ])
+          const read = yield* run(
+            endpoint,
+            args({ tool: "query_ga4", args: [`customerId=${t.id}`, "period=last_30_days"] })
+          )
           assert.strictEqual(read.code, 0, read.stderr)
           assert.notStrictEqual(read.output.result.isError, true, read.stdout)
           assert.strictEqual(read.output.result.structuredContent.source, "herald")
@@ -88,7 +80,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
             assert.strictEqual(read.output.result._meta["io.modelcontextprotocol/serverInfo"].name, "herald")
           }
 
-          const initialized = yield* run(endpoint, [...transport.args, ...auth, "--method", "initialize"])
+          const initialized = yield* run(endpoint, args("initialize"))
           assert.strictEqual(initialized.code, 0, initialized.stderr)
           assert.strictEqual(
             initialized.output.result.protocolVersion,
@@ -98,16 +90,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
           assert.strictEqual(initialized.output.result.serverInfo.name, "herald")
 
           // Invalid arguments: a tool result flagged isError, in REST's wording; the Inspector exits 5 (tool_is_error).
-          const invalid = yield* run(endpoint, [
-            ...transport.args,
-            ...auth,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "analyze_brand_url",
-            "--tool-arg",
-            `customerId=${t.id}`
-          ])
+          const invalid = yield* run(endpoint, args({ tool: "analyze_brand_url", args: [`customerId=${t.id}`] }))
           assert.strictEqual(invalid.code, 5, invalid.stderr)
           assert.isTrue(invalid.output.result.isError)
           assert.deepStrictEqual(invalid.output.result.structuredContent, {
@@ -119,16 +102,10 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
           assert.strictEqual(invalid.failure.error.code, "tool_is_error")
 
           // A tool of another customer: refused as a tool error too.
-          const foreign = yield* run(endpoint, [
-            ...transport.args,
-            ...auth,
-            "--method",
-            "tools/call",
-            "--tool-name",
-            "query_ga4",
-            "--tool-arg",
-            "customerId=00000000-0000-4000-8000-000000000000"
-          ])
+          const foreign = yield* run(
+            endpoint,
+            args({ tool: "query_ga4", args: ["customerId=00000000-0000-4000-8000-000000000000"] })
+          )
           assert.strictEqual(foreign.code, 5, foreign.stderr)
           assert.strictEqual(foreign.output.result.structuredContent.code, "E_FORBIDDEN")
         }))
@@ -136,13 +113,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 } }), { timeout:
       it.effect(`${transport.name}: a wrong key is answered 401 and the Inspector reports that it needs authentication`, () =>
         Effect.gen(function*() {
           const { url } = yield* TestServer
-          const refused = yield* run(`${url}${transport.path}`, [
-            ...transport.args,
-            "--header",
-            "Authorization: Bearer svc_live_0000000000000000000000000000000000000000000000000000000000000000",
-            "--method",
-            "tools/list"
-          ])
+          const refused = yield* run(`${url}${transport.path}`, inspectorArgs(transport, unknownKey, "tools/list"))
           assert.strictEqual(refused.code, 3, refused.stderr)
           assert.isUndefined(refused.output)
           assert.strictEqual(refused.failure.error.code, "auth_required")
@@ -246,16 +217,7 @@ layer(testApp({ rateLimits: { ...rateLimitDefaults, mcp: 10_000 }, mcpMaxSession
         const { url } = yield* TestServer
         const t = yield* tenant()
         for (let i = 0; i < 4; i++) {
-          const listed = yield* run(`${url}/mcp`, [
-            "--transport",
-            "http",
-            "--protocol-era",
-            "legacy",
-            "--header",
-            `Authorization: Bearer ${t.key}`,
-            "--method",
-            "tools/list"
-          ])
+          const listed = yield* run(`${url}/mcp`, inspectorArgs(http, t.key, "tools/list"))
           assert.strictEqual(listed.code, 0, `run ${i + 1}: ${listed.stderr}`)
           assert.strictEqual(listed.output.result.tools.length, allToolDescriptors().length)
         }

@@ -462,12 +462,20 @@ layer(testApp({ trustProxy: true, publishPollIntervalMs: 50, chromiumPath: undef
         assert.isNotEmpty(cro.data.checklist)
         assert.isTrue(cro.data.checklist.every((i: any) => i.category === "cro"))
         assert.notProperty(cro.data, "seoScore")
+        // Each category audit's summary counts the checks of its own category that are left to fix.
+        const toFix = (items: ReadonlyArray<any>) =>
+          `${items.filter((i) => i.status !== "pass").length} of ${items.length} checks to fix`
+        assert.include(cro.text, `CRO score ${cro.data.croScore}; ${toFix(cro.data.checklist)}`)
 
         const geo = yield* ok(client, "check_ai_visibility", { customerId: owner.customerId, url: page })
         assert.strictEqual(geo.data.geoScore, seo.data.geoScore)
         assert.strictEqual(geo.data.citabilityGrade, seo.data.citabilityGrade)
         assert.isTrue(geo.data.checklist.every((i: any) => i.category === "geo"))
         assert.isString(geo.data.llmsTxt)
+        assert.include(
+          geo.text,
+          `GEO score ${geo.data.geoScore}, citability grade ${geo.data.citabilityGrade}; ${toFix(geo.data.checklist)}`
+        )
 
         const scans = yield* get(owner, "/api/scan/{c}")
         assert.sameMembers(scans.json.scans.map((s: any) => s.scanId), [

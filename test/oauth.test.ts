@@ -1,8 +1,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import type { Page } from "playwright-core"
+import { codeSweep, CodeSweepLive } from "../src/features/oauth/OAuth.ts"
 import { launchBrowser, openPage } from "./support/browser.ts"
+import { eventually } from "./support/eventually.ts"
 import { call, testApp, TestServer } from "./support/harness.ts"
 import { documentServer, MemoryProvider } from "./support/oauth.ts"
 import { bearer, provision, randomIp } from "./support/processes.ts"
@@ -318,5 +321,54 @@ layer(testApp({ trustProxy: true }), { timeout: 180_000, excludeTestServices: tr
         const key = yield* call("GET", `/api/content/${owner.customerId}`, { headers: bearer(owner.apiKey) })
         assert.strictEqual(key.status, 200)
       })))
+
+    it.effect("the code sweep drops abandoned codes once expired, in batches, and keeps live ones and a day of exchanged ones", () =>
+      Effect.gen(function*() {
+        const { sql } = yield* TestServer
+        const owner = yield* provision()
+        const [key] = yield* Effect.orDie(
+          sql<{ id: string }>`SELECT id FROM api_keys WHERE customer_id = ${owner.customerId} AND member_id IS NULL`
+        )
+        const code = (hash: string, expires: string, usedAt: string | null, grantId: string | null) =>
+          sql`INSERT INTO oauth_codes (code_hash, client_id, redirect_uri, code_challenge, resource, customer_id, key_id, role, expires_at, used_at, grant_id)
+            VALUES (${hash}, 'hcl_sweep', ${callback}, 'challenge', 'https://herald.test/mcp', ${owner.customerId}, ${
+            key!.id
+          },
+              'viewer', now() + ${expires}::interval, now() + ${usedAt}::interval, ${grantId})`
+        yield* Effect.orDie(Effect.all([
+          // Approved, never exchanged, expired: the person's approval was abandoned.
+          code("sweep-abandoned", "-1 minute", null, null),
+          // Presented too late: spent, but no grant came of it.
+          code("sweep-late", "-1 minute", "0 seconds", null),
+          // Still in its minute: the client may yet exchange it.
+          code("sweep-live", "1 minute", null, null),
+          // Exchanged an hour ago: kept, so a replay still revokes its grant.
+          code("sweep-exchanged", "-1 hour", "-61 minutes", "grt_sweep_recent"),
+          // Exchanged two days ago: past the replay window.
+          code("sweep-exchanged-old", "-2 days", "-2 days", "grt_sweep_old")
+        ]))
+        // More abandoned codes than one batch deletes: the sweep goes on until a batch comes back short.
+        const many = codeSweep.batch * 2 + 345
+        yield* Effect.orDie(
+          sql`INSERT INTO oauth_codes (code_hash, client_id, redirect_uri, code_challenge, resource, customer_id, key_id, role, expires_at)
+          SELECT 'sweep-many-' || g, 'hcl_sweep', ${callback}, 'challenge', 'https://herald.test/mcp', ${owner.customerId}, ${
+            key!.id
+          },
+            'viewer', now() - g * interval '1 second'
+          FROM generate_series(1, ${many}) g`
+        )
+        const left = sql<{ codeHash: string }>`SELECT code_hash FROM oauth_codes
+          WHERE code_hash LIKE 'sweep-%' ORDER BY code_hash`
+        assert.lengthOf(yield* Effect.orDie(left), many + 5)
+
+        // The app's own sweep took this hour's period at start: the next one is made due.
+        yield* Effect.orDie(sql`UPDATE scheduled_jobs SET next_run_at = now() WHERE name = 'oauth: code sweep'`)
+        yield* Layer.build(CodeSweepLive.pipe(Layer.provide(Layer.succeed(SqlClient.SqlClient, sql))))
+        const kept = yield* eventually(
+          Effect.map(Effect.orDie(left), (rows) => (rows.length <= 2 ? rows.map((row) => row.codeHash) : undefined)),
+          20_000
+        )
+        assert.deepStrictEqual(kept, ["sweep-exchanged", "sweep-live"])
+      }))
   }
 )

@@ -105,6 +105,27 @@ const publishX = (owner: Provisioned, body: string) =>
     }
   )
 
+/**
+ * The opening of the cached-history cases: a connected X profile whose long
+ * history page is cached, a post the provider makes while `mode` loses (or
+ * delays) its answer, then 25 posts named `others` that push ours off the
+ * fresh history page, and the provider answering again.
+ */
+const lostOnBusyProfile = (mode: AyrshareFake["mode"], body: string, others: string) =>
+  Effect.gen(function*() {
+    const fake = yield* Fake
+    const owner = yield* provision()
+    const profileKey = yield* connectX(owner)
+    yield* cacheLongPage(fake, profileKey)
+    fake.mode = mode
+    const posted = fake.nextPost()
+    const id = yield* publishX(owner, body)
+    const ours = yield* Effect.promise(() => posted)
+    postMore(fake, ours, others)
+    fake.mode = "up"
+    return { fake, owner, id, ours }
+  })
+
 layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it) => {
   it.effect("connect: a profile per customer, the JWT linking URL, accounts after the callback", () =>
     Effect.gen(function*() {
@@ -195,17 +216,12 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
     "a lost answer, then a busy profile and a cached history page older than the try: the retry waits for a page that can show the post, never posts twice",
     () =>
       Effect.gen(function*() {
-        const fake = yield* Fake
-        const owner = yield* provision()
-        const profileKey = yield* connectX(owner)
-        yield* cacheLongPage(fake, profileKey)
-        fake.mode = "lose-answer"
-        const posted = fake.nextPost()
-        const id = yield* publishX(owner, "Lost answer on a busy profile")
-        const ours = yield* Effect.promise(() => posted)
         // Before the first retry (1 s later) the profile posts 25 more: the fresh page no longer shows ours.
-        postMore(fake, ours, "other")
-        fake.mode = "up"
+        const { fake, id, ours, owner } = yield* lostOnBusyProfile(
+          "lose-answer",
+          "Lost answer on a busy profile",
+          "other"
+        )
         const piece = yield* eventually(
           Effect.map(call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }), (res) =>
             res.json.status === "published" ? res.json : undefined),
@@ -298,17 +314,8 @@ layer(ShortestOnFake, { timeout: 150_000 })("Ayrshare at the shortest accepted p
     "a slow try outlives its 1 s claim, its answer is lost, the fresh page fills and the long one is cached, with one retry allowed: posted once and published, never failed",
     () =>
       Effect.gen(function*() {
-        const fake = yield* Fake
-        const owner = yield* provision()
-        const profileKey = yield* connectX(owner)
-        yield* cacheLongPage(fake, profileKey)
         // The post appears at the provider 3 s into the request: a claim taken over after 1 s that looked now would not see it.
-        fake.mode = "late"
-        const posted = fake.nextPost()
-        const id = yield* publishX(owner, "Slow provider, short settings")
-        const ours = yield* Effect.promise(() => posted)
-        postMore(fake, ours, "short")
-        fake.mode = "up"
+        const { fake, id, ours, owner } = yield* lostOnBusyProfile("late", "Slow provider, short settings", "short")
         // Done when published, or when the publisher gave up (the piece then stays approved, with a publish.failed event).
         const piece = yield* eventually(
           Effect.gen(function*() {

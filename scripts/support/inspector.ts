@@ -83,6 +83,34 @@ export const inspect = (url: string, args: ReadonlyArray<string>, timeoutMs = 60
     )
   })
 
+/** What one Inspector run asks: a method, or `tools/call` of a tool with its `name=value` arguments. */
+export type InspectorMethod = "tools/list" | "initialize" | {
+  readonly tool: string
+  readonly args: ReadonlyArray<string>
+}
+
+/**
+ * The arguments of one Inspector run over a transport, signed with `key`
+ * (a Bearer header), for `inspect`; `extra` goes last (`--strict`).
+ */
+export const inspectorArgs = (
+  transport: { readonly args: ReadonlyArray<string> },
+  key: string,
+  method: InspectorMethod,
+  extra: ReadonlyArray<string> = []
+): ReadonlyArray<string> => [
+  ...transport.args,
+  "--header",
+  `Authorization: Bearer ${key}`,
+  ...(typeof method === "string"
+    ? ["--method", method]
+    : ["--method", "tools/call", "--tool-name", method.tool, "--tool-arg", ...method.args]),
+  ...extra
+]
+
+/** A well-formed key no customer holds. */
+export const unknownKey = `svc_live_${"0".repeat(64)}`
+
 /** How the Inspector reaches Herald: Streamable HTTP in each protocol era it offers, and the legacy HTTP+SSE pair. */
 export const inspectorTransports = [
   { name: "inspector http", path: "/mcp", args: ["--transport", "http", "--protocol-era", "legacy"] },
@@ -122,12 +150,11 @@ export const inspectorChecks = async (
   const checks: Array<InspectorCheck> = []
   for (const transport of inspectorTransports) {
     const url = `${baseUrl}${transport.path}`
-    const auth = ["--header", `Authorization: Bearer ${key}`]
     const record = (check: string, passed: boolean, shown: string) =>
       checks.push({ transport: transport.name, check, passed, shown })
 
     // --strict: a schema portability problem of error severity ends the run with exit 6.
-    const listed = await inspect(url, [...transport.args, ...auth, "--method", "tools/list", "--strict"])
+    const listed = await inspect(url, inspectorArgs(transport, key, "tools/list", ["--strict"]))
     const tools: Array<{ name: string; inputSchema: unknown }> = listed.output?.result?.tools ?? []
     const sameTools = tools.length === expectedTools.length &&
       expectedTools.every((expected, i) =>
@@ -140,32 +167,20 @@ export const inspectorChecks = async (
       listed.code === 0 ? `exit 0: ${tools.length} tools: ${tools.map((t) => t.name).join(", ")}` : gist(listed)
     )
 
-    const read = await inspect(url, [
-      ...transport.args,
-      ...auth,
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "query_ga4",
-      "--tool-arg",
-      `customerId=${customerId}`
-    ])
+    const read = await inspect(
+      url,
+      inspectorArgs(transport, key, { tool: "query_ga4", args: [`customerId=${customerId}`] })
+    )
     record(
       "tools/call query_ga4",
       read.code === 0 && read.output?.result?.structuredContent?.source === "herald",
       gist(read)
     )
 
-    const invalid = await inspect(url, [
-      ...transport.args,
-      ...auth,
-      "--method",
-      "tools/call",
-      "--tool-name",
-      "analyze_brand_url",
-      "--tool-arg",
-      `customerId=${customerId}`
-    ])
+    const invalid = await inspect(
+      url,
+      inspectorArgs(transport, key, { tool: "analyze_brand_url", args: [`customerId=${customerId}`] })
+    )
     record(
       "tools/call with bad arguments",
       invalid.code === 5 && invalid.output?.result?.isError === true &&
@@ -173,13 +188,7 @@ export const inspectorChecks = async (
       gist(invalid)
     )
 
-    const wrong = await inspect(url, [
-      ...transport.args,
-      "--header",
-      `Authorization: Bearer svc_live_${"0".repeat(64)}`,
-      "--method",
-      "tools/list"
-    ])
+    const wrong = await inspect(url, inspectorArgs(transport, unknownKey, "tools/list"))
     record("wrong key", wrong.code === 3 && wrong.failure?.error?.code === "auth_required", gist(wrong))
   }
   return checks

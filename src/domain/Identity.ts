@@ -17,52 +17,27 @@ const rank: Record<Role, number> = { viewer: 0, editor: 1, admin: 2, owner: 3 }
 /** True when `role` carries at least the rights of `required`. */
 export const roleAllows = (role: Role, required: Role): boolean => rank[role] >= rank[required]
 
-/** OAuth-style scopes published in the protected-resource metadata, by role. */
+const viewerScopes = ["read:content", "read:analytics", "read:workflows", "read:settings", "read:events"]
+const editorScopes = [...viewerScopes, "write:content", "review:content", "publish:social"]
+const adminScopes = [
+  ...editorScopes,
+  "write:settings",
+  "write:workflows",
+  "write:webhooks",
+  "write:team",
+  "run:scans",
+  "use:chat"
+]
+
+/**
+ * OAuth-style scopes published in the protected-resource metadata, by role.
+ * Each role holds every scope of the role below it, then its own.
+ */
 export const scopesByRole: Record<Role, ReadonlyArray<string>> = {
-  viewer: ["read:content", "read:analytics", "read:workflows", "read:settings", "read:events"],
-  editor: [
-    "read:content",
-    "read:analytics",
-    "read:workflows",
-    "read:settings",
-    "read:events",
-    "write:content",
-    "review:content",
-    "publish:social"
-  ],
-  admin: [
-    "read:content",
-    "read:analytics",
-    "read:workflows",
-    "read:settings",
-    "read:events",
-    "write:content",
-    "review:content",
-    "publish:social",
-    "write:settings",
-    "write:workflows",
-    "write:webhooks",
-    "write:team",
-    "run:scans",
-    "use:chat"
-  ],
-  owner: [
-    "read:content",
-    "read:analytics",
-    "read:workflows",
-    "read:settings",
-    "read:events",
-    "write:content",
-    "review:content",
-    "publish:social",
-    "write:settings",
-    "write:workflows",
-    "write:webhooks",
-    "write:team",
-    "run:scans",
-    "use:chat",
-    "rotate:key"
-  ]
+  viewer: viewerScopes,
+  editor: editorScopes,
+  admin: adminScopes,
+  owner: [...adminScopes, "rotate:key"]
 }
 
 export const Email = Schema.String.check(

@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Layer, Option, Schema } from "effect"
+import { Context, Data, Duration, Effect, Layer, Option, Schema } from "effect"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
 import { type Role, Role as RoleSchema, scopesByRole } from "../../domain/Identity.ts"
@@ -18,6 +18,7 @@ import {
 import { safeEqual, sha256Hex } from "../../domain/Secrets.ts"
 import { AccessTokens, Keys } from "../../platform/Keys.ts"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
+import { forkPeriodic } from "../../platform/Periodic.ts"
 import { type Approval, type GrantRow, OAuthRepo } from "./Repo.ts"
 
 /** An OAuth error answer (RFC 6749 §5.2, RFC 7591 §3.2.2): its HTTP status, code and description. */
@@ -562,6 +563,30 @@ export class OAuth extends Context.Service<OAuth, {
 
   static readonly layer = OAuth.layerWithoutRepo.pipe(Layer.provideMerge(OAuthRepo.layer))
 }
+
+/** How many codes one statement of the sweep deletes, and how many statements one period runs at most. */
+export const codeSweep = { batch: 1000, batchesPerPeriod: 100 } as const
+
+/**
+ * Deletes the authorization codes that are over (`OAuthRepo.sweepCodes`), a
+ * batch at a time so no statement holds many rows, until a batch comes back
+ * short; what one period leaves, the next one takes. Answers how many went.
+ */
+const sweepCodes = Effect.gen(function*() {
+  const repo = yield* OAuthRepo
+  let swept = 0
+  for (let i = 0; i < codeSweep.batchesPerPeriod; i++) {
+    const deleted = yield* repo.sweepCodes(codeSweep.batch)
+    swept += deleted
+    if (deleted < codeSweep.batch) break
+  }
+  return swept
+})
+
+/** The code sweep, hourly, by one of the instances sharing the database. */
+export const CodeSweepLive = Layer.effectDiscard(
+  forkPeriodic({ name: "oauth: code sweep", period: Duration.hours(1), run: Effect.asVoid(sweepCodes) })
+).pipe(Layer.provide(OAuthRepo.layer))
 
 /** Access tokens for the request pipeline (Keys): a live token's grant, found by its digest. */
 export const AccessTokensLive = Layer.effectDiscard(Effect.gen(function*() {

@@ -97,6 +97,13 @@ export class OAuthRepo extends Context.Service<OAuthRepo, {
   ) => Effect.Effect<boolean>
   /** Grants that still have a live refresh token, newest first. */
   readonly listGrants: (customerId: CustomerId, limit: number) => Effect.Effect<ReadonlyArray<GrantRow>>
+  /**
+   * Deletes up to `limit` codes that are over, oldest first, and answers how
+   * many: a code never exchanged for a grant as soon as it has expired (the
+   * person's approval was abandoned); an exchanged one a day after, until
+   * when a replay of it still revokes the grant it bought.
+   */
+  readonly sweepCodes: (limit: number) => Effect.Effect<number>
 }>()("herald/features/oauth/OAuthRepo") {
   static readonly layer = Layer.effect(
     OAuthRepo,
@@ -143,12 +150,12 @@ export class OAuthRepo extends Context.Service<OAuthRepo, {
           ON CONFLICT (client_id) DO UPDATE SET client_name = EXCLUDED.client_name, client_uri = EXCLUDED.client_uri,
             redirect_uris = EXCLUDED.redirect_uris, expires_at = EXCLUDED.expires_at`.pipe(Effect.asVoid, Effect.orDie),
         insertCode: (codeHash, code, lifetimeSeconds) =>
-          Effect.gen(function*() {
-            yield* sql`DELETE FROM oauth_codes WHERE expires_at < now() - interval '1 day'`
-            yield* sql`INSERT INTO oauth_codes (code_hash, client_id, redirect_uri, code_challenge, resource, customer_id, member_id, key_id, role, expires_at)
-            VALUES (${codeHash}, ${code.clientId}, ${code.redirectUri}, ${code.codeChallenge}, ${code.resource}, ${code.customerId},
-              ${code.memberId}, ${code.keyId}, ${code.role}, now() + make_interval(secs => ${lifetimeSeconds}))`
-          }).pipe(Effect.asVoid, Effect.orDie),
+          sql`INSERT INTO oauth_codes (code_hash, client_id, redirect_uri, code_challenge, resource, customer_id, member_id, key_id, role, expires_at)
+          VALUES (${codeHash}, ${code.clientId}, ${code.redirectUri}, ${code.codeChallenge}, ${code.resource}, ${code.customerId},
+            ${code.memberId}, ${code.keyId}, ${code.role}, now() + make_interval(secs => ${lifetimeSeconds}))`.pipe(
+            Effect.asVoid,
+            Effect.orDie
+          ),
         spendCode: (codeHash) =>
           Effect.gen(function*() {
             const columns = sql.unsafe(
@@ -210,7 +217,13 @@ export class OAuthRepo extends Context.Service<OAuthRepo, {
           FROM oauth_grants g WHERE customer_id = ${customerId} AND revoked_at IS NULL
             -- A grant idle past its refresh token's life is over, though nobody revoked it.
             AND EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.grant_id = g.id AND t.kind = 'refresh' AND t.used_at IS NULL AND t.expires_at > now())
-          ORDER BY created_at DESC LIMIT ${limit}`.pipe(Effect.orDie)
+          ORDER BY created_at DESC LIMIT ${limit}`.pipe(Effect.orDie),
+        sweepCodes: (limit) =>
+          sql`DELETE FROM oauth_codes WHERE code_hash IN (
+            SELECT code_hash FROM oauth_codes
+            WHERE expires_at < now() AND (grant_id IS NULL OR expires_at < now() - interval '1 day')
+            ORDER BY expires_at LIMIT ${limit})
+          RETURNING code_hash`.pipe(Effect.map((rows) => rows.length), Effect.orDie)
       })
     })
   )
