@@ -200,7 +200,10 @@ const parent = Effect.gen(function*() {
       },
       oneAtATimeP99PairedMedianRatio: fixed(paired((r) => r.oneAtATime.p99Ms)),
       cpuMsPerRunMedian: {
-        burst: { herald: median(all(herald, (r) => r.burst.cpuMsPerRun)), dbos: median(all("dbos", (r) => r.burst.cpuMsPerRun)) },
+        burst: {
+          herald: median(all(herald, (r) => r.burst.cpuMsPerRun)),
+          dbos: median(all("dbos", (r) => r.burst.cpuMsPerRun))
+        },
         oneAtATime: {
           herald: median(all(herald, (r) => r.oneAtATime.cpuMsPerRun)),
           dbos: median(all("dbos", (r) => r.oneAtATime.cpuMsPerRun))

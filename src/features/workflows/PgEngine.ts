@@ -31,8 +31,10 @@ export interface PgEngineOptions {
   readonly address: string
   /** How often woken and orphaned runs and due clocks are looked for. */
   readonly pollIntervalMs: number
-  /** How long a process's runs stay its own without a heartbeat. */
+  /** How long a process's runs stay its own without a heartbeat (heartbeats come five times as often). */
   readonly leaseMs?: number | undefined
+  /** Most runs one look of the recovery loop claims. */
+  readonly claimBatch?: number | undefined
 }
 
 const AnyOrVoid = Schema.Union([Schema.Undefined, Schema.Any])
@@ -100,6 +102,7 @@ export const makePgEngine = (options: PgEngineOptions) =>
     const me = `${options.address}/${randomUUID()}`
     const leaseMs = options.leaseMs ?? 15_000
     const leaseSeconds = leaseMs / 1000
+    const claimBatch = options.claimBatch ?? 100
 
     const registered = new Map<string, Registered>()
     const running = new Map<string, Local>()
@@ -157,7 +160,6 @@ export const makePgEngine = (options: PgEngineOptions) =>
     /** Records how a run ended and hands the result to its callers; a woken suspended run starts again here. */
     const settle = (local: Local, exit: Exit.Exit<Workflow.Result<unknown, unknown>>): Effect.Effect<void> =>
       Effect.gen(function*() {
-        const instance = local.instance!
         if (Exit.isFailure(exit)) {
           // No result: the run was given up (taken over, or this process stops); whoever owns it next replays it.
           yield* release(local, true)
@@ -188,11 +190,11 @@ export const makePgEngine = (options: PgEngineOptions) =>
         const suspended = yield* sql<{ runnable: boolean }>`UPDATE wf_executions
           SET status = 'suspended', owner = NULL, failed = ${failed}, updated_at = now()
           WHERE execution_id = ${local.executionId} AND owner = ${me} RETURNING runnable`.pipe(Effect.orDie)
-        const abandoned = suspended.length === 0 || instance.abandoned
-        yield* release(local, abandoned)
+        // A suspended run's finalizers wait for the run's end, in whichever replay: this one's are skipped.
+        yield* release(local, true)
         yield* Deferred.succeed(local.outcome, result)
         // Woken while it ran (a completion it may not have seen): run it again.
-        if (!abandoned && suspended[0]!.runnable && !failed) yield* claimOne(local.executionId)
+        if (suspended[0]?.runnable === true && !failed) yield* claimOne(local.executionId)
       })
 
     /** Runs `local` (owned by this process) from the start, completed activities answered from their results. */
@@ -302,17 +304,17 @@ export const makePgEngine = (options: PgEngineOptions) =>
     const completeDeferred = (
       executionId: string,
       name: string,
-      exit: Exit.Exit<unknown, unknown>
+      exit: Exit.Exit<unknown, unknown>,
+      /** The run itself, running here, completes it: it reads it from memory when it awaits it, no replay needed. */
+      ownRun: WorkflowEngine.WorkflowInstance["Service"] | undefined
     ) =>
       Effect.gen(function*() {
         const text = JSON.stringify(encodeDeferredExit(exit))
-        const instance = yield* Effect.serviceOption(WorkflowEngine.WorkflowInstance)
-        // A run completing its own deferred reads it from memory when it awaits it: no replay needed.
-        const ownRun = Option.isSome(instance) && instance.value.executionId === executionId
         const rows = yield* sql<{ status: string; owner: string | null }>`WITH stored AS (
             INSERT INTO wf_deferreds (execution_id, name, exit) VALUES (${executionId}, ${name}, ${text})
             ON CONFLICT DO NOTHING RETURNING execution_id)
-          UPDATE wf_executions e SET runnable = ${!ownRun}, updated_at = now() FROM stored
+          UPDATE wf_executions e SET runnable = (${ownRun === undefined} OR e.status = 'suspended'), updated_at = now()
+          FROM stored
           WHERE e.execution_id = stored.execution_id AND e.status <> 'complete'
             AND NOT (e.status = 'suspended' AND e.failed)
           RETURNING e.status, e.owner`.pipe(Effect.orDie)
@@ -321,7 +323,7 @@ export const makePgEngine = (options: PgEngineOptions) =>
         const local = running.get(executionId)
         if (local !== undefined && row.owner === me) {
           local.deferreds.set(name, exit)
-          if (ownRun) instance.value.completedDeferreds.add(name)
+          if (ownRun !== undefined) ownRun.completedDeferreds.add(name)
           else yield* deferredState.deferredDone(executionId, name)
         }
         if (row.status === "suspended") yield* claimOne(executionId)
@@ -330,7 +332,7 @@ export const makePgEngine = (options: PgEngineOptions) =>
     /** Fires a due clock: its deferred completed, then its row gone (a crash between fires it again, harmlessly). */
     const fireClock = (clock: { executionId: string; name: string }) =>
       Effect.andThen(
-        completeDeferred(clock.executionId, `DurableClock/${clock.name}`, Exit.void),
+        completeDeferred(clock.executionId, `DurableClock/${clock.name}`, Exit.void, undefined),
         sql`DELETE FROM wf_clocks WHERE execution_id = ${clock.executionId} AND name = ${clock.name}`.pipe(
           Effect.orDie
         )
@@ -357,7 +359,7 @@ export const makePgEngine = (options: PgEngineOptions) =>
             (x.status = 'running' AND x.owner IS DISTINCT FROM ${me} AND (x.owner IS NULL OR NOT EXISTS (
               SELECT 1 FROM wf_runners r WHERE r.incarnation = x.owner AND r.lease_until > now())))
             OR (x.status = 'suspended' AND x.runnable))
-          LIMIT 100 FOR UPDATE SKIP LOCKED) AS picked
+          LIMIT ${claimBatch} FOR UPDATE SKIP LOCKED) AS picked
         WHERE e.execution_id = picked.execution_id
         RETURNING e.execution_id, e.workflow_name, e.payload, e.interrupted, e.parent_name, e.parent_id`.pipe(
         Effect.orDie
@@ -429,7 +431,9 @@ export const makePgEngine = (options: PgEngineOptions) =>
         if (entry === undefined) return yield* Effect.die(`Workflow ${workflow._tag} is not registered`)
         let local = running.get(opts.executionId)
         if (local === undefined) {
-          const payload = JSON.stringify(yield* Schema.encodeUnknownEffect(entry.payload)(opts.payload).pipe(Effect.orDie))
+          const payload = JSON.stringify(
+            yield* Schema.encodeUnknownEffect(entry.payload)(opts.payload).pipe(Effect.orDie)
+          )
           const parent = opts.parent !== undefined && !opts.detached
             ? { name: opts.parent.workflow._tag, id: opts.parent.executionId }
             : undefined
@@ -559,19 +563,28 @@ export const makePgEngine = (options: PgEngineOptions) =>
           return row === undefined ? Option.none() : Option.some(decodeDeferredExit(JSON.parse(row.exit)))
         }),
 
-      deferredDone: ({ deferredName, executionId, exit }) => completeDeferred(executionId, deferredName, exit),
+      deferredDone: ({ deferredName, executionId, exit }) =>
+        Effect.flatMap(Effect.serviceOption(WorkflowEngine.WorkflowInstance), (instance) =>
+          completeDeferred(
+            executionId,
+            deferredName,
+            exit,
+            Option.isSome(instance) && instance.value.executionId === executionId && running.has(executionId)
+              ? instance.value
+              : undefined
+          )),
 
       scheduleClock: (workflow, { clock, executionId }) =>
         Effect.gen(function*() {
           const seconds = Duration.toMillis(clock.duration) / 1000
           // A clock whose deferred already completed (a replay passing its sleep) is not stored again.
-          yield* sql`INSERT INTO wf_clocks (execution_id, name, workflow_name, wake_at)
+          const stored = yield* sql`INSERT INTO wf_clocks (execution_id, name, workflow_name, wake_at)
             SELECT ${executionId}, ${clock.name}, ${workflow._tag}, now() + make_interval(secs => ${seconds})
             WHERE NOT EXISTS (SELECT 1 FROM wf_deferreds WHERE execution_id = ${executionId}
               AND name = ${clock.deferred.name})
-            ON CONFLICT DO NOTHING`.pipe(Effect.orDie)
-          // Due before the loop's next look or soon after: a timer here fires it on time.
-          if (Duration.toMillis(clock.duration) <= 60_000) {
+            ON CONFLICT DO NOTHING RETURNING name`.pipe(Effect.orDie)
+          // Due soon: a timer here fires it on time (the loop fires it otherwise, and after a restart).
+          if (stored.length === 1 && Duration.toMillis(clock.duration) <= 60_000) {
             yield* fireClock({ executionId, name: clock.name }).pipe(
               Effect.delay(clock.duration),
               Effect.catchCause((cause) => Effect.logWarning("workflow engine: firing a clock failed", cause)),
@@ -597,4 +610,3 @@ export const deletePgEngineRows = (sql: SqlClient.SqlClient, executionIds: Reado
     yield* sql`DELETE FROM wf_clocks WHERE ${sql.in("execution_id", executionIds)}`
     yield* sql`DELETE FROM wf_executions WHERE ${sql.in("execution_id", executionIds)}`
   })
-
