@@ -478,7 +478,12 @@ export const makePgEngine = (options: PgEngineOptions) =>
             }),
             Effect.asVoid
           )
-          return Effect.raceFirst(Deferred.await(waiter), completedElsewhere)
+          const mine = waiter
+          return Effect.raceFirst(Deferred.await(mine), completedElsewhere).pipe(
+            Effect.ensuring(Effect.sync(() => {
+              if (completions.get(executionId) === mine) completions.delete(executionId)
+            }))
+          )
         }),
 
       poll: (workflow, executionId) =>
