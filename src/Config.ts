@@ -127,8 +127,9 @@ export interface AppConfigShape {
   /** Key of the orchestrator's request signatures; unset = /api/orchestrator answers 401 to everything. */
   readonly orchestratorSigningKey: Option.Option<Redacted.Redacted<string>>
   /**
-   * The durable workflow engine: `postgres` keeps runs in its own tables
-   * (wf_*), `cluster` runs them on effect/cluster's stored messages (cluster_*).
+   * The durable workflow engine: `postgres` (the default) keeps runs in its
+   * own tables (wf_*), `cluster` runs them on effect/cluster's stored messages
+   * (cluster_*).
    */
   readonly workflowEngine: "postgres" | "cluster"
   /** How often the workflow engine polls stored messages (timers, cron, other processes' messages). */
@@ -140,7 +141,7 @@ export interface AppConfigShape {
    * with it, so the proxy can route a session's requests to the process that holds it.
    */
   readonly instanceTag: Option.Option<string>
-  /** Where the engine keeps its runners: `sql` (several processes) or `memory` (one); default memory on PGlite, sql on PostgreSQL. */
+  /** Where the cluster engine keeps its runners: `sql` (several processes) or `memory` (one); default memory on PGlite, sql on PostgreSQL. */
   readonly workflowRunnerStorage: Option.Option<"memory" | "sql">
   /** How long a run suspended over budget waits before it tries its step again. */
   readonly workflowBudgetRetrySeconds: number
@@ -430,7 +431,7 @@ export const appConfig = Effect.gen(function*() {
     orchestratorSigningKey: yield* optionalSecret(Config.String("ORCHESTRATOR_SIGNING_KEY")),
     workflowEngine: yield* matching("WORKFLOW_ENGINE", /^(postgres|cluster)$/, "must be postgres or cluster").pipe(
       Config.map((name) => name as "postgres" | "cluster"),
-      Config.withDefault("cluster" as const)
+      Config.withDefault("postgres" as const)
     ),
     workflowPollIntervalMs: yield* intAtLeast("WORKFLOW_POLL_INTERVAL_MS", 50, 1000),
     workflowRunnerAddress: yield* matching(

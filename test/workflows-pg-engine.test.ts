@@ -1,11 +1,30 @@
-import { assert, layer } from "@effect/vitest"
-import { Context, Deferred, Duration, Effect, Exit, Layer, Schema, Scope } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { ConfigProvider, Context, Deferred, Duration, Effect, Exit, Layer, Result, Schema, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { Activity, DurableClock, DurableDeferred, Workflow, WorkflowEngine } from "effect/workflow"
-import { AppConfig } from "../src/Config.ts"
+import { AppConfig, appConfig, describeConfigError } from "../src/Config.ts"
 import { makePgEngine } from "../src/features/workflows/PgEngine.ts"
 import { DatabaseLive } from "../src/platform/Database.ts"
 import { testConfig, testDatabaseUrl } from "./support/harness.ts"
+
+describe("WORKFLOW_ENGINE", () => {
+  const engineOf = (env: Record<string, string>) =>
+    Effect.runPromise(Effect.result(
+      Effect.map(appConfig, (config) => config.workflowEngine).pipe(
+        Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnvRecord(env)))
+      )
+    ))
+
+  it("is postgres unless set, cluster when asked, and anything else stops start-up naming it", async () => {
+    assert.deepStrictEqual(await engineOf({}), Result.succeed("postgres"))
+    assert.deepStrictEqual(await engineOf({ WORKFLOW_ENGINE: "cluster" }), Result.succeed("cluster"))
+    const bad = await engineOf({ WORKFLOW_ENGINE: "dbos" })
+    assert.isTrue(Result.isFailure(bad))
+    if (Result.isFailure(bad)) {
+      assert.strictEqual(describeConfigError(bad.failure), "WORKFLOW_ENGINE: must be postgres or cluster")
+    }
+  })
+})
 
 /**
  * The engine on PostgreSQL (`WORKFLOW_ENGINE=postgres`) on its own: several

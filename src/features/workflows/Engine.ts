@@ -9,8 +9,9 @@ import { databaseTarget, dedicatedPostgresPool } from "../../platform/Database.t
 import { deletePgEngineRows, makePgEngine, pgEngineRunners } from "./PgEngine.ts"
 
 /**
- * The durable workflow engine: effect/workflow on effect/cluster with its
- * messages in our database (tables cluster_*). On PostgreSQL the runners are
+ * The engine WORKFLOW_ENGINE=cluster selects: effect/workflow on
+ * effect/cluster with its messages in our database (tables cluster_*). On
+ * PostgreSQL the runners are
  * kept in SQL too, each process under its own address, so several processes
  * share the shards; on the embedded PGlite (one process, one connection, on
  * which the SQL runner storage's reserved lock connection would hang) the
