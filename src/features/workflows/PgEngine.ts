@@ -57,6 +57,13 @@ const activityFromText = (text: string): Exit.Exit<unknown, unknown> => {
   return parsed._tag === "Success" ? Exit.succeed(parsed.value ?? undefined) : decodeActivityExit(parsed)
 }
 
+/**
+ * A statement on a run's path, tried again while the database is away for a
+ * short while (a restart, a lost connection): failing it would end the run.
+ */
+const persist = <A, E, R>(statement: Effect.Effect<A, E, R>) =>
+  statement.pipe(Effect.retry({ schedule: Schedule.spaced(Duration.millis(500)), times: 20 }), Effect.orDie)
+
 type Execute = (
   payload: object,
   executionId: string
@@ -79,6 +86,8 @@ interface Local {
   readonly activities: Map<string, string>
   readonly deferreds: Map<string, Exit.Exit<unknown, unknown>>
   interrupted: boolean
+  /** Given up after the database stayed away: handed back (owner cleared) for any process to replay. */
+  handOver: boolean
   instance: WorkflowEngine.WorkflowInstance["Service"] | undefined
   fiber: Fiber.Fiber<unknown, unknown> | undefined
   /** The outcome of this run (Complete, or Suspended when it suspended or was given up), for waiting callers. */
@@ -151,6 +160,7 @@ export const makePgEngine = (options: PgEngineOptions) =>
       activities: new Map(),
       deferreds: new Map(),
       interrupted,
+      handOver: false,
       instance: undefined,
       fiber: undefined,
       outcome: Deferred.makeUnsafe(),
@@ -161,7 +171,12 @@ export const makePgEngine = (options: PgEngineOptions) =>
     const settle = (local: Local, exit: Exit.Exit<Workflow.Result<unknown, unknown>>): Effect.Effect<void> =>
       Effect.gen(function*() {
         if (Exit.isFailure(exit)) {
-          // No result: the run was given up (taken over, or this process stops); whoever owns it next replays it.
+          // No result: the run was given up (taken over, this process stops, or its database stayed away);
+          // whoever owns it next replays it.
+          if (local.handOver && !stopping) {
+            yield* persist(sql`UPDATE wf_executions SET owner = NULL
+              WHERE execution_id = ${local.executionId} AND owner = ${me} AND status = 'running'`)
+          }
           yield* release(local, true)
           yield* Deferred.succeed(local.outcome, new Workflow.Suspended({}))
           return
@@ -169,11 +184,9 @@ export const makePgEngine = (options: PgEngineOptions) =>
         const result = exit.value
         if (result._tag === "Complete") {
           const text = JSON.stringify(yield* Schema.encodeUnknownEffect(local.entry.result)(result).pipe(Effect.orDie))
-          const ended = yield* sql<{ parentName: string | null; parentId: string | null }>`UPDATE wf_executions
+          const ended = yield* persist(sql<{ parentName: string | null; parentId: string | null }>`UPDATE wf_executions
             SET status = 'complete', result = ${text}, owner = NULL, runnable = false, updated_at = now()
-            WHERE execution_id = ${local.executionId} AND owner = ${me} RETURNING parent_name, parent_id`.pipe(
-            Effect.orDie
-          )
+            WHERE execution_id = ${local.executionId} AND owner = ${me} RETURNING parent_name, parent_id`)
           if (ended.length === 0) {
             yield* release(local, true)
             yield* Deferred.succeed(local.outcome, new Workflow.Suspended({}))
@@ -187,9 +200,9 @@ export const makePgEngine = (options: PgEngineOptions) =>
           return
         }
         const failed = result.failed === true
-        const suspended = yield* sql<{ runnable: boolean }>`UPDATE wf_executions
+        const suspended = yield* persist(sql<{ runnable: boolean }>`UPDATE wf_executions
           SET status = 'suspended', owner = NULL, failed = ${failed}, updated_at = now()
-          WHERE execution_id = ${local.executionId} AND owner = ${me} RETURNING runnable`.pipe(Effect.orDie)
+          WHERE execution_id = ${local.executionId} AND owner = ${me} RETURNING runnable`)
         // A suspended run's finalizers wait for the run's end, in whichever replay: this one's are skipped.
         yield* release(local, true)
         yield* Deferred.succeed(local.outcome, result)
@@ -249,7 +262,15 @@ export const makePgEngine = (options: PgEngineOptions) =>
         }
           UNION ALL SELECT 'd' AS kind, execution_id, name, 0 AS attempt, exit AS value FROM wf_deferreds WHERE ${
           sql.in("execution_id", ids)
-        }`.pipe(Effect.orDie)
+        }`.pipe(
+          Effect.retry({ schedule: Schedule.spaced(Duration.millis(500)), times: 20 }),
+          // Claimed but not loadable: handed back for the next look (of any process).
+          Effect.tapError(() =>
+            sql`UPDATE wf_executions SET owner = NULL WHERE ${sql.in("execution_id", ids)} AND owner = ${me}
+              AND status = 'running'`.pipe(Effect.ignore)
+          ),
+          Effect.orDie
+        )
         const locals = new Map<string, Local>()
         for (const row of rows) {
           const entry = registered.get(row.workflowName)
@@ -352,11 +373,14 @@ export const makePgEngine = (options: PgEngineOptions) =>
     /** Runs whose owner's lease is gone (or stopped), and woken suspended runs, claimed here and replayed. */
     const claimOrphans = Effect.gen(function*() {
       if (stopping || registered.size === 0) return
+      // This process's own runs come back only when its lease lapsed (the database was away): those it still
+      // runs are left alone below, keeping a wake that arrived meanwhile; those it gave up are replayed.
       const rows = yield* sql<ClaimedRow>`UPDATE wf_executions e
-        SET status = 'running', owner = ${me}, runnable = false, updated_at = now()
+        SET status = 'running', owner = ${me}, updated_at = now(),
+          runnable = CASE WHEN e.owner = ${me} AND e.status = 'running' THEN e.runnable ELSE false END
         FROM (SELECT x.execution_id FROM wf_executions x
           WHERE x.workflow_name IN ${sql.in([...registered.keys()])} AND (
-            (x.status = 'running' AND x.owner IS DISTINCT FROM ${me} AND (x.owner IS NULL OR NOT EXISTS (
+            (x.status = 'running' AND (x.owner IS NULL OR NOT EXISTS (
               SELECT 1 FROM wf_runners r WHERE r.incarnation = x.owner AND r.lease_until > now())))
             OR (x.status = 'suspended' AND x.runnable))
           LIMIT ${claimBatch} FOR UPDATE SKIP LOCKED) AS picked
@@ -528,8 +552,8 @@ export const makePgEngine = (options: PgEngineOptions) =>
         const instance = yield* WorkflowEngine.WorkflowInstance
         const local = running.get(instance.executionId)
         const key = `${activity.name}/${attempt}`
-        const stored = local?.activities.get(key)
-        if (stored !== undefined) return new Workflow.Complete({ exit: activityFromText(stored) })
+        const replayed = local?.activities.get(key)
+        if (replayed !== undefined) return new Workflow.Complete({ exit: activityFromText(replayed) })
         // A pending interrupt replays only up to where the run suspends: no new activity runs.
         if (local?.interrupted && !instance.interrupted) return new Workflow.Suspended({})
         const activityInstance = WorkflowEngine.WorkflowInstance.initial(instance.workflow, instance.executionId)
@@ -541,21 +565,31 @@ export const makePgEngine = (options: PgEngineOptions) =>
         )
         if (result._tag === "Suspended") return result
         const text = activityText(result.exit)
-        const inserted = yield* sql`INSERT INTO wf_activities (execution_id, name, attempt, result)
-          SELECT ${instance.executionId}, ${activity.name}, ${attempt}, ${text}
-          WHERE EXISTS (SELECT 1 FROM wf_executions WHERE execution_id = ${instance.executionId} AND owner = ${me})
-          ON CONFLICT DO NOTHING RETURNING attempt`.pipe(Effect.orDie)
-        if (inserted.length === 1) return result
-        // Not stored: another result was stored first, or the run is no longer this process's.
-        const [found] = yield* sql<{ result: string | null; owner: string | null }>`SELECT
-          (SELECT result FROM wf_activities WHERE execution_id = ${instance.executionId} AND name = ${activity.name}
-            AND attempt = ${attempt}) AS result,
-          (SELECT owner FROM wf_executions WHERE execution_id = ${instance.executionId}) AS owner`.pipe(Effect.orDie)
-        if (found?.owner !== me || found.result === null) {
+        const stored = yield* Effect.gen(function*() {
+          const inserted = yield* sql`INSERT INTO wf_activities (execution_id, name, attempt, result)
+            SELECT ${instance.executionId}, ${activity.name}, ${attempt}, ${text}
+            WHERE EXISTS (SELECT 1 FROM wf_executions WHERE execution_id = ${instance.executionId} AND owner = ${me})
+            ON CONFLICT DO NOTHING RETURNING attempt`
+          if (inserted.length === 1) return Option.some(text)
+          // Not stored: another result was stored first, or the run is no longer this process's.
+          const [found] = yield* sql<{ result: string | null; owner: string | null }>`SELECT
+            (SELECT result FROM wf_activities WHERE execution_id = ${instance.executionId} AND name = ${activity.name}
+              AND attempt = ${attempt}) AS result,
+            (SELECT owner FROM wf_executions WHERE execution_id = ${instance.executionId}) AS owner`
+          return found?.owner === me && found.result !== null ? Option.some(found.result) : Option.none<string>()
+        }).pipe(
+          Effect.retry({ schedule: Schedule.spaced(Duration.millis(500)), times: 20 }),
+          Effect.catch(() => {
+            if (local !== undefined) local.handOver = true
+            return Effect.succeed(Option.none<string>())
+          })
+        )
+        if (Option.isNone(stored)) {
+          // Taken over, or the database stayed away: this run stops here, unfinished, for its owner to replay.
           instance.abandoned = true
           return yield* Effect.interrupt
         }
-        return new Workflow.Complete({ exit: activityFromText(found.result) })
+        return stored.value === text ? result : new Workflow.Complete({ exit: activityFromText(stored.value) })
       }),
 
       deferredResult: (deferred) =>
@@ -563,8 +597,8 @@ export const makePgEngine = (options: PgEngineOptions) =>
           const instance = yield* WorkflowEngine.WorkflowInstance
           const cached = running.get(instance.executionId)?.deferreds.get(deferred.name)
           if (cached !== undefined) return Option.some(cached)
-          const [row] = yield* sql<{ exit: string }>`SELECT exit FROM wf_deferreds
-            WHERE execution_id = ${instance.executionId} AND name = ${deferred.name}`.pipe(Effect.orDie)
+          const [row] = yield* persist(sql<{ exit: string }>`SELECT exit FROM wf_deferreds
+            WHERE execution_id = ${instance.executionId} AND name = ${deferred.name}`)
           return row === undefined ? Option.none() : Option.some(decodeDeferredExit(JSON.parse(row.exit)))
         }),
 
