@@ -8,8 +8,11 @@
  * PostgreSQL, the order alternating between rounds; each round is printed,
  * then the best-of ratio and the median of the rounds' ratios.
  *
- *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peer -- --workflows [--rounds 3] [--runs 1000] [--latency-runs 200] [--count]
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test npm run bench:peer -- --workflows [--rounds 3] [--runs 1000] [--latency-runs 200] [--count] [--engines herald-pg,herald-cluster,dbos]
  *
+ * Herald's engine is measured as each WORKFLOW_ENGINE builds it: `herald-pg`
+ * (its own tables) and `herald-cluster` (effect/cluster's stored messages);
+ * ratios are each Herald engine's against DBOS.
  * `--count` adds one round per engine through a statement-counting proxy
  * (its figures are statements per run; its times are not compared).
  * Both engines use a pool of 10 connections (their defaults).
@@ -32,8 +35,11 @@ const rounds = Number(argument("rounds") ?? 3)
 const runs = Number(argument("runs") ?? process.env.RUNS ?? 1000)
 const latencyRuns = Number(argument("latency-runs") ?? process.env.LATENCY_RUNS ?? 200)
 const counting = process.argv.includes("--count")
-const engines = ["herald", "dbos"] as const
-type EngineName = typeof engines[number]
+const allEngines = ["herald-pg", "herald-cluster", "dbos"] as const
+type EngineName = typeof allEngines[number]
+const isEngine = (name: string | undefined): name is EngineName => allEngines.includes(name as EngineName)
+const engines: ReadonlyArray<EngineName> = (argument("engines") ?? allEngines.join(",")).split(",").filter(isEngine)
+const heraldEngines = engines.filter((engine) => engine !== "dbos")
 
 interface Round {
   readonly engine: EngineName
@@ -98,7 +104,9 @@ const child = (engine: EngineName, base: string) =>
       target = u.toString()
     }
     const databaseUrl = yield* freshSchemaUrl(target)
-    const runOne = engine === "herald" ? yield* heraldRunner(databaseUrl) : yield* dbosRunner(databaseUrl)
+    const runOne = engine === "dbos"
+      ? yield* dbosRunner(databaseUrl)
+      : yield* heraldRunner(databaseUrl, engine === "herald-pg" ? "postgres" : "cluster")
     counter?.reset()
     const burstPhase = yield* Effect.promise(() => burst(runOne, runs))
     const burstStatements = counter?.statements() ?? 0
@@ -148,7 +156,7 @@ const fixed = (n: number, digits = 2) => Number(n.toFixed(digits))
 
 const describe = (r: Round) =>
   `${
-    r.engine.padEnd(6)
+    r.engine.padEnd(14)
   } burst ${r.burst.runs} runs: ${r.burst.runsPerSecond} runs/s (${r.burst.seconds} s, p50 ${r.burst.p50Ms} ms, p99 ${r.burst.p99Ms} ms, CPU ${r.burst.cpuMsPerRun} ms/run)` +
   ` | one at a time: p50 ${r.oneAtATime.p50Ms} ms, p99 ${r.oneAtATime.p99Ms} ms (CPU ${r.oneAtATime.cpuMsPerRun} ms/run)` +
   (r.statementsPerRun === undefined
@@ -159,7 +167,7 @@ const parent = Effect.gen(function*() {
   console.log(
     `workflows: ${runs} runs at once, then ${latencyRuns} one at a time; ${rounds} rounds, each engine a fresh process`
   )
-  const results: Array<{ herald: Round; dbos: Round }> = []
+  const results: Array<Partial<Record<EngineName, Round>>> = []
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? engines : [...engines].reverse()
     const pair: Partial<Record<EngineName, Round>> = {}
@@ -168,30 +176,37 @@ const parent = Effect.gen(function*() {
       pair[engine] = result
       console.log(`round ${round + 1} ${describe(result)}`)
     }
-    results.push(pair as { herald: Round; dbos: Round })
+    results.push(pair)
   }
-  const bestHerald = bestOf(results, (p) => p.herald.burst.runsPerSecond)
-  const bestDbos = bestOf(results, (p) => p.dbos.burst.runsPerSecond)
-  const p99Herald = bestOf(results, (p) => p.herald.oneAtATime.p99Ms, "lower")
-  const p99Dbos = bestOf(results, (p) => p.dbos.oneAtATime.p99Ms, "lower")
-  const summary = {
-    throughputBestOf: { herald: bestHerald, dbos: bestDbos, ratio: fixed(bestHerald / bestDbos) },
-    throughputPairedMedian: fixed(
-      pairedMedian(results, (p) => p.herald.burst.runsPerSecond, (p) => p.dbos.burst.runsPerSecond)
-    ),
-    oneAtATimeP50Median: {
-      herald: median(results.map((p) => p.herald.oneAtATime.p50Ms)),
-      dbos: median(results.map((p) => p.dbos.oneAtATime.p50Ms))
-    },
-    oneAtATimeP99Best: { herald: p99Herald, dbos: p99Dbos },
-    oneAtATimeP99PairedMedianRatio: fixed(
-      pairedMedian(results, (p) => p.herald.oneAtATime.p99Ms, (p) => p.dbos.oneAtATime.p99Ms)
-    ),
-    cpuMsPerRunMedian: {
-      herald: median(results.map((p) => p.herald.burst.cpuMsPerRun)),
-      dbos: median(results.map((p) => p.dbos.burst.cpuMsPerRun))
-    }
-  }
+  const all = (engine: EngineName, f: (r: Round) => number) => results.map((pair) => f(pair[engine]!))
+  const summary = Object.fromEntries(heraldEngines.map((herald) => {
+    const bestHerald = bestOf(results, (p) => p[herald]!.burst.runsPerSecond)
+    const bestDbos = bestOf(results, (p) => p.dbos!.burst.runsPerSecond)
+    const paired = (f: (r: Round) => number) => pairedMedian(results, (p) => f(p[herald]!), (p) => f(p.dbos!))
+    return [herald, {
+      throughputBestOf: { herald: bestHerald, dbos: bestDbos, ratio: fixed(bestHerald / bestDbos) },
+      throughputPairedMedian: fixed(paired((r) => r.burst.runsPerSecond)),
+      oneAtATimeP50Median: {
+        herald: median(all(herald, (r) => r.oneAtATime.p50Ms)),
+        dbos: median(all("dbos", (r) => r.oneAtATime.p50Ms))
+      },
+      oneAtATimeP99Best: {
+        herald: bestOf(results, (p) => p[herald]!.oneAtATime.p99Ms, "lower"),
+        dbos: bestOf(results, (p) => p.dbos!.oneAtATime.p99Ms, "lower")
+      },
+      oneAtATimeP99PairedMedianRatio: fixed(paired((r) => r.oneAtATime.p99Ms)),
+      cpuMsPerRunMedian: {
+        burst: {
+          herald: median(all(herald, (r) => r.burst.cpuMsPerRun)),
+          dbos: median(all("dbos", (r) => r.burst.cpuMsPerRun))
+        },
+        oneAtATime: {
+          herald: median(all(herald, (r) => r.oneAtATime.cpuMsPerRun)),
+          dbos: median(all("dbos", (r) => r.oneAtATime.cpuMsPerRun))
+        }
+      }
+    }]
+  }))
   console.log(JSON.stringify(summary))
   if (counting) {
     for (const engine of engines) {
@@ -206,6 +221,9 @@ runScript(Effect.gen(function*() {
   const base = externalDatabaseUrl()
   if (base === undefined) return yield* Effect.die("DBOS needs PostgreSQL: set DATABASE_URL")
   const engine = argument("child")
-  if (engine === "herald" || engine === "dbos") return yield* child(engine, base)
+  if (isEngine(engine)) return yield* child(engine, base)
+  if (!engines.includes("dbos") || heraldEngines.length === 0) {
+    return yield* Effect.die(`--engines needs dbos and a Herald engine among ${allEngines.join(", ")}`)
+  }
   yield* parent
 }))

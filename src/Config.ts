@@ -126,6 +126,12 @@ export interface AppConfigShape {
   readonly llmMaxToolRounds: number
   /** Key of the orchestrator's request signatures; unset = /api/orchestrator answers 401 to everything. */
   readonly orchestratorSigningKey: Option.Option<Redacted.Redacted<string>>
+  /**
+   * The durable workflow engine: `postgres` (the default) keeps runs in its
+   * own tables (wf_*), `cluster` runs them on effect/cluster's stored messages
+   * (cluster_*).
+   */
+  readonly workflowEngine: "postgres" | "cluster"
   /** How often the workflow engine polls stored messages (timers, cron, other processes' messages). */
   readonly workflowPollIntervalMs: number
   /** This process's runner address (host:port) in the workflow cluster; distinct per process. */
@@ -135,7 +141,7 @@ export interface AppConfigShape {
    * with it, so the proxy can route a session's requests to the process that holds it.
    */
   readonly instanceTag: Option.Option<string>
-  /** Where the engine keeps its runners: `sql` (several processes) or `memory` (one); default memory on PGlite, sql on PostgreSQL. */
+  /** Where the cluster engine keeps its runners: `sql` (several processes) or `memory` (one); default memory on PGlite, sql on PostgreSQL. */
   readonly workflowRunnerStorage: Option.Option<"memory" | "sql">
   /** How long a run suspended over budget waits before it tries its step again. */
   readonly workflowBudgetRetrySeconds: number
@@ -423,6 +429,10 @@ export const appConfig = Effect.gen(function*() {
     llmTimeoutMs: yield* intAtLeast("LLM_TIMEOUT_MS", 1, 120_000),
     llmMaxToolRounds: yield* intAtLeast("LLM_MAX_TOOL_ROUNDS", 1, 8),
     orchestratorSigningKey: yield* optionalSecret(Config.String("ORCHESTRATOR_SIGNING_KEY")),
+    workflowEngine: yield* matching("WORKFLOW_ENGINE", /^(postgres|cluster)$/, "must be postgres or cluster").pipe(
+      Config.map((name) => name as "postgres" | "cluster"),
+      Config.withDefault("postgres" as const)
+    ),
     workflowPollIntervalMs: yield* intAtLeast("WORKFLOW_POLL_INTERVAL_MS", 50, 1000),
     workflowRunnerAddress: yield* matching(
       "WORKFLOW_RUNNER_ADDRESS",

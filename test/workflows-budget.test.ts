@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Context, Effect } from "effect"
 import { maxUnfinishedStarts } from "../src/features/workflows/StepStarts.ts"
 import { Workflows } from "../src/features/workflows/Workflows.ts"
+import { engineRowsOf } from "./support/engineRows.ts"
 import { call, TestServer } from "./support/harness.ts"
 import { appWithModel, ModelServer } from "./support/model-app.ts"
 
@@ -95,19 +96,14 @@ layer(AppWithModel, { timeout: 120_000, excludeTestServices: true })("a run over
         "workflow.suspended"
       ])
 
-      // The budget waits were stored as durable-clock messages, beside the run's own.
+      // The budget waits were stored as durable clocks, beside the run's own rows.
       const [{ executionId }] = yield* sql<
         { executionId: string }
       >`SELECT execution_id FROM workflow_runs WHERE id = ${runId}`
-      const engineMessages = () =>
-        Effect.map(
-          sql<{ entityType: string; n: number }>`SELECT entity_type, count(*)::int AS n FROM cluster_messages
-          WHERE entity_id = ${executionId} GROUP BY entity_type ORDER BY entity_type`,
-          (rows) => Object.fromEntries(rows.map((r) => [r.entityType, r.n]))
-        )
-      const stored = yield* engineMessages()
-      assert.isAbove(stored["Workflow/-/DurableClock"] ?? 0, 0, JSON.stringify(stored))
-      assert.isAbove(stored["Workflow/HeraldRun"] ?? 0, 0, JSON.stringify(stored))
+      const engineRows = () => engineRowsOf(sql, executionId)
+      const stored = yield* engineRows()
+      assert.isAbove(stored.clock, 0, JSON.stringify(stored))
+      assert.isAbove(stored.run, 0, JSON.stringify(stored))
       // The run ends (a rejected piece fails it: the engine clears no clock of its own then).
       const [piece] = yield* sql<
         { id: string }
@@ -125,12 +121,12 @@ layer(AppWithModel, { timeout: 120_000, excludeTestServices: true })("a run over
       const workflows = Context.get(services, Workflows)
       // Within the retention nothing is swept; past it, every stored message of the run goes.
       assert.strictEqual(yield* workflows.sweep, 0)
-      assert.isAbove((yield* engineMessages())["Workflow/-/DurableClock"] ?? 0, 0)
+      assert.isAbove((yield* engineRows()).clock, 0)
       yield* sql`UPDATE workflow_runs SET completed_at = now() - make_interval(hours => ${
         config.workflowRetentionHours + 1
       }) WHERE id = ${runId}`
       assert.strictEqual(yield* workflows.sweep, 1)
-      assert.deepStrictEqual(yield* engineMessages(), {})
+      assert.deepStrictEqual(yield* engineRows(), { run: 0, clock: 0 })
       const [swept] = yield* sql<{ engineSwept: boolean }>`SELECT engine_swept FROM workflow_runs WHERE id = ${runId}`
       assert.isTrue(swept!.engineSwept)
     }), 60_000)

@@ -1,6 +1,7 @@
 import { assert, describe, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { signOrchestratorRequest } from "../src/domain/OrchestratorSignature.ts"
+import { engineRunnerCount } from "./support/engineRows.ts"
 import { externalDatabaseUrl, send } from "./support/harness.ts"
 import { type ServerProcess, sharedDatabase, startServer, withSql } from "./support/processes.ts"
 
@@ -98,11 +99,7 @@ suite("workflows on two processes", () => {
             `SELECT count(*)::int AS n FROM webhook_events WHERE customer_id = $1 AND type = 'workflow.completed'`
           )
           assert.strictEqual(hooks[0]!.n, 200)
-          const runners = yield* withSql(
-            database,
-            (sql) => sql<{ n: number }>`SELECT count(*)::int AS n FROM cluster_runners`
-          )
-          assert.strictEqual(runners[0]!.n, 2)
+          assert.strictEqual(yield* withSql(database, engineRunnerCount), 2)
 
           // One due cron tick, both processes polling: one run.
           yield* withSql(

@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { engineRowsOf } from "./support/engineRows.ts"
 import { send } from "./support/harness.ts"
 import { startOpenAiServer } from "./support/openai-server.ts"
 import { modelServiceEnv, processStarter, sharedDatabase, withSql } from "./support/processes.ts"
@@ -146,13 +147,13 @@ layer(SharedLive, { timeout: 400_000, excludeTestServices: true })("workflows ac
         // the next period is made due while the process is down).
         const engineMessages = () =>
           withSql(database, (sql) =>
-            Effect.map(
-              sql<
-                { n: number }
-              >`SELECT count(*)::int AS n FROM cluster_messages m JOIN workflow_runs r ON m.entity_id = r.execution_id
-            WHERE r.id = ${runId}`,
-              (rows) => rows[0]!.n
-            ))
+            Effect.gen(function*() {
+              const [{ executionId }] = yield* sql<
+                { executionId: string }
+              >`SELECT execution_id FROM workflow_runs WHERE id = ${runId}`
+              const rows = yield* engineRowsOf(sql, executionId)
+              return rows.run + rows.clock
+            }))
         assert.isAbove(yield* engineMessages(), 0)
         yield* withSql(database, (sql) =>
           sql`UPDATE workflow_runs SET completed_at = now() - interval '30 days' WHERE id = ${runId}`)

@@ -83,12 +83,18 @@ const BenchRunLive = BenchRun.toLayer(Effect.fnUntraced(function*() {
 /**
  * Herald's engine as the service configures it, on `databaseUrl`
  * (`pglite://memory` for an in-memory PGlite), with the workload registered;
- * stops with the scope.
+ * stops with the scope. `engine` overrides WORKFLOW_ENGINE.
  */
-export const heraldRunner = (databaseUrl: string) =>
+export const heraldRunner = (databaseUrl: string, engineName?: "postgres" | "cluster") =>
   Effect.gen(function*() {
     const base = yield* appConfig
-    const config = { ...base, logLevel: "none" as const, databaseUrl: Option.some(Redacted.make(databaseUrl)), port: 0 }
+    const config = {
+      ...base,
+      logLevel: "none" as const,
+      databaseUrl: Option.some(Redacted.make(databaseUrl)),
+      port: 0,
+      workflowEngine: engineName ?? base.workflowEngine
+    }
     const context = yield* Layer.build(BenchRunLive.pipe(
       Layer.provideMerge(WorkflowEngineLive),
       Layer.provideMerge(DatabaseLive),

@@ -1,14 +1,17 @@
 import { Effect, Layer, Option } from "effect"
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "effect/cluster"
 import { Digest } from "effect/crypto"
-import type { SqlClient } from "effect/sql"
+import { SqlClient } from "effect/sql"
+import { WorkflowEngine } from "effect/workflow"
 import { hostname } from "node:os"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
 import { databaseTarget, dedicatedPostgresPool } from "../../platform/Database.ts"
+import { deletePgEngineRows, makePgEngine, pgEngineRunners } from "./PgEngine.ts"
 
 /**
- * The durable workflow engine: effect/workflow on effect/cluster with its
- * messages in our database (tables cluster_*). On PostgreSQL the runners are
+ * The engine WORKFLOW_ENGINE=cluster selects: effect/workflow on
+ * effect/cluster with its messages in our database (tables cluster_*). On
+ * PostgreSQL the runners are
  * kept in SQL too, each process under its own address, so several processes
  * share the shards; on the embedded PGlite (one process, one connection, on
  * which the SQL runner storage's reserved lock connection would hang) the
@@ -19,16 +22,10 @@ import { databaseTarget, dedicatedPostgresPool } from "../../platform/Database.t
 const ownPool = <A, E, R>(runner: Layer.Layer<A, E, R>, config: AppConfigShape) =>
   runner.pipe(Layer.provide(dedicatedPostgresPool(3)), Layer.provide(Layer.succeed(AppConfig, config)))
 
-export const WorkflowEngineLive = Layer.unwrap(Effect.gen(function*() {
+const ClusterEngineLive = Layer.unwrap(Effect.gen(function*() {
   const config = yield* AppConfig
   const embedded = databaseTarget(config)._tag === "pglite"
-  const address = Option.match(config.workflowRunnerAddress, {
-    onNone: () => RunnerAddress.make(hostname(), config.port === 0 ? process.pid : config.port),
-    onSome: (text) => {
-      const at = text.lastIndexOf(":")
-      return RunnerAddress.make(text.slice(0, at), Number(text.slice(at + 1)))
-    }
-  })
+  const address = runnerAddress(config)
   const storage = Option.getOrElse(config.workflowRunnerStorage, () => embedded ? "memory" as const : "sql" as const)
   const runner = SingleRunner.layer({
     runnerStorage: storage,
@@ -52,28 +49,68 @@ export const WorkflowEngineLive = Layer.unwrap(Effect.gen(function*() {
   )
 }))
 
-/**
- * The engine's runners as its SQL runner storage records them (none on the
- * in-memory storage). The one read of effect/cluster's tables outside the
- * engine, kept here beside it.
- */
-export const engineRunners = (sql: SqlClient.SqlClient) =>
-  sql<{ address: string; healthy: boolean; lastHeartbeat: Date | null }>`
-    SELECT address, healthy, last_heartbeat FROM cluster_runners ORDER BY address`.pipe(
-    Effect.catch(() => Effect.succeed([]))
-  )
+/** This process's runner address: WORKFLOW_RUNNER_ADDRESS, else the host and the port (the pid on port 0). */
+const runnerAddress = (config: AppConfigShape) =>
+  Option.match(config.workflowRunnerAddress, {
+    onNone: () => RunnerAddress.make(hostname(), config.port === 0 ? process.pid : config.port),
+    onSome: (text) => {
+      const at = text.lastIndexOf(":")
+      return RunnerAddress.make(text.slice(0, at), Number(text.slice(at + 1)))
+    }
+  })
 
 /**
- * Deletes the engine's stored messages (and their replies) of these
- * executions, for these entity types; joins the caller's transaction.
+ * The engine on PostgreSQL (`PgEngine.ts`): runs in its own tables (wf_*) on
+ * the app's pool, each run owned by the process running it under a lease.
  */
-export const deleteEngineMessages = (
+const PostgresEngineLive = Layer.effect(
+  WorkflowEngine.WorkflowEngine,
+  Effect.gen(function*() {
+    const config = yield* AppConfig
+    const address = runnerAddress(config)
+    return yield* makePgEngine({
+      address: `${address.host}:${address.port}`,
+      pollIntervalMs: config.workflowPollIntervalMs
+    })
+  })
+)
+
+/** The durable workflow engine WORKFLOW_ENGINE names. */
+export const WorkflowEngineLive = Layer.unwrap(
+  Effect.map(AppConfig, (config) => config.workflowEngine === "postgres" ? PostgresEngineLive : ClusterEngineLive)
+)
+
+/**
+ * The engine's runners as it records them (none on effect/cluster's
+ * in-memory runner storage). The one read of the engine's tables outside the
+ * engine, kept here beside it.
+ */
+export const engineRunners = (sql: SqlClient.SqlClient, engine: AppConfigShape["workflowEngine"]) =>
+  (engine === "postgres"
+    ? pgEngineRunners(sql)
+    : sql<{ address: string; healthy: boolean; lastHeartbeat: Date | null }>`
+    SELECT address, healthy, last_heartbeat FROM cluster_runners ORDER BY address`).pipe(
+      Effect.catch(() => Effect.succeed([]))
+    )
+
+/** effect/cluster's entity for DurableClock sleeps (ClusterWorkflowEngine's ClockEntity), one per execution. */
+const clockEntityType = "Workflow/-/DurableClock"
+
+/**
+ * Deletes what the engine stored of these executions of `workflow` (on
+ * effect/cluster: the run's messages and their replies, and its durable
+ * clock's); joins the caller's transaction.
+ */
+export const deleteEngineRows = (
   sql: SqlClient.SqlClient,
-  entityTypes: ReadonlyArray<string>,
+  engine: AppConfigShape["workflowEngine"],
+  workflow: string,
   executionIds: ReadonlyArray<string>
 ) =>
   Effect.gen(function*() {
     if (executionIds.length === 0) return
+    if (engine === "postgres") return yield* deletePgEngineRows(sql, executionIds)
+    const entityTypes = [`Workflow/${workflow}`, clockEntityType]
     yield* sql`DELETE FROM cluster_replies WHERE request_id IN (SELECT id FROM cluster_messages
       WHERE ${sql.in("entity_type", entityTypes)} AND ${sql.in("entity_id", executionIds)})`
     yield* sql`DELETE FROM cluster_messages WHERE ${sql.in("entity_type", entityTypes)} AND ${

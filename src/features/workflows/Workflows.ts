@@ -19,7 +19,7 @@ import { Events } from "../../platform/Events.ts"
 import { Content } from "../content/Content.ts"
 import { Customers } from "../customers/Customers.ts"
 import { checkOptions } from "./Catalog.ts"
-import { deleteEngineMessages, engineRunners } from "./Engine.ts"
+import { deleteEngineRows, engineRunners } from "./Engine.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
 import { type RunRow, toRun, toWorkflow, type WorkflowRow, WorkflowsRepo } from "./Repo.ts"
 import { HeraldRun } from "./Run.ts"
@@ -270,7 +270,7 @@ export class Workflows extends Context.Service<Workflows, {
           WorkflowRow
         >`SELECT customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at
         FROM workflows WHERE next_run_at IS NOT NULL ORDER BY next_run_at LIMIT 1000`.pipe(Effect.orDie)
-        const found = yield* engineRunners(sql)
+        const found = yield* engineRunners(sql, config.workflowEngine)
         const runners = found.length > 0
           ? found.map((r) => ({
             address: r.address,
@@ -327,9 +327,6 @@ export class Workflows extends Context.Service<Workflows, {
         return fired
       })
 
-      /** effect/cluster's entity for DurableClock sleeps (ClusterWorkflowEngine's ClockEntity), one per execution. */
-      const clockEntityType = "Workflow/-/DurableClock"
-
       const sweep = Effect.gen(function*() {
         const ended = yield* sql<{ id: string; executionId: string | null }>`SELECT id, execution_id FROM workflow_runs
         WHERE completed_at IS NOT NULL AND NOT engine_swept
@@ -338,8 +335,8 @@ export class Workflows extends Context.Service<Workflows, {
         if (ended.length === 0) return 0
         const ids = ended.flatMap((r) => r.executionId === null ? [] : [r.executionId])
         yield* Effect.gen(function*() {
-          // The run's own messages and its durable clock's (budget waits): both are keyed by the execution id.
-          yield* deleteEngineMessages(sql, [`Workflow/${HeraldRun._tag}`, clockEntityType], ids)
+          // Everything the engine keeps of the run, its durable clocks (budget waits) included.
+          yield* deleteEngineRows(sql, config.workflowEngine, HeraldRun._tag, ids)
           yield* sql`UPDATE workflow_runs SET engine_swept = true WHERE ${sql.in("id", ended.map((r) => r.id))}`
         }).pipe(sql.withTransaction, Effect.orDie)
         return ended.length
