@@ -39,9 +39,29 @@ export const sqlFileLoader: Migrator.Loader<FileSystem.FileSystem | Path.Path> =
   return migrations.sort(([a], [b]) => a - b)
 }) as Migrator.Loader<FileSystem.FileSystem | Path.Path>
 
+/**
+ * A name conversion remembered per name. Every row of a result is converted
+ * key by key, and the same few column names come back on every statement:
+ * converted afresh, each key is a new string to build, hash and intern.
+ * Names come from the SQL the code holds, so the set stays small; the bound
+ * is only a guard.
+ */
+const rememberedNames = (convert: (name: string) => string) => {
+  const seen = new Map<string, string>()
+  return (name: string): string => {
+    let converted = seen.get(name)
+    if (converted === undefined) {
+      if (seen.size >= 10_000) seen.clear()
+      converted = convert(name)
+      seen.set(name, converted)
+    }
+    return converted
+  }
+}
+
 const clientOptions = {
-  transformQueryNames: Str.camelToSnake,
-  transformResultNames: Str.snakeToCamel,
+  transformQueryNames: rememberedNames(Str.camelToSnake),
+  transformResultNames: rememberedNames(Str.snakeToCamel),
   // Stored JSON (event data, metadata, settings) is the customer's own: its keys stay as written.
   transformJson: false,
   // Statements from concurrent requests share a connection and leave in one
