@@ -1,6 +1,6 @@
-import { afterEach, assert, describe, it } from "vitest"
 import { createServer, type Server, type Socket } from "node:net"
 import type { Duplex } from "node:stream"
+import { afterEach, assert, describe, it } from "vitest"
 import { watchedSocket } from "../src/platform/Database.ts"
 
 /**
