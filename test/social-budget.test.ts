@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { type AyrshareFake, startAyrshareFake } from "./support/ayrshare-fake.ts"
-import { eventually } from "./support/eventually.ts"
+import { eventually, sleep } from "./support/eventually.ts"
 import { call, type Reply, testApp, TestServer } from "./support/harness.ts"
 import { httpClient } from "./support/mcp-clients.ts"
 import { assertError, bearer, provision, type Provisioned } from "./support/processes.ts"
@@ -90,17 +90,40 @@ const contentCount = (owner: Provisioned) =>
     (res) => res.json.content.length as number
   )
 
-const pieceWhere = (owner: Provisioned, id: string, ok: (piece: any) => boolean) =>
+const pieceWhere = (owner: Provisioned, id: string, ok: (piece: any) => boolean, ms = 30_000) =>
   eventually(
     Effect.map(
       call("GET", `/api/content/${owner.customerId}/${id}`, { headers: bearer(owner.apiKey) }),
       (res) => (ok(res.json) ? res.json : undefined)
     ),
-    30_000
+    ms
   )
 
 const retry = (owner: Provisioned, id: string): Effect.Effect<Reply, never, TestServer> =>
   call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, { headers: bearer(owner.apiKey), body: {} })
+
+const cancel = (owner: Provisioned, id: string): Effect.Effect<Reply, never, TestServer> =>
+  call("POST", `/api/social/posts/${owner.customerId}/${id}/cancel`, { headers: bearer(owner.apiKey), body: {} })
+
+/** The status of the piece's queue row once no try holds it (a try in flight has ended, whatever its outcome). */
+const unclaimed = (id: string) =>
+  Effect.gen(function*() {
+    const { sql } = yield* TestServer
+    return yield* eventually(
+      Effect.map(
+        sql<{ status: string }>`
+          SELECT status FROM publish_jobs WHERE content_id = ${id} AND locked_until IS NULL`.pipe(Effect.orDie),
+        (rows) => rows[0]?.status
+      ),
+      30_000
+    )
+  })
+
+const attemptStatuses = (owner: Provisioned, id: string) =>
+  Effect.map(
+    call("GET", `/api/social/posts/${owner.customerId}/${id}/attempts`, { headers: bearer(owner.apiKey) }),
+    (res) => (res.json.attempts as Array<{ status: string }>).map((a) => a.status)
+  )
 
 /** An approved ad written by a person (never queued): the path publish does not take. */
 const approvedAd = (owner: Provisioned, spend: number) =>
@@ -267,11 +290,11 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       assert.deepStrictEqual(both.map((r) => r.status), [200, 200], both.map((r) => r.text).join("\n"))
       assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
       // Cancelled and queued again before it went out: still the one charge.
-      const cancelled = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/cancel`, {
-        headers: bearer(owner.apiKey),
-        body: {}
-      })
+      const cancelled = yield* cancel(owner, id)
       assert.strictEqual(cancelled.status, 200, cancelled.text)
+      // A try the cancel caught in flight ends as the network answers it (a post it made would be published):
+      // the network comes back only once that try has failed.
+      assert.strictEqual(yield* unclaimed(id), "cancelled")
       fake.mode = "up"
       assert.strictEqual((yield* retry(owner, id)).status, 200)
       yield* pieceWhere(owner, id, (p) => p.status === "published")
@@ -279,6 +302,96 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       assertError(yield* retry(owner, id), 409, "E_INVALID_TRANSITION")
       assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
     }))
+
+  it.effect("a cancel while a try is in flight: the try failing leaves the post cancelled, never sent later; a retry queues it once, charged once", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      yield* connectX(owner)
+      yield* capAt(owner, { monthly: 100 })
+      const id = yield* approvedAd(owner, 40)
+      const gate = fake.gate()
+      assert.strictEqual((yield* retry(owner, id)).status, 200)
+      assert.strictEqual(yield* Effect.promise(() => gate.reached), "POST /api/post")
+      const cancelled = yield* cancel(owner, id)
+      assert.strictEqual(cancelled.status, 200, cancelled.text)
+      assert.deepStrictEqual([cancelled.json.status, cancelled.json.scheduledAt], ["approved", null])
+      fake.mode = "down"
+      gate.open()
+      assert.strictEqual(yield* unclaimed(id), "cancelled")
+      assert.deepStrictEqual(yield* attemptStatuses(owner, id), ["failed"])
+      // The network back, past the retry schedule and many polls: nothing goes out.
+      fake.mode = "up"
+      yield* sleep(3000)
+      assert.deepStrictEqual(fake.postsFor(id), [])
+      assert.deepStrictEqual(yield* queued(owner), [[id, "cancelled"]])
+      assert.deepStrictEqual(yield* attemptStatuses(owner, id), ["failed"])
+      const piece = yield* pieceWhere(owner, id, () => true)
+      assert.deepStrictEqual([piece.status, piece.scheduledAt], ["approved", null])
+
+      const again = yield* retry(owner, id)
+      assert.strictEqual(again.status, 200, again.text)
+      assert.deepStrictEqual(yield* queued(owner), [[id, "queued"]])
+      yield* pieceWhere(owner, id, (p) => p.status === "published")
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      assert.deepStrictEqual(yield* queued(owner), [[id, "published"]])
+      assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
+    }))
+
+  it.effect("a cancel while a try is in flight: the try succeeding is still recorded published, once; a retry is then 409", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      yield* connectX(owner)
+      yield* capAt(owner, { monthly: 100 })
+      const id = yield* approvedAd(owner, 40)
+      const gate = fake.gate()
+      assert.strictEqual((yield* retry(owner, id)).status, 200)
+      assert.strictEqual(yield* Effect.promise(() => gate.reached), "POST /api/post")
+      const cancelled = yield* cancel(owner, id)
+      assert.strictEqual(cancelled.status, 200, cancelled.text)
+      gate.open()
+      const published = yield* pieceWhere(owner, id, (p) => p.status === "published")
+      assert.strictEqual(published.publishedUrl, `https://social.example/twitter/${fake.postsFor(id)[0]!.id}`)
+      assert.strictEqual(yield* unclaimed(id), "published")
+      yield* sleep(1500)
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      assert.deepStrictEqual(yield* attemptStatuses(owner, id), ["sent"])
+      assertError(yield* retry(owner, id), 409, "E_INVALID_TRANSITION")
+      assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
+    }))
+
+  it.effect(
+    "a retry while the cancelled try is still in flight: the post goes out once, found rather than sent again",
+    () =>
+      Effect.gen(function*() {
+        const fake = yield* Fake
+        const owner = yield* provision()
+        yield* connectX(owner)
+        const id = yield* approvedAd(owner, 40)
+        const gate = fake.gate()
+        assert.strictEqual((yield* retry(owner, id)).status, 200)
+        assert.strictEqual(yield* Effect.promise(() => gate.reached), "POST /api/post")
+        assert.strictEqual((yield* cancel(owner, id)).status, 200)
+        const again = yield* retry(owner, id)
+        assert.strictEqual(again.status, 200, again.text)
+        // Polls of the queue come and go while the first try is held: none may send the post again.
+        yield* sleep(1500)
+        gate.open()
+        // Not before the held try could have ended (the provider's longest try, 20 s): then found, not sent.
+        const published = yield* pieceWhere(owner, id, (p) => p.status === "published", 60_000)
+        const posts = fake.postsFor(id)
+        assert.strictEqual(posts.length, 1)
+        assert.strictEqual(published.publishedUrl, `https://social.example/twitter/${posts[0]!.id}`)
+        assert.strictEqual(yield* unclaimed(id), "published")
+        assert.deepStrictEqual((yield* attemptStatuses(owner, id)).filter((s) => s !== "failed"), [
+          "sent",
+          "reconciled"
+        ])
+        assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
+      }),
+    90_000
+  )
 
   it.effect("MCP publish_to_social and schedule_content (official SDK client): refused past a cap with nothing queued; each piece charged once", () =>
     Effect.gen(function*() {

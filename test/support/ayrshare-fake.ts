@@ -10,7 +10,8 @@
  * - GET /api/user -> {activeSocialAccounts, displayNames: [{platform, displayName, username}]}
  * - POST /api/analytics/post {id, platforms} -> {<platform>: {id, postUrl, analytics: {...}}, status}
  * Errors: {status: "error", code, message} with 4xx, as Ayrshare answers.
- * Test controls: `mode` (up, down, refuse, lose-answer, hold, late), counters, `link(profileKey, platforms)`.
+ * Test controls: `mode` (up, down, refuse, lose-answer, hold, late), counters, `link(profileKey, platforms)`,
+ * `gate()` (requests wait, then are answered in the mode of the moment they are let through).
  * `late`: a slow provider that makes the post 3 s into the request, then loses the answer.
  */
 import { randomBytes, randomUUID } from "node:crypto"
@@ -44,9 +45,20 @@ export interface AyrshareFake {
   readonly link: (profileKey: string, platforms: ReadonlyArray<string>) => void
   /** Resolves when a post request has been received (in `hold` mode it is never answered). */
   readonly nextPost: () => Promise<FakePost>
+  /**
+   * Holds every request that arrives from now on until `open` is called; each is then answered in the mode
+   * of that moment, so a test decides how a try it caught in flight ends.
+   */
+  readonly gate: () => Gate
   /** Posts whose `notes` name this content id (live ones). */
   readonly postsFor: (contentId: string) => ReadonlyArray<FakePost>
   readonly close: () => Promise<void>
+}
+
+export interface Gate {
+  /** Resolves with the route (`POST /api/post`) of the first request held. */
+  readonly reached: Promise<string>
+  readonly open: () => void
 }
 
 const readBody = (req: IncomingMessage) =>
@@ -74,6 +86,9 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
   const requests: AyrshareFake["requests"] = []
   const waiters: Array<(post: FakePost) => void> = []
   const held: Array<ServerResponse> = []
+  let gated:
+    | { readonly wait: Promise<void>; readonly arrived: (route: string) => void; readonly open: () => void }
+    | undefined
   const fake = {
     url: "",
     aliasUrl: "",
@@ -86,8 +101,25 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
       for (const p of platforms) profiles.get(profileKey)?.linked.add(p)
     },
     nextPost: () => new Promise<FakePost>((resolve) => waiters.push(resolve)),
+    gate: (): Gate => {
+      let open = () => {}
+      let arrived = (_route: string) => {}
+      const wait = new Promise<void>((resolve) => (open = resolve))
+      const reached = new Promise<string>((resolve) => (arrived = resolve))
+      const current = {
+        wait,
+        arrived: (route: string) => arrived(route),
+        open: () => {
+          if (gated === current) gated = undefined
+          open()
+        }
+      }
+      gated = current
+      return { reached, open: current.open }
+    },
     postsFor: (contentId: string) => posts.filter((p) => p.notes === `herald:${contentId}` && p.status !== "deleted"),
     close: async () => {
+      gated?.open()
       for (const res of held) res.destroy()
       alias.close()
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -98,6 +130,11 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
     const url = new URL(req.url ?? "/", "http://fake")
     const body = await readBody(req)
     requests.push({ method: req.method ?? "", path: url.pathname, headers: req.headers, body })
+    if (gated !== undefined) {
+      const gate = gated
+      gate.arrived(`${req.method} ${url.pathname}`)
+      await gate.wait
+    }
     if (req.headers.authorization !== `Bearer ${apiKey}`) {
       return send(res, 403, { action: "authorization", status: "error", code: 102, message: "API Key not valid." })
     }

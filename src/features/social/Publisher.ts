@@ -214,8 +214,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
     }).pipe(sql.withTransaction)
 
+  /** Ends a claim that sent nothing: it was no try, so a later queueing does not wait for it. */
   const settle = (job: Claimed, status: "published" | "cancelled") =>
-    sql`UPDATE publish_jobs SET status = ${status}, locked_until = NULL
+    sql`UPDATE publish_jobs SET status = ${status}, locked_until = NULL, last_try_at = ${job.lastTriedAt}
       WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
 
   const run = (job: Claimed) =>
@@ -246,7 +247,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
           attemptedAt
         )
       }
-      if (job.attempt > 1 || job.triedBefore) {
+      // A try still open is a try before, recorded or not: queueing the piece again (a retry after a cancel)
+      // while it is in flight ends its claim, and sending at once could post it twice.
+      if (job.attempt > 1 || job.triedBefore || job.lastTryOpen) {
         const running = job.lastTryOpen && job.lastTriedAt !== null
           ? Math.ceil((job.lastTriedAt.getTime() + provider.trySeconds * 1000 - attemptedAt.getTime()) / 1000)
           : 0
@@ -324,7 +327,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
     })
 
   const isFirstTry = (job: Claimed) =>
-    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore &&
+    job.pieceStatus === "approved" && job.connected && job.attempt === 1 && !job.triedBefore && !job.lastTryOpen &&
     violationOf(job) === undefined
 
   /** A claimed batch: first tries together, the rest (settled, refused or reconciled first) one by one. */
