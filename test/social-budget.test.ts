@@ -34,7 +34,8 @@ const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) =>
     publishPollIntervalMs: 50,
     workflowBudgetRetrySeconds: 1,
     workflowPollIntervalMs: 200,
-    rateLimits: { ...rateLimitDefaults, admin: 100 }
+    // The tests poll pieces through the API every 50 ms: at the default 60 a minute the answer they wait for would come only with the next window.
+    rateLimits: { ...rateLimitDefaults, admin: 100, rest: 100_000 }
   }))).pipe(Layer.provideMerge(FakeLive))
 
 /** Links X at the fake's page and comes back through our callback (the network up). */
