@@ -23,6 +23,7 @@ import { isWebhookEventType, webhookEventTypes } from "../src/domain/WebhookEven
 import { webhookEventMeaning, webhookTestMeaning, webhookTestType } from "../src/domain/WebhookPayloads.ts"
 import { maxWebhooksPerCustomer } from "../src/domain/Webhooks.ts"
 import { catalogIds, isCatalogId } from "../src/domain/Workflows.ts"
+import { specToolNames } from "./support/specTools.ts"
 
 describe("roles and scopes", () => {
   const read = ["read:content", "read:analytics", "read:workflows", "read:settings", "read:events"]
@@ -190,18 +191,7 @@ describe("catalogs and constants", () => {
 
   it("autonomy skills, budget channels and default settings (global default 2)", () => {
     assert.deepStrictEqual([...skillNames], [
-      "run_research",
-      "run_content_creation",
-      "ask_cmo",
-      "schedule_content",
-      "publish_to_social",
-      "generate_lead_magnet",
-      "ai_seo_audit",
-      "cro_audit",
-      "query_ga4",
-      "track_revenue",
-      "check_ai_visibility",
-      "analyze_brand_url",
+      ...specToolNames,
       "weekly-content-plan",
       "daily-social-posts",
       "monthly-seo-audit",

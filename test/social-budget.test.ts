@@ -142,6 +142,25 @@ const approvedAd = (owner: Provisioned, spend: number) =>
     return created.json.id as string
   })
 
+/**
+ * An ad of 40 queued by a retry whose try the fake holds at the network, then cancelled (200) while held;
+ * under a monthly cap of 100 when `capped`.
+ */
+const cancelledWhileHeld = (capped: boolean) =>
+  Effect.gen(function*() {
+    const fake = yield* Fake
+    const owner = yield* provision()
+    yield* connectX(owner)
+    if (capped) yield* capAt(owner, { monthly: 100 })
+    const id = yield* approvedAd(owner, 40)
+    const gate = fake.gate()
+    assert.strictEqual((yield* retry(owner, id)).status, 200)
+    assert.strictEqual(yield* Effect.promise(() => gate.reached), "POST /api/post")
+    const cancelled = yield* cancel(owner, id)
+    assert.strictEqual(cancelled.status, 200, cancelled.text)
+    return { fake, owner, id, gate, cancelled }
+  })
+
 const refusal = (spend: number, cap: string, limit: number, spent: number) =>
   `Spending ${spend} would pass the ${cap} budget cap of ${limit} (already spent ${spent})`
 
@@ -306,16 +325,7 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
 
   it.effect("a cancel while a try is in flight: the try failing leaves the post cancelled, never sent later; a retry queues it once, charged once", () =>
     Effect.gen(function*() {
-      const fake = yield* Fake
-      const owner = yield* provision()
-      yield* connectX(owner)
-      yield* capAt(owner, { monthly: 100 })
-      const id = yield* approvedAd(owner, 40)
-      const gate = fake.gate()
-      assert.strictEqual((yield* retry(owner, id)).status, 200)
-      assert.strictEqual(yield* Effect.promise(() => gate.reached), "POST /api/post")
-      const cancelled = yield* cancel(owner, id)
-      assert.strictEqual(cancelled.status, 200, cancelled.text)
+      const { fake, owner, id, gate, cancelled } = yield* cancelledWhileHeld(true)
       assert.deepStrictEqual([cancelled.json.status, cancelled.json.scheduledAt], ["approved", null])
       fake.mode = "down"
       gate.open()
@@ -341,16 +351,7 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
 
   it.effect("a cancel while a try is in flight: the try succeeding is still recorded published, once; a retry is then 409", () =>
     Effect.gen(function*() {
-      const fake = yield* Fake
-      const owner = yield* provision()
-      yield* connectX(owner)
-      yield* capAt(owner, { monthly: 100 })
-      const id = yield* approvedAd(owner, 40)
-      const gate = fake.gate()
-      assert.strictEqual((yield* retry(owner, id)).status, 200)
-      assert.strictEqual(yield* Effect.promise(() => gate.reached), "POST /api/post")
-      const cancelled = yield* cancel(owner, id)
-      assert.strictEqual(cancelled.status, 200, cancelled.text)
+      const { fake, owner, id, gate } = yield* cancelledWhileHeld(true)
       gate.open()
       const published = yield* pieceWhere(owner, id, (p) => p.status === "published")
       assert.strictEqual(published.publishedUrl, `https://social.example/twitter/${fake.postsFor(id)[0]!.id}`)
@@ -366,14 +367,7 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
     "a retry while the cancelled try is still in flight: the post goes out once, found rather than sent again",
     () =>
       Effect.gen(function*() {
-        const fake = yield* Fake
-        const owner = yield* provision()
-        yield* connectX(owner)
-        const id = yield* approvedAd(owner, 40)
-        const gate = fake.gate()
-        assert.strictEqual((yield* retry(owner, id)).status, 200)
-        assert.strictEqual(yield* Effect.promise(() => gate.reached), "POST /api/post")
-        assert.strictEqual((yield* cancel(owner, id)).status, 200)
+        const { fake, owner, id, gate } = yield* cancelledWhileHeld(false)
         const again = yield* retry(owner, id)
         assert.strictEqual(again.status, 200, again.text)
         // Polls of the queue come and go while the first try is held: none may send the post again.
