@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
+import { connect } from "node:net"
 import { call, type Reply, testApp, TestServer } from "./support/harness.ts"
 import { assertError, provision } from "./support/processes.ts"
 
@@ -295,6 +296,34 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       })
       assert.strictEqual(provisioned.status, 200, provisioned.text)
       assertExactError(yield* call("DELETE", "/api/health/"), 405, "E_METHOD_NOT_ALLOWED")
+    }))
+
+  it.effect("an absolute-form target is served by its path; HEAD answers GET's head with no body", () =>
+    Effect.gen(function*() {
+      const { url } = yield* TestServer
+      const { port } = new URL(url)
+      // fetch and node:http always send origin-form targets, so this goes over a plain socket.
+      const exchange = (head: string) =>
+        Effect.promise(() =>
+          new Promise<string>((resolve, reject) => {
+            const socket = connect(Number(port), "127.0.0.1", () => socket.end(head))
+            let text = ""
+            socket.on("data", (chunk) => (text += chunk.toString("utf8")))
+            socket.on("end", () => resolve(text))
+            socket.on("error", reject)
+          })
+        )
+      const absolute = yield* exchange(
+        "GET http://herald.example/api/health HTTP/1.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n"
+      )
+      assert.match(absolute, /^HTTP\/1\.1 200 OK\r\n/)
+      assert.match(absolute, /\r\nx-request-id: req_[0-9a-f]{32}\r\n/i)
+      assert.match(absolute, /\r\n\r\n\{"service":"herald","status":"ok","timestamp":"[^"]+"\}$/)
+      const head = yield* exchange("HEAD /api/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+      assert.match(head, /^HTTP\/1\.1 200 OK\r\n/)
+      assert.match(head, /\r\ncontent-type: application\/json/i)
+      assert.match(head, /\r\nx-content-type-options: nosniff\r\n/i)
+      assert.isTrue(head.endsWith("\r\n\r\n"), `a HEAD answer carried a body: ${JSON.stringify(head)}`)
     }))
 
   it.effect("readiness body is {service, status, timestamp}; components only with the admin secret", () =>

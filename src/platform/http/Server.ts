@@ -1,10 +1,16 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { ByteSize, type Cause, Context, Duration, Effect, Layer, Option, type Scope } from "effect"
-import { HttpIncomingMessage, HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { ByteSize, Cause, Context, Duration, Effect, Layer, Option, Scope } from "effect"
+import {
+  HttpIncomingMessage,
+  HttpRouter,
+  HttpServer,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "effect/http"
 import { NetAddress } from "effect/net"
 import { SqlClient } from "effect/sql"
-import type { unhandled } from "effect/Types"
 import { createServer, type IncomingMessage, ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
@@ -15,10 +21,13 @@ import { compress } from "./Compression.ts"
 import { causeToResponse, errorResponse, normalizeErrorResponse, transportErrors } from "./ErrorResponses.ts"
 import { toHtmlError, wantsHtmlError } from "./Html.ts"
 import { findJsonSyntaxError, malformedJsonMessage } from "./JsonSyntax.ts"
+import { NodeRequest, requestTarget } from "./NodeRequest.ts"
 import { OpenApiRoutes } from "./OpenApiDocument.ts"
 import { makeOutageLog, outageCheckMs, outageLogIntervalMs } from "./OutageLog.ts"
 import { CurrentRequest, pickRequestId, type RequestState } from "./RequestContext.ts"
 import { type RouteFacts, routeFacts } from "./Routes.ts"
+import { RouteTable, RouteTableLive } from "./RouteTable.ts"
+import { abandonResponse, teardownBody, writeResponse } from "./WriteResponse.ts"
 
 export const maxBodyBytes = 1024 * 1024
 
@@ -140,104 +149,145 @@ const hasKeys = (record: Record<string, string>) => {
 }
 
 /**
- * The one cross-cutting middleware: request id, client address, early
- * 404/405/413, the Error shape for every failure, added headers and one
- * structured log line per request (path only: query strings may hold tokens).
+ * What every request goes through, in place of effect's Node adapter, router
+ * and a middleware: request id, client address, early 404/405/413, the route,
+ * the Error shape for every failure, added headers, the answer written to
+ * Node and one structured log line per request (path only: query strings may
+ * hold tokens). Each request runs as one fiber over the request fibers'
+ * context with the request's own services laid on top (no copy of the app's
+ * context per request). Returns Node's request listener.
  */
-export const CoreMiddleware = HttpRouter.middleware<{ provides: CurrentRequest; handles: unknown }>()(
-  Effect.gen(function*() {
-    const config = yield* AppConfig
-    const bodyLimit = ByteSize.bytes(maxBodyBytes)
-    // Decided once: below `info` the request line is never built (the hot path of a busy server).
-    const logRequests = infoEnabled(config.logLevel)
-    const hidden = Option.isNone(config.adminSecret) ? ["/api/admin/"] : []
-    const hops = config.trustProxy === true ? 1 : config.trustProxy === false ? 0 : config.trustProxy
-    const refusal = yield* WriteRefusal
-    const sql = yield* SqlClient.SqlClient
-    const outages = yield* makeOutageLog({
-      intervalMs: outageLogIntervalMs,
-      checkMs: outageCheckMs,
-      // Back means reads and writes: a database that answers but refuses writes is still out for them.
-      probe: Effect.map(
-        sql<{ ro: string }>`SELECT current_setting('transaction_read_only') AS ro`,
-        (rows) => rows[0]?.ro === "off" && refusal.current() === undefined
-      )
+const makeDispatch = Effect.gen(function*() {
+  const config = yield* AppConfig
+  const table = yield* RouteTable
+  const bodyLimit = ByteSize.bytes(maxBodyBytes)
+  // Decided once: below `info` the request line is never built (the hot path of a busy server).
+  const logRequests = infoEnabled(config.logLevel)
+  const hidden = Option.isNone(config.adminSecret) ? ["/api/admin/"] : []
+  const hops = config.trustProxy === true ? 1 : config.trustProxy === false ? 0 : config.trustProxy
+  const refusal = yield* WriteRefusal
+  const sql = yield* SqlClient.SqlClient
+  const outages = yield* makeOutageLog({
+    intervalMs: outageLogIntervalMs,
+    checkMs: outageCheckMs,
+    // Back means reads and writes: a database that answers but refuses writes is still out for them.
+    probe: Effect.map(
+      sql<{ ro: string }>`SELECT current_setting('transaction_read_only') AS ro`,
+      (rows) => rows[0]?.ro === "off" && refusal.current() === undefined
+    )
+  })
+  const services = requestServices(yield* Effect.context<never>())
+  const answerFailure = (
+    cause: Cause.Cause<unknown>,
+    requestId: string,
+    request: HttpServerRequest.HttpServerRequest
+  ) =>
+    Effect.flatMap(
+      causeToResponse(cause, requestId, request.url, refusal.current),
+      ([response, kind]) =>
+        kind === undefined
+          ? Effect.succeed(response)
+          : kind._tag === "MalformedJson"
+          ? whereJsonFails(request, requestId, response)
+          : kind._tag === "Outage"
+          ? Effect.as(outages.report(kind.cause, requestId), response)
+          : Effect.as(Effect.logError("unhandled failure", cause).pipe(Effect.annotateLogs({ requestId })), response)
+    )
+  const finish = (
+    request: NodeRequest,
+    state: RequestState,
+    facts: RouteFacts,
+    start: number,
+    raw: HttpServerResponse.HttpServerResponse
+  ) => {
+    let response = normalizeErrorResponse(raw, state.requestId)
+    if (response.status >= 400 && wantsHtmlError(request.url, request.source.headers.accept)) {
+      response = toHtmlError(response, state.requestId)
+    }
+    // A handler's own headers (a page's stricter CSP among them) win over the defaults.
+    response = HttpServerResponse.setHeaders(response, {
+      ...securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method)),
+      ...(hasKeys(state.responseHeaders) ? state.responseHeaders : undefined),
+      "x-request-id": state.requestId
     })
-    const answerFailure = (
-      cause: Cause.Cause<unknown>,
-      requestId: string,
-      request: HttpServerRequest.HttpServerRequest
-    ) =>
-      Effect.flatMap(
-        causeToResponse(cause, requestId, request.url, refusal.current),
-        ([response, kind]) =>
-          kind === undefined
-            ? Effect.succeed(response)
-            : kind._tag === "MalformedJson"
-            ? whereJsonFails(request, requestId, response)
-            : kind._tag === "Outage"
-            ? Effect.as(outages.report(kind.cause, requestId), response)
-            : Effect.as(Effect.logError("unhandled failure", cause).pipe(Effect.annotateLogs({ requestId })), response)
-      )
-    // Plain combinators rather than a generator: this runs for every request.
-    // Every failure is answered here; `unhandled` is how the router's types say so.
-    return (
-      httpEffect
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, unhandled, HttpServerRequest.HttpServerRequest> =>
-      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-        const start = performance.now()
-        const requestId = pickRequestId(request.headers["x-request-id"])
-        const state: RequestState = {
-          requestId,
-          clientIp: clientAddress(
-            request.headers["x-forwarded-for"],
-            request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
-            hops
-          ),
-          responseHeaders: {}
-        }
-        const facts = hidden.some((prefix) => request.url.startsWith(prefix))
-          ? unknownRoute
-          : routeFacts(request.url)
-        const early = precheck(request, requestId, facts)
+    response = compress(response, request.source.headers["accept-encoding"])
+    // Written now (the head, and the whole of an answer held in memory); a stream's body follows the line,
+    // which says what the client was answered, whenever the stream ends.
+    const written = writeResponse(request.method, response, request.response)
+    if (!logRequests) return written
+    return Effect.andThen(requestLine(state.requestId, request.method, request.url, response.status, start), written)
+  }
+  const reportDefect = (cause: Cause.Cause<unknown>, requestId: string) =>
+    Effect.runForkWith(services)(
+      Effect.logError("response not written", cause).pipe(Effect.annotateLogs({ requestId }))
+    )
+
+  return (source: IncomingMessage, node: ServerResponse): void => {
+    const start = performance.now()
+    const target = requestTarget(source)
+    const request = new NodeRequest(source, node, target.url, target.headers)
+    const forwarded = source.headers["x-forwarded-for"]
+    const state: RequestState = {
+      requestId: pickRequestId(firstValue(source.headers["x-request-id"])),
+      clientIp: clientAddress(firstValue(forwarded), source.socket?.remoteAddress, hops),
+      responseHeaders: {}
+    }
+    const url = request.url
+    const facts = hidden.some((prefix) => url.startsWith(prefix)) ? unknownRoute : routeFacts(url)
+    const early = precheck(request, state.requestId, facts)
+    const scope = Scope.makeUnsafe()
+    let context = Context.add(services, Scope.Scope, scope)
+    let answer: Effect.Effect<HttpServerResponse.HttpServerResponse, never, never>
+    if (early !== undefined) {
+      answer = Effect.succeed(early)
+    } else {
+      const method = request.method
+      const found = table.find(method, url) ?? (method === "HEAD" ? table.find("GET", url) : undefined)
+      if (found === undefined) {
+        answer = answerFailure(Cause.fail(routeNotFound(request)), state.requestId, request)
+      } else {
+        const route = found.handler.route
+        context = Context.add(context, HttpServerRequest.HttpServerRequest, request)
+        context = Context.add(context, HttpServerRequest.ParsedSearchParams, found.searchParams)
+        context = Context.add(context, HttpRouter.RouteContext, { route, params: found.params })
+        context = Context.add(context, CurrentRequest, state)
+        context = Context.add(context, HttpIncomingMessage.MaxBodySize, bodyLimit)
+        let handler = route.handler as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
         // A body of unannounced length is read (and cached) before anything else
         // runs, so that one over the limit is 413 ahead of 429/401, as a
         // Content-Length over the limit is.
-        const body =
-          request.headers["transfer-encoding"] !== undefined && request.headers["content-length"] === undefined
-            ? Effect.andThen(request.arrayBuffer, httpEffect)
-            : httpEffect
-        const handled = early !== undefined ? Effect.succeed(early) : body.pipe(
-          // Overlays rather than a merge: merging copies every service of the app per request.
-          Effect.updateContext((context: Context.Context<never>) =>
-            Context.add(Context.add(context, CurrentRequest, state), HttpIncomingMessage.MaxBodySize, bodyLimit)
-          ),
-          Effect.catchCause((cause) => answerFailure(cause, requestId, request))
-        )
-        return Effect.flatMap(handled, (raw) => {
-          let response = normalizeErrorResponse(raw, requestId)
-          if (response.status >= 400 && wantsHtmlError(request.url, request.headers.accept)) {
-            response = toHtmlError(response, requestId)
-          }
-          // A handler's own headers (a page's stricter CSP among them) win over the defaults.
-          response = HttpServerResponse.setHeaders(response, {
-            ...securityHeaders(
-              response,
-              facts.noStore.length > 0 && facts.noStore.includes(request.method.toUpperCase())
-            ),
-            ...(hasKeys(state.responseHeaders) ? state.responseHeaders : undefined),
-            "x-request-id": requestId
-          })
-          response = compress(response, request.headers["accept-encoding"])
-          if (!logRequests) {
-            return Effect.succeed(response)
-          }
-          return Effect.as(requestLine(requestId, request.method, request.url, response.status, start), response)
-        })
+        if (source.headers["transfer-encoding"] !== undefined && source.headers["content-length"] === undefined) {
+          handler = Effect.andThen(request.arrayBuffer, handler)
+        }
+        if (route.uninterruptible) handler = Effect.uninterruptible(handler)
+        answer = Effect.catchCause(handler, (cause) => answerFailure(cause, state.requestId, request))
+      }
+    }
+    const program = Effect.onExit(
+      Effect.flatMap(answer, (response) => finish(request, state, facts, start, response)),
+      (exit) => Scope.close(scope, exit)
+    )
+    // Prepended so it runs before Node's own `finish` listener drains or dumps the body.
+    node.prependListener("finish", () => teardownBody(source, node))
+    const fiber = Effect.runForkWith(context as Context.Context<never>)(program as Effect.Effect<void>)
+    fiber.addObserver((exit) => {
+      if (exit._tag === "Success" || Cause.hasInterruptsOnly(exit.cause)) return
+      abandonResponse(node)
+      reportDefect(exit.cause, state.requestId)
+    })
+    if (fiber.pollUnsafe() === undefined) {
+      node.on("close", () => {
+        if (!node.writableEnded) fiber.interruptUnsafe()
       })
-  }),
-  { global: true }
-)
+    }
+  }
+})
+
+const firstValue = (value: string | Array<string> | undefined): string | undefined =>
+  Array.isArray(value) ? value[0] : value
+
+const routeNotFound = (request: HttpServerRequest.HttpServerRequest) =>
+  new HttpServerError.HttpServerError({ reason: new HttpServerError.RouteNotFound({ request }) })
 
 /**
  * Requests Node's parser refuses (unknown method, bad request line, oversized
@@ -263,6 +313,22 @@ const answerClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
     }\r\ncontent-type: application/json\r\nx-content-type-options: nosniff\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
   )
+}
+
+/** A request before the routes are ready or after they are gone: 503 in the Error shape. */
+const answerUnavailable = (response: ServerResponse) => {
+  const [code, error] = statusCodes[503]
+  const requestId = pickRequestId(undefined)
+  const body = JSON.stringify({ error, code, requestId })
+  response.shouldKeepAlive = false
+  response.writeHead(503, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+    "retry-after": "1",
+    "x-request-id": requestId,
+    ...baseSecurityHeaders
+  })
+  response.end(body)
 }
 
 /**
@@ -297,7 +363,7 @@ export class FastLanes extends Context.Service<FastLanes, {
  * layers are built, which is before the server listens (`httpServer`).
  */
 export const RoutingLive = Layer.mergeAll(
-  HttpRouter.layer.pipe(Layer.provide(Layer.succeed(HttpRouter.RouterConfig)({ ignoreTrailingSlash: true }))),
+  RouteTableLive,
   Layer.sync(FastLanes, () => {
     const all: Array<FastLane> = []
     return FastLanes.of({ add: (lane) => Effect.sync(() => void all.push(lane)), all })
@@ -312,21 +378,19 @@ export const RoutingLive = Layer.mergeAll(
  * ones), and after `graceMs` closes whatever is still open (long streams:
  * SSE, chat).
  */
-const makeNodeServer = (lanes: ReadonlyArray<FastLane>, graceMs: number) => {
+const makeNodeServer = (lanes: ReadonlyArray<FastLane>, dispatcher: Dispatcher, graceMs: number) => {
   const server = createServer({ ServerResponse: UncheckedResponse }).on("clientError", answerClientError)
   let closing = false
-  // Effect's adapter listens to "request": a request a lane answered is never emitted to it.
-  const emit = server.emit.bind(server)
-  server.emit = ((event: string, ...args: Array<unknown>) => {
-    if (event === "request") {
-      const response = args[1] as ServerResponse
-      if (closing) response.shouldKeepAlive = false
-      if (lanes.length > 0) {
-        for (const lane of lanes) if (lane(args[0] as IncomingMessage, response)) return true
-      }
+  server.on("request", (request: IncomingMessage, response: ServerResponse) => {
+    if (closing) response.shouldKeepAlive = false
+    if (lanes.length > 0) {
+      for (const lane of lanes) if (lane(request, response)) return
     }
-    return emit(event, ...args)
-  }) as typeof server.emit
+    const dispatch = dispatcher.current
+    if (dispatch !== undefined) return dispatch(request, response)
+    // Listening starts a moment before the routes are handed over, and a stop ends with them gone.
+    answerUnavailable(response)
+  })
   const close = server.close.bind(server)
   server.close = ((callback?: (error?: Error) => void) => {
     closing = true
@@ -351,25 +415,26 @@ const makeNodeServer = (lanes: ReadonlyArray<FastLane>, graceMs: number) => {
 const buildTimeOnly = (key: string) =>
   key.startsWith("herald/") || key === SqlClient.SqlClient.key || key === PgClient.PgClient.key
 
-/**
- * HttpRouter.serve with a leaner context for request fibers. Node's adapter
- * gives every request fiber the context `serve` ran in, and each request
- * copies it at least once (its first lookups flatten it; HttpApiBuilder merges
- * into it), so every service of the app cost a copy per request.
- */
-const serve = <E, R>(routes: Layer.Layer<never, E, R>) =>
+/** The context request fibers start from: what the server was built in, less what only layers read. */
+const requestServices = (all: Context.Context<never>): Context.Context<never> => {
+  const kept = new Map(all.mapUnsafe)
+  for (const key of kept.keys()) if (buildTimeOnly(key)) kept.delete(key)
+  return Context.makeUnsafe<never>(kept)
+}
+
+/** Where Node's requests go once the routes are built (the server listens a moment before). */
+interface Dispatcher {
+  current: ((request: IncomingMessage, response: ServerResponse) => void) | undefined
+}
+
+/** The routes built into the route table, then the dispatcher over them handed to Node's server. */
+const serve = <E, R>(routes: Layer.Layer<never, E, R>, dispatcher: Dispatcher) =>
   Layer.unwrap(Effect.gen(function*() {
     const context = yield* Layer.build(routes)
-    const app = (yield* HttpRouter.HttpRouter).asHttpEffect()
     const serving = Layer.effectDiscard(Effect.gen(function*() {
-      const server = yield* HttpServer.HttpServer
-      yield* server.serve(app).pipe(
-        Effect.updateContext((all: Context.Context<Scope.Scope>) => {
-          const kept = new Map(all.mapUnsafe)
-          for (const key of kept.keys()) if (buildTimeOnly(key)) kept.delete(key)
-          return Context.makeUnsafe<Scope.Scope>(kept)
-        })
-      )
+      yield* HttpServer.HttpServer
+      dispatcher.current = yield* makeDispatch
+      yield* Effect.addFinalizer(() => Effect.sync(() => void (dispatcher.current = undefined)))
     }))
     return Layer.merge(serving, Layer.succeedContext(context))
   }))
@@ -401,8 +466,9 @@ export const httpServer = <E, R>(routes: Layer.Layer<never, E, R>) =>
   Layer.unwrap(Effect.gen(function*() {
     const config = yield* AppConfig
     const lanes = yield* FastLanes
-    return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoutes, CoreMiddleware)), listening).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes.all, config.shutdownGraceMs), {
+    const dispatcher: Dispatcher = { current: undefined }
+    return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoutes), dispatcher), listening).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes.all, dispatcher, config.shutdownGraceMs), {
         port: config.port,
         host: config.host,
         // The server closes every connection at the grace's end; this only bounds a close that still hangs.
