@@ -267,8 +267,9 @@ const makeDispatch = Effect.gen(function*() {
       Effect.flatMap(answer, (response) => finish(request, state, facts, start, response)),
       (exit) => Scope.close(scope, exit)
     )
-    // Prepended so it runs before Node's own `finish` listener drains or dumps the body.
-    node.prependListener("finish", () => teardownBody(source, node))
+    // Only a request that may carry a body can leave one unread. Prepended so
+    // it runs before Node's own `finish` listener drains or dumps the body.
+    if (mayHaveBody(source)) node.prependListener("finish", () => teardownBody(source, node))
     const fiber = Effect.runForkWith(context as Context.Context<never>)(program as Effect.Effect<void>)
     fiber.addObserver((exit) => {
       if (exit._tag === "Success" || Cause.hasInterruptsOnly(exit.cause)) return
@@ -282,6 +283,12 @@ const makeDispatch = Effect.gen(function*() {
     }
   }
 })
+
+/** A body follows the head: announced with a length above zero, or chunked. */
+const mayHaveBody = (source: IncomingMessage): boolean => {
+  const length = source.headers["content-length"]
+  return source.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0")
+}
 
 const firstValue = (value: string | Array<string> | undefined): string | undefined =>
   Array.isArray(value) ? value[0] : value
