@@ -1,9 +1,11 @@
-import { assert, describe, it } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
+import { assert, describe, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Redacted, String as Str } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
+import { vi } from "vitest"
 import { conflictRetries, isConflictAbort, withConflictRetry } from "../src/platform/Database.ts"
-import { externalDatabaseUrl } from "./support/harness.ts"
+import { call, externalDatabaseUrl, testApp, TestServer } from "./support/harness.ts"
+import { bearer, provision } from "./support/processes.ts"
 import { sharedDatabase } from "./support/processes.ts"
 
 /**
@@ -132,7 +134,12 @@ describe("transactions run again on a deadlock or serialization failure", () => 
           const bLocked = yield* Deferred.make<void>()
           let runs = 0
           // Each locks one row, waits until the other has its row, then asks for the other's: a cycle.
-          const crossing = (first: string, second: string, mine: Deferred.Deferred<void>, theirs: Deferred.Deferred<void>) =>
+          const crossing = (
+            first: string,
+            second: string,
+            mine: Deferred.Deferred<void>,
+            theirs: Deferred.Deferred<void>
+          ) =>
             Effect.gen(function*() {
               runs++
               yield* sql`UPDATE conflict_rows SET label = label || '+' WHERE label LIKE ${`${first}%`}`
@@ -169,3 +176,67 @@ describe("which failures are conflict aborts", () => {
     assert.isFalse(isConflictAbort(new Error("40P01")))
   })
 })
+
+/** The JSON log lines written while `body` runs (console.log is where the app's logger writes). */
+const capturingLogs = <A, E, R>(body: (lines: Array<string>) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const lines: Array<string> = []
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
+      lines.push(args.map(String).join(" "))
+    })
+    return yield* body(lines).pipe(Effect.ensuring(Effect.sync(() => spy.mockRestore())))
+  })
+
+layer(testApp({ logLevel: "warn" }), { timeout: 60_000, excludeTestServices: true })(
+  "a route whose transaction keeps being aborted",
+  (it) => {
+    it.effect("retrying an ad: run again up to the bound, then 500 E_INTERNAL in the Error shape, logged with its cause, nothing charged", () =>
+      Effect.gen(function*() {
+        const { sql } = yield* TestServer
+        const owner = yield* provision()
+        const h = bearer(owner.apiKey)
+        yield* sql`INSERT INTO social_connections (customer_id, platform, account_name) VALUES (${owner.customerId}, 'x', 'acme')`
+        const created = yield* call("POST", `/api/content/${owner.customerId}`, {
+          headers: h,
+          body: { type: "ad", platform: "x", body: "Aborted every time", metadata: { spend: 5 }, submit: true }
+        })
+        assert.strictEqual(created.status, 200, created.text)
+        const id = created.json.id as string
+        const approved = yield* call("POST", `/api/content/${owner.customerId}/${id}/review`, {
+          headers: h,
+          body: { action: "approve" }
+        })
+        assert.strictEqual(approved.status, 200, approved.text)
+        // Every queueing of this piece is aborted as a deadlock victim would be.
+        yield* sql.unsafe(`CREATE OR REPLACE FUNCTION conflict_on_queue() RETURNS trigger AS $$
+        BEGIN
+          IF NEW.content_id = '${id}' THEN RAISE EXCEPTION 'injected deadlock' USING ERRCODE = '40P01'; END IF;
+          RETURN NEW;
+        END $$ LANGUAGE plpgsql`).raw
+        yield* sql.unsafe(`CREATE TRIGGER conflict_on_queue BEFORE INSERT OR UPDATE ON publish_jobs
+        FOR EACH ROW EXECUTE FUNCTION conflict_on_queue()`).raw
+        const reply = yield* capturingLogs((lines) =>
+          Effect.gen(function*() {
+            const reply = yield* call("POST", `/api/social/posts/${owner.customerId}/${id}/retry`, {
+              headers: h,
+              body: {}
+            })
+            const again = lines.filter((line) => line.includes("transaction aborted by a database conflict"))
+            assert.strictEqual(again.length, conflictRetries, lines.join("\n"))
+            const unhandled = lines.filter((line) => line.includes("unhandled failure"))
+            assert.strictEqual(unhandled.length, 1, lines.join("\n"))
+            assert.include(unhandled[0], "DeadlockError")
+            assert.include(unhandled[0], reply.json.requestId)
+            return reply
+          })
+        ).pipe(Effect.ensuring(Effect.orDie(sql`DROP TRIGGER conflict_on_queue ON publish_jobs`)))
+        assert.strictEqual(reply.status, 500)
+        assert.deepStrictEqual(Object.keys(reply.json).sort(), ["code", "error", "requestId"])
+        assert.deepStrictEqual([reply.json.code, reply.json.error], ["E_INTERNAL", "Internal server error"])
+        const charged = yield* sql`SELECT 1 FROM spend_ledger WHERE content_id = ${id}`
+        assert.strictEqual(charged.length, 0)
+        const piece = yield* call("GET", `/api/content/${owner.customerId}/${id}`, { headers: h })
+        assert.deepStrictEqual([piece.json.status, piece.json.scheduledAt], ["approved", null])
+      }))
+  }
+)

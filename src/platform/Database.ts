@@ -1,6 +1,18 @@
 import { NodeServices } from "@effect/platform-node"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Cause, Duration, Effect, Exit, FileSystem, Layer, Option, Path, Redacted, Schedule, String as Str } from "effect"
+import {
+  Cause,
+  Duration,
+  Effect,
+  Exit,
+  FileSystem,
+  Layer,
+  Option,
+  Path,
+  Redacted,
+  Schedule,
+  String as Str
+} from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import type { Migrator } from "effect/sql"
 import { mkdirSync, readdirSync } from "node:fs"

@@ -6,6 +6,7 @@ import type { ContentId, CustomerId } from "../../domain/Ids.ts"
 import { mediaOf, type PublishViolation, publishViolation, type SocialPlatform } from "../../domain/Social.ts"
 import { retryDelaySeconds } from "../../domain/Webhooks.ts"
 import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
+import { withConflictRetry } from "../../platform/Database.ts"
 import { Events } from "../../platform/Events.ts"
 import { forkPeriodic } from "../../platform/Periodic.ts"
 import { Content } from "../content/Content.ts"
@@ -63,6 +64,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
   const content = yield* Content
   const links = yield* Links
   const provider = yield* SocialProvider
+  // A try's outcome is recorded in a transaction of its own, after the provider answered and outside it: run
+  // again whole after a deadlock or serialization abort, it records the same answer, never asks twice.
+  const recording = withConflictRetry(sql)
 
   const claim = (limit: number) => {
     const token = randomUUID()
@@ -157,7 +161,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
           publishedUrl: post.url
         }))
       )
-    }).pipe(sql.withTransaction)
+    }).pipe(recording)
 
   const succeed = (job: Claimed, post: PublishedPost, how: "sent" | "reconciled", attemptedAt: Date) =>
     succeedMany([{ job, post }], how, attemptedAt)
@@ -190,7 +194,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         error: error.message,
         attempts: job.attempt
       })
-    }).pipe(sql.withTransaction)
+    }).pipe(recording)
 
   /**
    * A look-up that could not tell whether the earlier try posted is not a try:
@@ -212,7 +216,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
           attempts = attempts - 1, last_try_at = ${job.lastTriedAt}, locked_until = NULL, claim_token = NULL,
           last_error = ${error.message}
         WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
-    }).pipe(sql.withTransaction)
+    }).pipe(recording)
 
   /** Ends a claim that sent nothing: it was no try, so a later queueing does not wait for it. */
   const settle = (job: Claimed, status: "published" | "cancelled") =>
