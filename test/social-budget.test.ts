@@ -1,9 +1,9 @@
 import { assert, layer } from "@effect/vitest"
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Deferred, Effect, Fiber, Layer, Option, Redacted } from "effect"
 import { rateLimitDefaults } from "../src/Config.ts"
 import { type AyrshareFake, startAyrshareFake } from "./support/ayrshare-fake.ts"
 import { eventually, sleep } from "./support/eventually.ts"
-import { call, type Reply, testApp, TestServer } from "./support/harness.ts"
+import { call, externalDatabaseUrl, type Reply, testApp, TestServer } from "./support/harness.ts"
 import { httpClient } from "./support/mcp-clients.ts"
 import { assertError, bearer, provision, type Provisioned } from "./support/processes.ts"
 
@@ -322,6 +322,89 @@ layer(AppOnFake, { timeout: 180_000 })("ad budget on every publishing path", (it
       assertError(yield* retry(owner, id), 409, "E_INVALID_TRANSITION")
       assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
     }))
+
+  it.effect("retries and cancels of one ad at once, with the publisher trying it meanwhile: only 200s and 409s, charged once", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      yield* connectX(owner)
+      const id = yield* approvedAd(owner, 40)
+      // The network down: every claim fails fast and records its try while the next requests arrive.
+      fake.mode = "down"
+      const replies: Array<Reply> = []
+      for (let round = 0; round < 8; round++) {
+        replies.push(
+          ...(yield* Effect.all([retry(owner, id), retry(owner, id), retry(owner, id), cancel(owner, id)], {
+            concurrency: "unbounded"
+          }))
+        )
+        yield* sleep(60)
+      }
+      const unexpected = replies.filter((r) => r.status !== 200)
+      assert.deepStrictEqual(unexpected.map((r) => r.status), [], unexpected.map((r) => r.text).join("\n"))
+      assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
+      // The network back: a retry queues it, unless a claim of the last queueing got there first (then 409).
+      fake.mode = "up"
+      const back = yield* retry(owner, id)
+      assert.include([200, 409], back.status, back.text)
+      yield* pieceWhere(owner, id, (p) => p.status === "published")
+      assert.strictEqual(fake.postsFor(id).length, 1)
+      const late = yield* Effect.all([retry(owner, id), retry(owner, id)], { concurrency: 2 })
+      for (const reply of late) assertError(reply, 409, "E_INVALID_TRANSITION")
+      assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
+    }))
+
+  // Two sessions must wait for each other: PGlite serves one at a time.
+  it.effect.skipIf(externalDatabaseUrl() === undefined)(
+    "a retry while the publisher records a try of the same ad (its attempt written, the queue row next): 200, not a deadlock's 500",
+    () =>
+      Effect.gen(function*() {
+        const { sql } = yield* TestServer
+        const fake = yield* Fake
+        const owner = yield* provision()
+        yield* connectX(owner)
+        const id = yield* approvedAd(owner, 40)
+        // Queued once and failed for good, so the retry finds its queue row.
+        fake.mode = "refuse"
+        assert.strictEqual((yield* retry(owner, id)).status, 200)
+        yield* eventually(Effect.map(queued(owner), (rows) => (rows[0]?.[1] === "failed" ? rows : undefined)), 30_000)
+        fake.mode = "down"
+
+        // The publisher's way of recording a try, held between its two statements on a session of its own:
+        // the attempt (which key-share locks the piece's row) is written, the queue row is updated next.
+        const attemptWritten = yield* Deferred.make<number>()
+        const goOn = yield* Deferred.make<void>()
+        const publisher = yield* Effect.forkChild(
+          Effect.gen(function*() {
+            const [{ pid }] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+            yield* sql`INSERT INTO publish_attempts (id, content_id, customer_id, attempt, provider, status, error)
+              VALUES (${`pat_held_${id}`}, ${id}, ${owner.customerId}, 1, 'ayrshare', 'failed', 'held by the test')`
+            yield* Deferred.succeed(attemptWritten, pid)
+            yield* Deferred.await(goOn)
+            yield* sql`UPDATE publish_jobs SET last_error = 'held by the test' WHERE content_id = ${id}`
+          }).pipe(sql.withTransaction, Effect.orDie)
+        )
+        const holder = yield* Deferred.await(attemptWritten)
+        const retried = yield* Effect.forkChild(retry(owner, id))
+        // The retry runs until it waits for the held session, or to its end.
+        yield* eventually(
+          Effect.gen(function*() {
+            if (retried.pollUnsafe() !== undefined) return true
+            const waiting = yield* sql`SELECT 1 FROM pg_stat_activity WHERE ${holder} = ANY (pg_blocking_pids(pid))`
+              .pipe(Effect.orDie)
+            return waiting.length > 0 ? true : undefined
+          }),
+          10_000
+        )
+        yield* Deferred.succeed(goOn, undefined)
+        const reply = yield* Fiber.join(retried)
+        yield* Fiber.join(publisher)
+        assert.strictEqual(reply.status, 200, reply.text)
+        assert.deepStrictEqual([reply.json.status, reply.json.scheduledAt], ["approved", null])
+        assert.deepStrictEqual(yield* ledger(owner), [[id, "ads", 40]])
+      }),
+    60_000
+  )
 
   it.effect("a cancel while a try is in flight: the try failing leaves the post cancelled, never sent later; a retry queues it once, charged once", () =>
     Effect.gen(function*() {

@@ -130,6 +130,122 @@ layer(SharedLive, { timeout: 120_000, excludeTestServices: true })("publishing a
     100_000
   )
 
+  /**
+   * A post queued in a first process, its try held at the provider, cancelled (200) while held, then the process
+   * killed: nothing of that process is left to record how the try ended.
+   */
+  const cancelledInFlightThenKilled = (env: Record<string, string>) =>
+    Effect.gen(function*() {
+      const { database, fake } = yield* Shared
+      fake.mode = "up"
+      const first = yield* server(database, fake, env)
+      const owner = yield* customerWithX(first, database, fake)
+      const auth = { authorization: `Bearer ${owner.apiKey}` }
+      const gate = fake.gate()
+      const res = yield* Effect.promise(() =>
+        send(first.url, "POST", `/api/social/publish/${owner.customerId}`, {
+          headers: auth,
+          body: { platform: "x", body: "Cancelled while with the provider" }
+        })
+      )
+      assert.strictEqual(res.status, 200, res.text)
+      const contentId: string = res.json.id
+      assert.strictEqual(yield* Effect.promise(() => gate.reached), "POST /api/post")
+      const cancelled = yield* Effect.promise(() =>
+        send(first.url, "POST", `/api/social/posts/${owner.customerId}/${contentId}/cancel`, {
+          headers: auth,
+          body: {}
+        })
+      )
+      assert.strictEqual(cancelled.status, 200, cancelled.text)
+      yield* killHard(first)
+      return { database, fake, owner, contentId, gate }
+    })
+
+  /** The post went out after all: a fresh process records it published, with the provider's id, once. */
+  const recordedOnce = (
+    env: Record<string, string>
+  ) =>
+    Effect.gen(function*() {
+      const { database, fake, owner, contentId, gate } = yield* cancelledInFlightThenKilled(env)
+      // The held request goes on and the provider makes the post; its answer reaches no one.
+      gate.open()
+      yield* waitUntil(async () => fake.postsFor(contentId).length === 1, 10_000)
+      const [post] = fake.postsFor(contentId)
+
+      const second = yield* server(database, fake, env)
+      const get = (path: string) =>
+        Effect.promise(() => send(second.url, "GET", path, { headers: { authorization: `Bearer ${owner.apiKey}` } }))
+      yield* waitUntil(
+        async () =>
+          (await send(second.url, "GET", `/api/content/${owner.customerId}/${contentId}`, {
+            headers: { authorization: `Bearer ${owner.apiKey}` }
+          })).json.status === "published",
+        30_000
+      )
+      const piece = (yield* get(`/api/content/${owner.customerId}/${contentId}`)).json
+      assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${post!.id}`)
+      const [job] = yield* withSql(database, (sql) =>
+        sql<{ status: string; providerPostId: string; lockedUntil: Date | null }>`
+          SELECT status, provider_post_id, locked_until FROM publish_jobs WHERE content_id = ${contentId}`)
+      assert.deepStrictEqual(job, { status: "published", providerPostId: post!.id, lockedUntil: null })
+      // Several sweeps later: still one post, one record of it.
+      yield* Effect.sleep("2 seconds")
+      assert.strictEqual(fake.postsFor(contentId).length, 1)
+      const attempts = (yield* get(`/api/social/posts/${owner.customerId}/${contentId}/attempts`)).json.attempts
+      assert.deepStrictEqual(attempts.map((a: any) => [a.attempt, a.status, a.providerPostId]), [[
+        2,
+        "reconciled",
+        post!.id
+      ]])
+    })
+
+  it.effect(
+    "kill -9 while a cancelled post's try is with the provider, its lease lapsed: the next process finds the post and records it published, once",
+    () => recordedOnce({}),
+    100_000
+  )
+
+  it.effect(
+    "kill -9 while a cancelled post's try is with the provider, its lease still running: recorded at the next process's start",
+    () => recordedOnce({ PUBLISH_LEASE_SECONDS: "3600" }),
+    100_000
+  )
+
+  it.effect(
+    "kill -9 while a cancelled post's try is with the provider, which never made it: nothing recorded published, the claim ended",
+    () =>
+      Effect.gen(function*() {
+        const { database, fake, owner, contentId, gate } = yield* cancelledInFlightThenKilled({})
+        // The held request is refused: the provider has no post.
+        fake.mode = "refuse"
+        gate.open()
+        yield* waitUntil(async () => fake.requests.some((r) => r.path === "/api/post"), 10_000)
+        yield* Effect.sleep("200 millis")
+        fake.mode = "up"
+        assert.strictEqual(fake.postsFor(contentId).length, 0)
+
+        const second = yield* server(database, fake)
+        const jobRow = withSql(database, (sql) =>
+          sql<{ status: string; lockedUntil: Date | null; providerPostId: string | null }>`
+            SELECT status, locked_until, provider_post_id FROM publish_jobs WHERE content_id = ${contentId}`)
+        // Not before the try could have ended (Ayrshare's longest try, 20 s): then looked up, found absent.
+        yield* waitUntil(async () =>
+          (await Effect.runPromise(jobRow))[0]!.lockedUntil === null, 60_000)
+        assert.deepStrictEqual((yield* jobRow)[0], { status: "cancelled", lockedUntil: null, providerPostId: null })
+        const get = (path: string) =>
+          Effect.promise(() =>
+            send(second.url, "GET", path, { headers: { authorization: `Bearer ${owner.apiKey}` } })
+          )
+        const piece = (yield* get(`/api/content/${owner.customerId}/${contentId}`)).json
+        assert.deepStrictEqual([piece.status, piece.publishedUrl, piece.scheduledAt], ["approved", null, null])
+        const attempts = (yield* get(`/api/social/posts/${owner.customerId}/${contentId}/attempts`)).json.attempts
+        assert.deepStrictEqual(attempts.filter((a: any) => a.status !== "failed"), [])
+        assert.strictEqual(fake.postsFor(contentId).length, 0)
+      }),
+    100_000
+  )
+
   // PGlite is a single session: several processes sharing it is not a supported deployment,
   // so this runs against PostgreSQL only (DATABASE_URL=postgres://...).
   it.effect.skipIf(externalDatabaseUrl() === undefined)(

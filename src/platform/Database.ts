@@ -1,6 +1,18 @@
 import { NodeServices } from "@effect/platform-node"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
-import { Cause, Duration, Effect, FileSystem, Layer, Option, Path, Redacted, Schedule, String as Str } from "effect"
+import {
+  Cause,
+  Duration,
+  Effect,
+  Exit,
+  FileSystem,
+  Layer,
+  Option,
+  Path,
+  Redacted,
+  Schedule,
+  String as Str
+} from "effect"
 import { SqlClient, SqlError } from "effect/sql"
 import type { Migrator } from "effect/sql"
 import { mkdirSync, readdirSync } from "node:fs"
@@ -328,6 +340,60 @@ const tcpTarget = (url: string): { host: string; port: number } | undefined => {
 /** The database refused or dropped the connection (as opposed to refusing the statement). */
 export const isConnectionFailure = (error: unknown): error is SqlError.SqlError =>
   SqlError.isSqlError(error) && error.cause._tag === "ConnectionError"
+
+/**
+ * PostgreSQL gave the transaction up so that others could go on: it was the
+ * one chosen to break a deadlock (40P01), or it could not be serialised
+ * (40001). Nothing it wrote was kept, and the same work may well succeed at once.
+ */
+export const isConflictAbort = (error: unknown): error is SqlError.SqlError =>
+  SqlError.isSqlError(error) &&
+  (error.cause._tag === "DeadlockError" || error.cause._tag === "SerializationError")
+
+/** Whether a transaction ended on a conflict abort, failed or died with it (the callers turn SqlError into a defect). */
+const abortedByConflict = (cause: Cause.Cause<unknown>): boolean =>
+  !Cause.hasInterrupts(cause) &&
+  cause.reasons.some((reason) =>
+    (Cause.isFailReason(reason) && isConflictAbort(reason.error)) ||
+    (Cause.isDieReason(reason) && isConflictAbort(reason.defect))
+  )
+
+/** Runs after the first: a deadlock that repeats this often is a lock-order bug to fix, not to wait out. */
+export const conflictRetries = 4
+
+/** 5-10 ms before the first re-run, doubling: the two sides of a deadlock start again apart. */
+const conflictBackoffMs = (retry: number) => 5 * 2 ** retry * (1 + Math.random())
+
+/**
+ * `sql.withTransaction`, run again whole (at most `conflictRetries` more
+ * times, after a short jittered pause) when PostgreSQL aborts it with 40P01 or
+ * 40001. For the write paths that lock several rows, whose effects are all
+ * statements of this transaction: a conflict abort rolls every one of them
+ * back, so the re-run starts from what the database holds, as if the first
+ * run had never been. A transaction that has already reached outside the
+ * database (a provider called, a message sent) must not use it: the re-run
+ * would repeat that call. `afterCommit` callbacks are safe, since they run
+ * only once a run commits. Nested in another transaction it is a plain
+ * savepoint: locks taken before it stay held, so only the outermost
+ * transaction is re-run, and the inner abort reaches it.
+ */
+export const withConflictRetry = (sql: SqlClient.SqlClient) => <A, E, R>(self: Effect.Effect<A, E, R>) => {
+  const once = sql.withTransaction(self)
+  const attempt = (retry: number): Effect.Effect<A, E | SqlError.SqlError, R> =>
+    Effect.flatMap(Effect.exit(once), (exit) => {
+      if (Exit.isSuccess(exit)) return Effect.succeed(exit.value)
+      if (retry >= conflictRetries || !abortedByConflict(exit.cause)) return Effect.failCause(exit.cause)
+      return Effect.logWarning("transaction aborted by a database conflict; running it again").pipe(
+        Effect.annotateLogs({ retry: retry + 1, cause: Cause.pretty(exit.cause) }),
+        Effect.andThen(Effect.sleep(Duration.millis(conflictBackoffMs(retry)))),
+        Effect.andThen(attempt(retry + 1))
+      )
+    })
+  return Effect.flatMap(
+    Effect.serviceOption(sql.transactionService),
+    (outer) => Option.isSome(outer) ? once : attempt(0)
+  )
+}
 
 /** How long start-up waits for an unreachable PostgreSQL: 30 tries, 2 s apart. */
 const startupRetries = 29

@@ -37,4 +37,11 @@ export class PublishQueue extends Context.Service<PublishQueue, {
     piece: QueuedPiece,
     due?: Date | undefined
   ) => Effect.Effect<Enqueued, BudgetExceeded>
+  /**
+   * Takes, in the caller's transaction, the locks `enqueue` would take for the piece, in its order: the
+   * customer's charges (for a piece with a spend), then the piece's queue row. Queueing and the publisher lock
+   * the queue row before the piece; a caller that changes the piece before queueing it takes these first, so
+   * the two orders never cross.
+   */
+  readonly lockFor: (customerId: CustomerId, piece: QueuedPiece) => Effect.Effect<void>
 }>()("herald/platform/PublishQueue") {}

@@ -28,6 +28,7 @@ import { ContentRepo, Position, type PublishedItem, type ReviewCounts, type RowC
 
 export type { ReviewCounts } from "./Repo.ts"
 import { Cursors } from "../../platform/Cursor.ts"
+import { withConflictRetry } from "../../platform/Database.ts"
 import { Events } from "../../platform/Events.ts"
 import { Outbox } from "../../platform/Outbox.ts"
 import { PublishQueue } from "../../platform/PublishQueue.ts"
@@ -165,8 +166,9 @@ export class Content extends Context.Service<Content, {
       const announce = (customerId: CustomerId, type: LogType, piece: ContentPiece, actor?: Actor) =>
         announceMany(type, [{ customerId, piece }], actor)
 
+      // Statements only (announcements go out through the outbox table): a conflict abort runs one again whole.
       const inTransaction = <A, E>(effect: Effect.Effect<A, E>) =>
-        effect.pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        effect.pipe(withConflictRetry(sql), Effect.catchTag("SqlError", Effect.die))
 
       const create = Effect.fn("Content.create")(
         function*(customerId: CustomerId, input: NewContent, options: CreateOptions) {
@@ -210,7 +212,7 @@ export class Content extends Context.Service<Content, {
         event: LogType
       ) =>
         inTransaction(Effect.gen(function*() {
-          const found = yield* repo.find(customerId, contentId, true)
+          const found = yield* repo.find(customerId, contentId, "change")
           if (Option.isNone(found)) return yield* notFound()
           const current = found.value
           const next = transition(current.status, action)
@@ -273,7 +275,7 @@ export class Content extends Context.Service<Content, {
 
       const remove = Effect.fn("Content.remove")(function*(customerId: CustomerId, contentId: ContentId) {
         return yield* inTransaction(Effect.gen(function*() {
-          const found = yield* repo.find(customerId, contentId, true)
+          const found = yield* repo.find(customerId, contentId, "delete")
           if (Option.isNone(found)) return yield* notFound()
           const refusal = deleteRefusal(found.value.status)
           if (refusal !== undefined) return yield* new InvalidTransition({ error: refusal })
@@ -285,7 +287,7 @@ export class Content extends Context.Service<Content, {
       const reschedule = Effect.fn("Content.reschedule")(
         function*(customerId: CustomerId, contentId: ContentId, scheduledAt: Date | null, platform?: string) {
           return yield* inTransaction(Effect.gen(function*() {
-            const found = yield* repo.find(customerId, contentId, true)
+            const found = yield* repo.find(customerId, contentId, "change")
             if (Option.isNone(found)) return yield* notFound()
             const current = found.value
             if (current.status !== "approved") {

@@ -103,7 +103,16 @@ const toRecord = (row: ContentRow): ContentRecord => ({
 /** Content rows, always filtered by customer id. Joins the caller's transaction. */
 export class ContentRepo extends Context.Service<ContentRepo, {
   readonly insert: (customerId: CustomerId, row: NewRow) => Effect.Effect<ContentPiece>
-  readonly find: (customerId: CustomerId, id: ContentId, lock: boolean) => Effect.Effect<Option.Option<ContentPiece>>
+  /**
+   * `lock`: "change" for a move (FOR NO KEY UPDATE: rows that reference the piece, such as a try the publisher
+   * records, take key-share locks on it, which FOR UPDATE would wait for and deadlock against), "delete" before
+   * the row goes, false for a plain read.
+   */
+  readonly find: (
+    customerId: CustomerId,
+    id: ContentId,
+    lock: false | "change" | "delete"
+  ) => Effect.Effect<Option.Option<ContentPiece>>
   readonly update: (customerId: CustomerId, id: ContentId, changes: RowChanges) => Effect.Effect<ContentPiece>
   readonly list: (customerId: CustomerId, filter: ListFilter) => Effect.Effect<ReadonlyArray<ContentRecord>>
   readonly remove: (customerId: CustomerId, id: ContentId) => Effect.Effect<void>
@@ -143,9 +152,9 @@ export class ContentRepo extends Context.Service<ContentRepo, {
           ${row.scheduledAt ?? null})
         RETURNING ${columns}`.pipe(Effect.map((rows) => toRecord(rows[0]).piece), Effect.orDie)
 
-      const find = (customerId: CustomerId, id: ContentId, lock: boolean) =>
+      const find = (customerId: CustomerId, id: ContentId, lock: false | "change" | "delete") =>
         sql<ContentRow>`SELECT ${columns} FROM content WHERE customer_id = ${customerId} AND id = ${id}
-        ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+        ${lock === "change" ? sql`FOR NO KEY UPDATE` : lock === "delete" ? sql`FOR UPDATE` : sql``}`.pipe(
           Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => toRecord(row).piece)),
           Effect.orDie
         )

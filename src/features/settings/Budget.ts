@@ -4,6 +4,7 @@ import { exceededCap, toMicros, windowStarts } from "../../domain/Budget.ts"
 import { BudgetExceeded } from "../../domain/Errors.ts"
 import type { ContentId, CustomerId } from "../../domain/Ids.ts"
 import type { BudgetChannel } from "../../domain/Settings.ts"
+import { withConflictRetry } from "../../platform/Database.ts"
 import { Customers } from "../customers/Customers.ts"
 import { Settings } from "./Settings.ts"
 
@@ -33,6 +34,12 @@ export class Budget extends Context.Service<Budget, {
     amount: number,
     contentId?: ContentId | undefined
   ) => Effect.Effect<void, BudgetExceeded>
+  /**
+   * Takes, in the caller's transaction, the lock every charge of the customer takes first. A caller that will
+   * charge after locking rows of its own (a piece it edits before queueing it) takes this before them, so its
+   * locks come in the order every other charge takes them and cannot deadlock with one.
+   */
+  readonly holdCharges: (customerId: CustomerId) => Effect.Effect<void>
   /** Whether a spend would fit now, recording and locking nothing (a check before a call that is charged after). */
   readonly check: (
     customerId: CustomerId,
@@ -75,6 +82,8 @@ export class Budget extends Context.Service<Budget, {
           }
         })
 
+      const holdCharges = (customerId: CustomerId) => Effect.asVoid(customers.lock(customerId, "noKeyUpdate"))
+
       const charge = Effect.fn("Budget.charge")(
         function*(customerId: CustomerId, channel: BudgetChannel, amount: number, contentId?: ContentId) {
           const now = new Date(yield* Clock.currentTimeMillis)
@@ -87,7 +96,7 @@ export class Budget extends Context.Service<Budget, {
             // The customer row lock serialises charges, so two cannot both fit under one cap, nor one piece be
             // charged twice. NO KEY UPDATE: rows inserted for the customer earlier in the caller's transaction
             // (a new piece, its event) hold key-share locks on it, which FOR UPDATE would deadlock against.
-            yield* customers.lock(customerId, "noKeyUpdate")
+            yield* holdCharges(customerId)
             if (contentId !== undefined) {
               const charged = yield* sql`SELECT 1 FROM spend_ledger WHERE content_id = ${contentId}`.pipe(Effect.orDie)
               if (charged.length > 0) return
@@ -95,7 +104,7 @@ export class Budget extends Context.Service<Budget, {
             yield* fits(customerId, channel, amount, now)
             yield* sql`INSERT INTO spend_ledger (customer_id, channel, amount, created_at, content_id)
           VALUES (${customerId}, ${channel}, ${amount}, ${now}, ${contentId ?? null})`.pipe(Effect.orDie)
-          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+          }).pipe(withConflictRetry(sql), Effect.catchTag("SqlError", Effect.die))
         }
       )
 
@@ -105,7 +114,7 @@ export class Budget extends Context.Service<Budget, {
         }
       )
 
-      return Budget.of({ charge, check })
+      return Budget.of({ charge, holdCharges, check })
     })
   )
 }

@@ -1,4 +1,4 @@
-import { Array as Arr, Cause, Duration, Effect, Exit, Layer, Option } from "effect"
+import { Array as Arr, Cause, Duration, Effect, Exit, Layer, Option, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import { randomUUID } from "node:crypto"
 import { AppConfig } from "../../Config.ts"
@@ -6,6 +6,7 @@ import type { ContentId, CustomerId } from "../../domain/Ids.ts"
 import { mediaOf, type PublishViolation, publishViolation, type SocialPlatform } from "../../domain/Social.ts"
 import { retryDelaySeconds } from "../../domain/Webhooks.ts"
 import { forkClaimLoop } from "../../platform/ClaimLoop.ts"
+import { withConflictRetry } from "../../platform/Database.ts"
 import { Events } from "../../platform/Events.ts"
 import { forkPeriodic } from "../../platform/Periodic.ts"
 import { Content } from "../content/Content.ts"
@@ -63,6 +64,9 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
   const content = yield* Content
   const links = yield* Links
   const provider = yield* SocialProvider
+  // A try's outcome is recorded in a transaction of its own, after the provider answered and outside it: run
+  // again whole after a deadlock or serialization abort, it records the same answer, never asks twice.
+  const recording = withConflictRetry(sql)
 
   const claim = (limit: number) => {
     const token = randomUUID()
@@ -157,7 +161,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
           publishedUrl: post.url
         }))
       )
-    }).pipe(sql.withTransaction)
+    }).pipe(recording)
 
   const succeed = (job: Claimed, post: PublishedPost, how: "sent" | "reconciled", attemptedAt: Date) =>
     succeedMany([{ job, post }], how, attemptedAt)
@@ -182,7 +186,12 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       const owned =
         yield* sql`UPDATE publish_jobs SET status = 'failed', locked_until = NULL, last_error = ${error.message}
         WHERE content_id = ${job.contentId} AND claim_token = ${job.token} AND status = 'queued' RETURNING content_id`
-      if (owned.length === 0) return
+      if (owned.length === 0) {
+        // Cancelled meanwhile: it stays cancelled, and its claim ends with the try's known outcome.
+        yield* sql`UPDATE publish_jobs SET locked_until = NULL, last_error = ${error.message}
+          WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
+        return
+      }
       yield* events.record(job.customerId, "publish.failed", {
         contentId: job.contentId,
         platform: job.platform,
@@ -190,7 +199,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         error: error.message,
         attempts: job.attempt
       })
-    }).pipe(sql.withTransaction)
+    }).pipe(recording)
 
   /**
    * A look-up that could not tell whether the earlier try posted is not a try:
@@ -206,13 +215,16 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         providerPostId: null,
         error: `${error.cause}: ${error.message}`
       }], attemptedAt)
-      yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${
-        error.retryAfterSeconds ?? 1
-      }),
-          attempts = attempts - 1, last_try_at = ${job.lastTriedAt}, locked_until = NULL, claim_token = NULL,
+      // Cancelled meanwhile, the row is claimed no more; its claim stays open, due when the provider can tell,
+      // for the sweep of abandoned tries to look the earlier try up then.
+      const wait = error.retryAfterSeconds ?? 1
+      yield* sql`UPDATE publish_jobs SET next_attempt_at = now() + make_interval(secs => ${wait}),
+          attempts = attempts - 1, last_try_at = ${job.lastTriedAt},
+          locked_until = CASE WHEN status = 'queued' THEN NULL ELSE now() + make_interval(secs => ${wait}) END,
+          claim_token = CASE WHEN status = 'queued' THEN NULL ELSE claim_token END,
           last_error = ${error.message}
         WHERE content_id = ${job.contentId} AND claim_token = ${job.token}`
-    }).pipe(sql.withTransaction)
+    }).pipe(recording)
 
   /** Ends a claim that sent nothing: it was no try, so a later queueing does not wait for it. */
   const settle = (job: Claimed, status: "published" | "cancelled") =>
@@ -354,7 +366,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       { contentId: ContentId; customerId: CustomerId; platform: SocialPlatform; claimToken: string }
     >`
       SELECT content_id, customer_id, platform, claim_token FROM publish_jobs
-      WHERE status = 'queued' AND claim_token IS NOT NULL AND locked_until > now()
+      WHERE status IN ('queued', 'cancelled') AND claim_token IS NOT NULL AND locked_until > now()
       ORDER BY locked_until LIMIT 1000`
     yield* Effect.forEach(held, (row) =>
       Effect.gen(function*() {
@@ -364,7 +376,8 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         const taken = yield* sql<
           { attempts: number }
         >`UPDATE publish_jobs SET claim_token = ${token}, attempts = attempts + 1
-          WHERE content_id = ${row.contentId} AND claim_token = ${row.claimToken} AND status = 'queued' RETURNING attempts`
+          WHERE content_id = ${row.contentId} AND claim_token = ${row.claimToken}
+            AND status IN ('queued', 'cancelled') RETURNING attempts`
         if (taken.length === 0) return
         const job: Claimed = {
           contentId: row.contentId,
@@ -391,6 +404,113 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
     Effect.catchCause((cause) => Effect.logWarning("start-up reconciliation failed", { cause: Cause.pretty(cause) }))
   )
   yield* Effect.forkScoped(reconcileHeldClaims)
+
+  /**
+   * A cancel leaves a try in flight its claim: the try records its outcome and
+   * ends the claim. If its process dies first, nothing else would ever look at
+   * the row (claims take queued rows only), so a post that went out would
+   * never be recorded. Such a claim whose lease has lapsed is taken over here
+   * (FOR UPDATE SKIP LOCKED and a fresh token and lease, so of all the
+   * processes one does it) and the post looked up, as a claim after an
+   * unrecorded try is: found, it is recorded published, fenced by the token;
+   * not found once the try could no longer be running, the claim ends with
+   * nothing recorded; while the provider cannot tell yet, it is looked at
+   * again when it can.
+   */
+  const claimAbandoned = (limit: number) => {
+    const token = randomUUID()
+    return sql<
+      {
+        contentId: ContentId
+        customerId: CustomerId
+        platform: SocialPlatform
+        attempt: number
+        lastTryAt: Date | null
+      }
+    >`
+      WITH picked AS (
+        SELECT content_id FROM publish_jobs
+        WHERE status = 'cancelled' AND locked_until IS NOT NULL AND locked_until <= now()
+        ORDER BY locked_until
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE publish_jobs j SET claim_token = ${token},
+        locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds})
+      FROM picked WHERE j.content_id = picked.content_id
+      RETURNING j.content_id, j.customer_id, j.platform, j.attempts + 1 AS attempt, j.last_try_at`.pipe(
+      Effect.map((rows) => rows.map((row) => ({ ...row, token })))
+    )
+  }
+
+  const reconcileAbandoned = (
+    row: {
+      contentId: ContentId
+      customerId: CustomerId
+      platform: SocialPlatform
+      attempt: number
+      lastTryAt: Date | null
+      token: string
+    }
+  ) =>
+    Effect.gen(function*() {
+      const lastTriedAt = row.lastTryAt === null ? null : new Date(row.lastTryAt)
+      const job: Claimed = {
+        contentId: row.contentId,
+        customerId: row.customerId,
+        platform: row.platform,
+        attempt: row.attempt,
+        pieceStatus: null,
+        body: null,
+        media: null,
+        connected: true,
+        triedBefore: true,
+        lastTriedAt,
+        lastTryOpen: true,
+        token: row.token
+      }
+      /** The claim stays open, looked at again in `seconds`. */
+      const later = (seconds: number) =>
+        sql`UPDATE publish_jobs SET locked_until = now() + make_interval(secs => ${seconds})
+          WHERE content_id = ${row.contentId} AND claim_token = ${row.token}`
+      const found = yield* Effect.exit(
+        provider.findPost(row.customerId, row.contentId, row.platform, lastTriedAt ?? undefined)
+      )
+      if (Exit.isFailure(found)) {
+        const error = Cause.findErrorOption(found.cause)
+        if (Option.isNone(error)) return yield* Effect.failCause(found.cause as Cause.Cause<never>)
+        return yield* later(Math.max(1, error.value.retryAfterSeconds ?? provider.trySeconds))
+      }
+      const now = new Date()
+      if (Option.isSome(found.value)) return yield* succeed(job, found.value.value, "reconciled", now)
+      const running = lastTriedAt === null
+        ? 0
+        : Math.ceil((lastTriedAt.getTime() + provider.trySeconds * 1000 - now.getTime()) / 1000)
+      if (running > 0) return yield* later(running)
+      // The try could no longer be running and the provider has no post: it never went out.
+      yield* sql`UPDATE publish_jobs SET locked_until = NULL, claim_token = NULL
+        WHERE content_id = ${row.contentId} AND claim_token = ${row.token}`
+    }).pipe(
+      // A look-up that failed unexpectedly leaves the claim to its lease: taken over again once it lapses.
+      Effect.catchCause((cause) =>
+        Effect.logWarning("reconciliation of an abandoned try failed; it waits for its lease", {
+          contentId: row.contentId,
+          cause: Cause.pretty(cause)
+        })
+      )
+    )
+
+  const sweepAbandoned = Effect.gen(function*() {
+    const rows = yield* claimAbandoned(provider.batchSize)
+    yield* Effect.forEach(rows, reconcileAbandoned, { concurrency: provider.batchSize, discard: true })
+  }).pipe(
+    Effect.catchCause((cause) => Effect.logWarning("sweep of abandoned tries failed", { cause: Cause.pretty(cause) }))
+  )
+  // Rare rows behind a partial index: a look every second at most is a cheap probe.
+  yield* sweepAbandoned.pipe(
+    Effect.repeat(Schedule.spaced(Duration.max(Duration.millis(config.publishPollIntervalMs), Duration.seconds(1)))),
+    Effect.forkScoped
+  )
 
   yield* forkClaimLoop({
     name: "publish",

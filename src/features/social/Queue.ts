@@ -3,6 +3,7 @@ import { SqlClient } from "effect/sql"
 import { adSpend } from "../../domain/Budget.ts"
 import type { CustomerId } from "../../domain/Ids.ts"
 import { isSocialPlatform, pieceViolation } from "../../domain/Social.ts"
+import { withConflictRetry } from "../../platform/Database.ts"
 import { PlatformServices } from "../../platform/Platform.ts"
 import { type Enqueued, PublishQueue, type QueuedPiece } from "../../platform/PublishQueue.ts"
 import { Budget } from "../settings/Budget.ts"
@@ -45,10 +46,16 @@ export const PublishQueueLive = Layer.effect(
         ON CONFLICT (content_id) DO UPDATE SET status = 'queued', due_at = EXCLUDED.due_at,
           next_attempt_at = EXCLUDED.next_attempt_at, attempts = 0, locked_until = NULL, claim_token = NULL, last_error = NULL`
           return queued
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+        }).pipe(withConflictRetry(sql), Effect.catchTag("SqlError", Effect.die))
       }
     )
 
-    return PublishQueue.of({ enqueue })
+    const lockFor = (customerId: CustomerId, piece: QueuedPiece) =>
+      Effect.gen(function*() {
+        if (adSpend(piece) > 0) yield* budget.holdCharges(customerId)
+        yield* sql`SELECT 1 FROM publish_jobs WHERE content_id = ${piece.id} FOR NO KEY UPDATE`
+      }).pipe(Effect.orDie)
+
+    return PublishQueue.of({ enqueue, lockFor })
   })
 ).pipe(Layer.provide([SettingsServices, PlatformServices]))

@@ -25,6 +25,7 @@ import {
   verifyState,
   violationText
 } from "../../domain/Social.ts"
+import { withConflictRetry } from "../../platform/Database.ts"
 import { Events } from "../../platform/Events.ts"
 import { PublishQueue } from "../../platform/PublishQueue.ts"
 import { serverSecret } from "../../platform/ServerSecrets.ts"
@@ -186,6 +187,9 @@ export class Social extends Context.Service<Social, {
       const events = yield* Events
       const provider = yield* SocialProvider
       const stateSecret = yield* serverSecret("social_state")
+      // Every transaction here is statements only (a provider is called before one, never inside), so one that
+      // PostgreSQL aborts on a deadlock or serialization conflict is run again whole.
+      const transaction = withConflictRetry(sql)
 
       const connections = Effect.fnUntraced(function*(customerId: CustomerId) {
         const rows = yield* sql<ConnectionRow>`
@@ -283,7 +287,7 @@ export class Social extends Context.Service<Social, {
                 provider: provider.name
               })
             }
-          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+          }).pipe(transaction, Effect.catchTag("SqlError", Effect.die))
           // The dashboard confirms the connection it reads back, in its social section.
           return `${dashboardPath}?connected=${platform}#social`
         }
@@ -343,7 +347,7 @@ export class Social extends Context.Service<Social, {
               })
             }
             return piece
-          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+          }).pipe(transaction, Effect.catchTag("SqlError", Effect.die))
         }
       )
 
@@ -369,8 +373,9 @@ export class Social extends Context.Service<Social, {
           }
           return yield* Effect.gen(function*() {
             // The queue entry checks the platform's rules and the connection itself (a refused piece is refused
-            // before anything is written). Queued (and charged) before the piece is locked: every charge takes the
-            // customer's lock before any piece's, so two schedules of one piece cannot deadlock.
+            // before anything is written). Queued (and charged) before the piece is locked: every path takes the
+            // customer's charge lock, then the queue row, then the piece, the order the publisher shares (its
+            // queue row before its piece), so no two of them wait for each other in a cycle.
             yield* enqueue(customerId, { ...piece, platform }, platform, due)
             const updated = yield* content.reschedule(
               customerId,
@@ -386,7 +391,7 @@ export class Social extends Context.Service<Social, {
               })
             }
             return updated
-          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+          }).pipe(transaction, Effect.catchTag("SqlError", Effect.die))
         }
       )
 
@@ -394,6 +399,8 @@ export class Social extends Context.Service<Social, {
         function*(customerId: CustomerId, contentId: ContentId, input: PublishExistingInput) {
           return yield* Effect.gen(function*() {
             const piece = yield* content.get(customerId, contentId)
+            // Queueing locks the queue row before the piece: edited first, the piece would be locked before it.
+            yield* queue.lockFor(customerId, piece)
             const body = input.body === undefined || input.body === piece.body ? {} : { body: input.body }
             const media = input.media === undefined ? {} : { metadata: { ...piece.metadata, media: input.media } }
             const edited = Object.keys(body).length + Object.keys(media).length === 0
@@ -406,7 +413,7 @@ export class Social extends Context.Service<Social, {
               platform: input.platform,
               scheduledAt: input.scheduledAt
             })
-          }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+          }).pipe(transaction, Effect.catchTag("SqlError", Effect.die))
         }
       )
 
@@ -479,12 +486,12 @@ export class Social extends Context.Service<Social, {
         const piece = yield* content.get(customerId, contentId)
         if (piece.status === "published") return yield* published()
         return yield* Effect.gen(function*() {
-          const updated = yield* content.reschedule(customerId, contentId, null)
-          // A claim in flight keeps its token: a post it already sent is still recorded as published.
+          // The queue row before the piece, as queueing and the publisher lock them. A claim in flight keeps its
+          // token: a post it already sent is still recorded as published.
           yield* sql`UPDATE publish_jobs SET status = 'cancelled'
           WHERE customer_id = ${customerId} AND content_id = ${contentId} AND status = 'queued'`
-          return updated
-        }).pipe(sql.withTransaction, Effect.catchTag("SqlError", Effect.die))
+          return yield* content.reschedule(customerId, contentId, null)
+        }).pipe(transaction, Effect.catchTag("SqlError", Effect.die))
       })
 
       return Social.of({
