@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
 import { generateApiKey, hashApiKey, isWellFormedKey, parseBearer } from "../src/domain/ApiKeys.ts"
-import { safeEqual, sha256Hex } from "../src/domain/Secrets.ts"
+import { safeEqual, sameDigest, sha256Hex } from "../src/domain/Secrets.ts"
 
 const prefixes = fc.oneof(
   fc.constant("svc_live_"),
@@ -71,6 +71,17 @@ describe("API keys (properties)", () => {
       assert.strictEqual(safeEqual(a, b), a === b)
       assert.isTrue(safeEqual(a, a))
     }))
+  })
+
+  it("sameDigest is string equality for any strings, digests among them", () => {
+    const digests = fc.string({ minLength: 1 }).map(sha256Hex)
+    fc.assert(fc.property(fc.oneof(anyString, digests), fc.oneof(anyString, digests), (a, b) => {
+      assert.strictEqual(sameDigest(a, b), a === b)
+      assert.isTrue(sameDigest(a, a))
+    }))
+    // Strings that latin1 or UTF-8 would encode alike stay apart.
+    assert.isFalse(sameDigest("\u0100", "\u0000"))
+    assert.isFalse(sameDigest("\ud800", "\ud801"))
   })
 
   it("parseBearer never throws and reads exactly `Bearer <token>`", () => {

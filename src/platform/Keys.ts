@@ -7,7 +7,7 @@ import { generateApiKey, hashApiKey, isWellFormedKey } from "../domain/ApiKeys.t
 import { InvalidApiKey } from "../domain/Errors.ts"
 import type { CustomerStatus, Role } from "../domain/Identity.ts"
 import type { CustomerId } from "../domain/Ids.ts"
-import { safeEqual, sha256Hex } from "../domain/Secrets.ts"
+import { sameDigest, sha256Hex } from "../domain/Secrets.ts"
 
 export interface Authenticated {
   readonly principal: Principal
@@ -125,7 +125,7 @@ export class Keys extends Context.Service<Keys, {
         FROM api_keys k JOIN customers c ON c.id = k.customer_id
         WHERE k.key_hash = ${hash} AND k.revoked_at IS NULL`.pipe(Effect.orDie)
         const row = Option.fromNullishOr(rows[0])
-        if (Option.isNone(row) || !safeEqual(row.value.keyHash, hash)) return yield* new InvalidApiKey()
+        if (Option.isNone(row) || !sameDigest(row.value.keyHash, hash)) return yield* new InvalidApiKey()
         const { id, customerId, memberId, role, status } = row.value
         return { principal: { keyId: id, customerId, memberId, role }, status } as Authenticated
       })
@@ -138,7 +138,7 @@ export class Keys extends Context.Service<Keys, {
         WHERE key_hash = ${hash} AND member_id IS NULL AND revoked_at > now() - interval '24 hours'
           AND rotation_key_hash = ${sha256Hex(idempotencyKey)}`.pipe(Effect.orDie)
         const row = rows[0]
-        if (row === undefined || !safeEqual(row.keyHash, hash)) return Option.none()
+        if (row === undefined || !sameDigest(row.keyHash, hash)) return Option.none()
         return Option.some<Principal>({ keyId: row.id, customerId: row.customerId, memberId: null, role: "owner" })
       })
 

@@ -15,7 +15,7 @@ import {
   tokenPrefixes,
   verifiesS256
 } from "../../domain/OAuth.ts"
-import { safeEqual, sha256Hex } from "../../domain/Secrets.ts"
+import { safeEqual, sameDigest, sha256Hex } from "../../domain/Secrets.ts"
 import { AccessTokens, Keys } from "../../platform/Keys.ts"
 import { safeFetch } from "../../platform/OutboundGuard.ts"
 import { forkPeriodic } from "../../platform/Periodic.ts"
@@ -467,7 +467,7 @@ export class OAuth extends Context.Service<OAuth, {
           if (!isTokenOf("refresh", token)) return yield* invalidGrant("The refresh token is not valid")
           const hash = sha256Hex(token)
           const found = yield* repo.findToken(hash, "refresh")
-          if (found === undefined || !safeEqual(found.tokenHash, hash)) {
+          if (found === undefined || !sameDigest(found.tokenHash, hash)) {
             return yield* invalidGrant("The refresh token is not valid")
           }
           if (!safeEqual(found.clientId, clientId)) {
@@ -529,7 +529,7 @@ export class OAuth extends Context.Service<OAuth, {
           if (kind === undefined) return
           const hash = sha256Hex(token)
           const found = yield* repo.findToken(hash, kind)
-          if (found === undefined || !safeEqual(found.tokenHash, hash)) return
+          if (found === undefined || !sameDigest(found.tokenHash, hash)) return
           const clientId = form.get("client_id")
           if (clientId !== null && !safeEqual(clientId, found.clientId)) return
           // Either token ends the whole grant: an assistant disconnected is disconnected.
@@ -599,7 +599,7 @@ export const AccessTokensLive = Layer.effectDiscard(Effect.gen(function*() {
         if (!isTokenOf("access", token)) return Option.none()
         const hash = sha256Hex(token)
         const found = yield* repo.findToken(hash, "access")
-        if (found === undefined || !found.live || !safeEqual(found.tokenHash, hash)) return Option.none()
+        if (found === undefined || !found.live || !sameDigest(found.tokenHash, hash)) return Option.none()
         return Option.some({
           grantId: found.grantId,
           customerId: found.customerId,
