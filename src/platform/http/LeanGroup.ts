@@ -1,10 +1,11 @@
 import { Context, Effect, Layer, Scope } from "effect"
-import type { HttpRouter } from "effect/http"
+import { HttpRouter } from "effect/http"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import { AdminAuthentication } from "../../api/Admin.ts"
 import { Api } from "../../api/Api.ts"
 import { PaymentSignature, SignupLimits } from "../../api/Billing.ts"
 import { Authentication } from "../../api/Security.ts"
+import { compileEndpoint, type HandlerRuntime } from "./CompiledEndpoint.ts"
 
 /** What a group's routes look up in the context it was built in: their security middleware. */
 type Middleware = Authentication | AdminAuthentication | SignupLimits | PaymentSignature
@@ -59,7 +60,13 @@ export const leanGroup = <A, E, R extends Middleware, E2, R2>(
       const service = built.mapUnsafe.get(apiGroup.key) as GroupService | undefined
       if (service === undefined) continue
       const buildTime = Context.makeUnsafe<never>(new Map(kept))
-      const routes = [...service.handlers.values()].map((handler) => handlerToRoute(Api, apiGroup, handler, buildTime))
+      const routes = [...service.handlers.values()].map((handler) => {
+        const route = handlerToRoute(Api, apiGroup, handler, buildTime)
+        const compiled = compileEndpoint(Api, apiGroup, handler as HandlerRuntime, buildTime)
+        return compiled === undefined
+          ? route
+          : HttpRouter.route(route.method as never, route.path, compiled, { uninterruptible: route.uninterruptible })
+      })
       ;(buildTime.mapUnsafe as Map<string, unknown>).clear()
       service.routes.splice(0, service.routes.length, ...routes)
     }
