@@ -2,9 +2,9 @@ import { PgClient } from "@effect/sql-pg"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Exit, Fiber, Redacted, String as Str } from "effect"
 import { SqlClient, SqlError } from "effect/sql"
-import { vi } from "vitest"
 import { conflictRetries, isConflictAbort, withConflictRetry } from "../src/platform/Database.ts"
 import { call, externalDatabaseUrl, testApp, TestServer } from "./support/harness.ts"
+import { capturingLogs } from "./support/logs.ts"
 import { bearer, provision } from "./support/processes.ts"
 import { sharedDatabase } from "./support/processes.ts"
 
@@ -176,16 +176,6 @@ describe("which failures are conflict aborts", () => {
     assert.isFalse(isConflictAbort(new Error("40P01")))
   })
 })
-
-/** The JSON log lines written while `body` runs (console.log is where the app's logger writes). */
-const capturingLogs = <A, E, R>(body: (lines: Array<string>) => Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const lines: Array<string> = []
-    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
-      lines.push(args.map(String).join(" "))
-    })
-    return yield* body(lines).pipe(Effect.ensuring(Effect.sync(() => spy.mockRestore())))
-  })
 
 layer(testApp({ logLevel: "warn" }), { timeout: 60_000, excludeTestServices: true })(
   "a route whose transaction keeps being aborted",

@@ -1,10 +1,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer, Option } from "effect"
-import { vi } from "vitest"
 import { embeddedServer } from "../src/platform/Database.ts"
 import { outageCheckMs, outageLogIntervalMs } from "../src/platform/http/OutageLog.ts"
 import { eventually } from "./support/eventually.ts"
 import { call, externalDatabaseUrl, freshSchemaUrl, testApp } from "./support/harness.ts"
+import { capturingLogs } from "./support/logs.ts"
 import { bearer, provision } from "./support/processes.ts"
 import { type TcpProxy, tcpProxy } from "./support/tcp-proxy.ts"
 
@@ -34,16 +34,6 @@ const AppBehindProxy = Layer.unwrap(Effect.gen(function*() {
     Layer.succeed(Proxy, proxy)
   )
 }))
-
-/** The JSON log lines written while `body` runs (console.log is where the app's logger writes). */
-const capturingLogs = <A, E, R>(body: (lines: Array<string>) => Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    const lines: Array<string> = []
-    const spy = vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => {
-      lines.push(args.map(String).join(" "))
-    })
-    return yield* body(lines).pipe(Effect.ensuring(Effect.sync(() => spy.mockRestore())))
-  })
 
 const parsed = (lines: ReadonlyArray<string>, message: string) =>
   lines.filter((line) => line.includes(message)).map((line) =>

@@ -506,9 +506,15 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
   }).pipe(
     Effect.catchCause((cause) => Effect.logWarning("sweep of abandoned tries failed", { cause: Cause.pretty(cause) }))
   )
-  // Rare rows behind a partial index: a look every second at most is a cheap probe.
+  // Rare rows behind a partial index, sweepable only once a lease has lapsed: a look every half
+  // lease (1 to 30 s) is soon enough. More often would be a statement a second per process that,
+  // on a database that hangs, waits out its response deadline ahead of the requests.
+  const sweepEvery = Duration.max(
+    Duration.millis(config.publishPollIntervalMs),
+    Duration.seconds(Math.min(30, Math.max(1, config.publishLeaseSeconds / 2)))
+  )
   yield* sweepAbandoned.pipe(
-    Effect.repeat(Schedule.spaced(Duration.max(Duration.millis(config.publishPollIntervalMs), Duration.seconds(1)))),
+    Effect.repeat(Schedule.spaced(sweepEvery)),
     Effect.forkScoped
   )
 
