@@ -1,5 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
+import { existsSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { JobFailed, makePool, PoolBusy } from "../src/platform/PagePool.ts"
 
 const jobs = new URL("./support/pool-jobs.ts", import.meta.url).href
@@ -40,6 +43,30 @@ describe("page pool jobs are isolated from each other", () => {
         assert.strictEqual(failed.reason, "processing the page failed (the page made the parser throw)")
         const after = yield* pool.run<number>(job("pid"))
         assert.notStrictEqual(after, before)
+      }).pipe(Effect.scoped),
+    60_000
+  )
+
+  it.live(
+    "a worker whose channel closed while idle is given no job: the job waits for a live worker",
+    () =>
+      Effect.gen(function*() {
+        const dir = mkdtempSync(join(tmpdir(), "leaving-worker-"))
+        process.env["LEAVING_WORKER_DIR"] = dir
+        const pool = yield* makePool({
+          ...limits,
+          workers: 2,
+          entry: new URL("./support/leaving-worker.ts", import.meta.url)
+        })
+        // The first job starts both workers and keeps the one that stays busy; the other goes idle, then leaves.
+        const busy = yield* Effect.forkChild(pool.run<number>(job("slow", { ms: 2_000 })))
+        for (let i = 0; i < 600 && !existsSync(join(dir, "left")); i++) yield* Effect.sleep("50 millis")
+        assert.isTrue(existsSync(join(dir, "left")), "the idle worker left")
+        // A turn of the loop for the pool to see the channel close; the worker's exit is not coming.
+        yield* Effect.sleep("200 millis")
+        const next = yield* pool.run<number>(job("pid"))
+        assert.isNumber(next, "the job ran in a live worker")
+        assert.isNumber(yield* Fiber.join(busy))
       }).pipe(Effect.scoped),
     60_000
   )

@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net"
 import { AppConfig, appConfig } from "../src/Config.ts"
 import { ScanBrowser } from "../src/features/scan/Browser.ts"
 import { PagePool } from "../src/platform/PagePool.ts"
+import { capturingLogs } from "./support/logs.ts"
 import { type Served, serveSite } from "./support/scan-sites.ts"
 
 // Vite exports BASE_URL="/" into the environment; the app reads BASE_URL as its own.
@@ -73,6 +74,15 @@ const childrenOf = (parent: number, name: string) =>
       return []
     }
   })
+
+/** A screenshot that must be taken: when none comes, the failure the browser logged is the assertion's message. */
+const mustShoot = (browser: ScanBrowser["Service"], url: string) =>
+  capturingLogs((lines) =>
+    Effect.map(browser.screenshot(url), (shot) => {
+      assert.isDefined(shot, `no screenshot of ${url}: ${lines.join("\n")}`)
+      return shot!
+    })
+  )
 
 /** Polls `done` every 50 ms, for 30 s at most. */
 const waitFor = (done: () => boolean) =>
@@ -192,7 +202,7 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("screenshot browser", () => {
 
         const next = yield* pixelPage
         assert.deepStrictEqual(
-          [...(yield* browser.screenshot(next.url))!.slice(0, 4)],
+          [...(yield* mustShoot(browser, next.url)).slice(0, 4)],
           png,
           "the next screenshot is taken"
         )
@@ -205,7 +215,7 @@ describe.skipIf(!existsSync("/usr/bin/chromium"))("screenshot browser", () => {
         yield* waitFor(() => !existsSync(`/proc/${host}`))
         const after = yield* pixelPage
         assert.deepStrictEqual(
-          [...(yield* browser.screenshot(after.url))!.slice(0, 4)],
+          [...(yield* mustShoot(browser, after.url)).slice(0, 4)],
           png,
           "a new Chromium takes the next one"
         )

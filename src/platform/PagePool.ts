@@ -5,14 +5,22 @@ import { Unavailable } from "../domain/Errors.ts"
 import { addResponseHeaders } from "./http/RequestContext.ts"
 
 /** Why a job gave no answer: it threw, overran its time, ran out of memory or its worker died. */
-export class JobFailed extends Data.TaggedError("JobFailed")<{ readonly reason: string }> {}
+export class JobFailed extends Data.TaggedError("JobFailed")<{ readonly reason: string }> {
+  override get message() {
+    return this.reason
+  }
+}
 
 /**
  * The pool had no room for the job (its queue is full, no worker could be
  * started, or the service is stopping): nothing is wrong with the page, the
  * service is busy. Callers answer 503 with Retry-After, never a page failure.
  */
-export class PoolBusy extends Data.TaggedError("PoolBusy")<{ readonly reason: string }> {}
+export class PoolBusy extends Data.TaggedError("PoolBusy")<{ readonly reason: string }> {
+  override get message() {
+    return this.reason
+  }
+}
 
 /**
  * A job: a function exported by a module (by file URL), called in a worker
@@ -135,6 +143,8 @@ interface Pending {
   timer?: ReturnType<typeof setTimeout>
   /** Times this job was put back because its worker died of an earlier job's leftovers. */
   requeued: number
+  /** Times this job was handed to a worker that had already gone (its message never reached it). */
+  undelivered: number
 }
 
 interface Slot {
@@ -160,6 +170,9 @@ type WorkerMessage =
   | { readonly crashed: true; readonly id: number | null; readonly reason: string }
 
 const entry = new URL("./pageWorker.ts", import.meta.url)
+
+/** Times a job may be handed to a worker that turns out to be gone before it fails. */
+const maxUndelivered = 3
 
 /** Workers in a row that die before they are ready, after which waiting jobs are refused as busy. */
 const maxFailedStarts = 3
@@ -280,6 +293,9 @@ export const makePool = (limits: PoolLimits) =>
       for (const slot of slots) {
         if (queue.length === 0) return
         if (!slot.ready || slot.current !== undefined) continue
+        // A worker whose channel has closed is dying: its exit, which may come later in the same turn of
+        // the loop, retires it; until then it is given nothing.
+        if (!slot.worker.connected) continue
         if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer)
         const pending = queue.shift()!
         slot.current = pending
@@ -294,7 +310,16 @@ export const makePool = (limits: PoolLimits) =>
           name: pending.job.name,
           input: pending.job.input
         }, (error) => {
-          if (error !== null) retire(slot, `the worker processing the page could not be reached (${error.message})`)
+          if (error === null) return
+          // The job never reached the worker (it went between its last message and this one): nothing of
+          // it ran, so it goes back to the head of the queue for another worker, a few times at most.
+          if (slot.current === pending && pending.undelivered < maxUndelivered) {
+            slot.current = undefined
+            clearTimeout(pending.timer)
+            pending.undelivered++
+            queue.unshift(pending)
+          }
+          retire(slot, `the worker processing the page could not be reached (${error.message})`)
         })
       }
       if (failedStarts >= maxFailedStarts && [...slots].every((slot) => !slot.ready)) {
@@ -326,6 +351,7 @@ export const makePool = (limits: PoolLimits) =>
           id: nextId++,
           job,
           requeued: 0,
+          undelivered: 0,
           settle: (outcome) =>
             resume(
               outcome.ok
