@@ -43,7 +43,10 @@ const withReports = (email: string) =>
       body: string,
       figures: any
     ) =>
+      // A few milliseconds apart, so newest-first is decided by the time each was stored (PGlite's clock
+      // counts milliseconds; two reports of the same millisecond would be ordered by their random ids).
       reports.record({ customerId: t.id, kind, title, body, figures, runId: RunId.make(`run_${kind}`), workflow: kind })
+        .pipe(Effect.tap(() => Effect.sleep("3 millis")))
     const oldAudit = yield* record(
       "seo-audit",
       "SEO audit of old.brewline.example",

@@ -65,6 +65,15 @@ type AnyEffect = Effect.Effect<any, any, any>
 
 const $HttpServerResponse = Schema.declare(HttpServerResponse.isHttpServerResponse)
 
+/** A JSON answer of an encoded body, or undefined when the body cannot be serialised (a cycle, a BigInt). */
+const jsonResponse = (body: unknown, status: number, contentType: string) => {
+  try {
+    return HttpServerResponse.text(JSON.stringify(body), { status, contentType })
+  } catch {
+    return undefined
+  }
+}
+
 /** The response an encoded body makes under an encoding (HttpApiBuilder's rule). */
 const responseEncoder = (status: number, encoding: Encoding, noContent: boolean) =>
 (
@@ -74,19 +83,14 @@ const responseEncoder = (status: number, encoding: Encoding, noContent: boolean)
   switch (encoding._tag) {
     case "Json": {
       if (body === undefined || noContent) return Effect.succeed(HttpServerResponse.empty({ status }))
-      try {
-        return Effect.succeed(
-          HttpServerResponse.text(JSON.stringify(body), { status, contentType: encoding.contentType })
+      const response = jsonResponse(body, status, encoding.contentType)
+      return response !== undefined ? Effect.succeed(response) : Effect.fail(
+        new SchemaIssue.InvalidValue(
+          { expected: "a JSON-serializable response body" } as never,
+          body as never,
+          options as never
         )
-      } catch {
-        return Effect.fail(
-          new SchemaIssue.InvalidValue(
-            { expected: "a JSON-serializable response body" } as never,
-            body as never,
-            options as never
-          )
-        )
-      }
+      )
     }
     case "Text":
       return Effect.succeed(HttpServerResponse.text(body as string, { status, contentType: encoding.contentType }))
@@ -253,13 +257,10 @@ export const compileEndpoint = (
     if (value === undefined || noContent) return Effect.succeed(HttpServerResponse.empty({ status }))
     return Effect.flatMap(HttpApiSchemaError.wrap("Body", encodeBody(value)), (encoded) => {
       if (encoded === undefined) return Effect.succeed(HttpServerResponse.empty({ status }))
-      try {
-        return Effect.succeed(
-          HttpServerResponse.text(JSON.stringify(encoded), { status, contentType: encoding.contentType })
-        )
-      } catch {
-        return Effect.die(new Error("the response body is not JSON-serializable"))
-      }
+      const response = jsonResponse(encoded, status, encoding.contentType)
+      return response !== undefined
+        ? Effect.succeed(response)
+        : Effect.die(new Error("the response body is not JSON-serializable"))
     })
   }
 
