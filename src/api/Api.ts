@@ -41,6 +41,10 @@ export class Api extends HttpApi.make("herald")
   .add(ConnectedAppsApi)
   // Every failing field is reported, not only the first (an endpoint's own parse options still win).
   .annotate(HttpApi.ParseOptions, { errors: "all" })
+  // Answers are encoded with the default options: an answer that does not fit its schema is a 500 however many of
+  // its fields are wrong, and under the defaults effect encodes a struct without a generator per value.
+  .annotate(HttpApi.SuccessParseOptions, {})
+  .annotate(HttpApi.ErrorParseOptions, {})
   .annotateMerge(OpenApi.annotations({
     title: "Herald API",
     version: "1.0.0",

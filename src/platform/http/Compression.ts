@@ -60,7 +60,8 @@ export const compress = (
   acceptEncoding: string | undefined
 ): HttpServerResponse.HttpServerResponse => {
   const body = response.body
-  if (body._tag !== "Uint8Array" || body.body.byteLength <= compressionThreshold || !isJson(body.contentType)) {
+  // The length effect computed from the text: reading `body.body` would encode every answer's text to bytes.
+  if (body._tag !== "Uint8Array" || body.contentLength <= compressionThreshold || !isJson(body.contentType)) {
     return response
   }
   if (response.headers["content-encoding"] !== undefined) return response

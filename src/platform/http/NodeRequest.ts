@@ -43,7 +43,7 @@ export class NodeRequest extends NodeHttpIncomingMessage<HttpServerError.HttpSer
   }
 
   override get headers(): Headers.Headers {
-    return this.headersOverride ??= Headers.fromInput(this.source.headers as Headers.Input)
+    return this.headersOverride ??= headersOf(this.source.headers)
   }
 
   get cookies(): Record<string, string> {
@@ -105,6 +105,22 @@ export class NodeRequest extends NodeHttpIncomingMessage<HttpServerError.HttpSer
       url: UrlParams.redactUrl(this.originalUrl)
     })
   }
+}
+
+const headersProto = Object.getPrototypeOf(Headers.empty) as object
+
+/**
+ * Node's header record as effect's Headers. Node has lowercased every name
+ * and joined repeated fields already (`set-cookie` alone stays a list, joined
+ * here as `Headers.fromInput` joins it), so the fields are copied as they are.
+ */
+const headersOf = (source: IncomingMessage["headers"]): Headers.Headers => {
+  const out = Object.create(headersProto) as Record<string, string>
+  for (const name in source) {
+    const value = source[name]
+    if (value !== undefined) out[name] = typeof value === "string" ? value : value.join(", ")
+  }
+  return out as unknown as Headers.Headers
 }
 
 const bodyError = (request: NodeRequest, cause: unknown) =>

@@ -63,7 +63,7 @@ export const pathOf = (url: string) => {
  */
 const unknownRoute: RouteFacts = { allowed: [], noStore: [] }
 
-const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: string, facts: RouteFacts) => {
+const precheck = (request: NodeRequest, requestId: string, facts: RouteFacts) => {
   const allowed = facts.allowed
   const method = request.method.toUpperCase()
   if (allowed.length === 0) {
@@ -79,7 +79,8 @@ const precheck = (request: HttpServerRequest.HttpServerRequest, requestId: strin
     const allow = allowed.includes("OPTIONS") ? allowed : [...allowed, "OPTIONS"]
     return errorResponse(405, { error: `${error}: ${method}`, code, requestId }, { allow: allow.join(", ") })
   }
-  const length = Number(request.headers["content-length"] ?? 0)
+  // Node's own header record: converting every request's headers for one field would cost more than the check.
+  const length = Number(request.source.headers["content-length"] ?? 0)
   if (length > maxBodyBytes) {
     const [code, error] = statusCodes[413]
     return errorResponse(413, { error, code, requestId }, { connection: "close" })
@@ -113,7 +114,10 @@ export const htmlSecurityHeaders = {
  * restrictive CSP (unless the page set its own) and no referrer; `no-store`
  * on every answer of a route marked as showing keys or secrets.
  */
-const securityHeaders = (response: HttpServerResponse.HttpServerResponse, noStore: boolean): Record<string, string> => {
+const securityHeaders = (
+  response: HttpServerResponse.HttpServerResponse,
+  noStore: boolean
+): Readonly<Record<string, string>> => {
   const contentType = response.body._tag === "Empty" ? response.headers["content-type"] : response.body.contentType
   const html = contentType !== undefined && contentType.startsWith("text/html")
   if (!html && !noStore) return baseSecurityHeaders
@@ -204,16 +208,16 @@ const makeDispatch = Effect.gen(function*() {
     if (response.status >= 400 && wantsHtmlError(request.url, request.source.headers.accept)) {
       response = toHtmlError(response, state.requestId)
     }
-    // A handler's own headers (a page's stricter CSP among them) win over the defaults.
-    response = HttpServerResponse.setHeaders(response, {
-      ...securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method)),
-      ...(hasKeys(state.responseHeaders) ? state.responseHeaders : undefined),
-      "x-request-id": state.requestId
-    })
     response = compress(response, request.source.headers["accept-encoding"])
+    // Laid over the answer's own headers as the head is written (no copy of the response for them); the
+    // security defaults already leave out what a page set itself (its stricter CSP).
+    const added = securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method))
+    const extra = hasKeys(state.responseHeaders)
+      ? { ...added, ...state.responseHeaders, "x-request-id": state.requestId }
+      : { ...added, "x-request-id": state.requestId }
     // Written now (the head, and the whole of an answer held in memory); a stream's body follows the line,
     // which says what the client was answered, whenever the stream ends.
-    const written = writeResponse(request.method, response, request.response)
+    const written = writeResponse(request.method, response, request.response, extra)
     if (!logRequests) return written
     return Effect.andThen(requestLine(state.requestId, request.method, request.url, response.status, start), written)
   }
@@ -223,7 +227,8 @@ const makeDispatch = Effect.gen(function*() {
     )
 
   return (source: IncomingMessage, node: ServerResponse): void => {
-    const start = performance.now()
+    // Read only for the request line's duration.
+    const start = logRequests ? performance.now() : 0
     const target = requestTarget(source)
     const request = new NodeRequest(source, node, target.url, target.headers)
     const forwarded = source.headers["x-forwarded-for"]

@@ -17,10 +17,11 @@ import { pipeline } from "node:stream/promises"
 export const writeResponse = (
   method: string,
   response: HttpServerResponse.HttpServerResponse,
-  node: ServerResponse
+  node: ServerResponse,
+  extra?: Readonly<Record<string, string>>
 ): Effect.Effect<void> => {
   if (node.writableEnded || node.destroyed) return cancelBody(response.body)
-  const headers = headersOf(response)
+  const headers = headersOf(response, extra)
   const status = response.status
   if (method === "HEAD" || status === 204 || status === 205 || status === 304) {
     writeHead(node, status, response.statusText, headers, false)
@@ -71,8 +72,12 @@ export const writeResponse = (
   }
 }
 
-const headersOf = (response: HttpServerResponse.HttpServerResponse): OutgoingHttpHeaders => {
-  let headers: OutgoingHttpHeaders = response.headers
+/** The answer's headers with `extra` laid over them (those win), as Node takes them. */
+const headersOf = (
+  response: HttpServerResponse.HttpServerResponse,
+  extra: Readonly<Record<string, string>> | undefined
+): OutgoingHttpHeaders => {
+  let headers: OutgoingHttpHeaders = extra === undefined ? response.headers : { ...response.headers, ...extra }
   if (response.status === 204 || response.status === 205) {
     const { "content-length": _, ...rest } = headers
     headers = rest
