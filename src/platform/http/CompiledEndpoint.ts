@@ -255,13 +255,14 @@ export const compileEndpoint = (
   const answer = (value: unknown): AnyEffect => {
     if (HttpServerResponse.isHttpServerResponse(value)) return Effect.succeed(value)
     if (value === undefined || noContent) return Effect.succeed(HttpServerResponse.empty({ status }))
-    return Effect.flatMap(HttpApiSchemaError.wrap("Body", encodeBody(value)), (encoded) => {
-      if (encoded === undefined) return Effect.succeed(HttpServerResponse.empty({ status }))
-      const response = jsonResponse(encoded, status, encoding.contentType)
-      return response !== undefined
-        ? Effect.succeed(response)
-        : Effect.die(new Error("the response body is not JSON-serializable"))
-    })
+    // The encoding is synchronous: its exit is read here rather than chained as more effects.
+    const encoded = encodeBody(value)
+    if (encoded._tag === "Failure") return HttpApiSchemaError.wrap("Body", encoded)
+    if (encoded.value === undefined) return Effect.succeed(HttpServerResponse.empty({ status }))
+    const response = jsonResponse(encoded.value, status, encoding.contentType)
+    return response !== undefined
+      ? Effect.succeed(response)
+      : Effect.die(new Error("the response body is not JSON-serializable"))
   }
 
   let run: AnyEffect = Effect.withFiber((fiber) => {

@@ -268,15 +268,16 @@ const makeDispatch = Effect.gen(function*() {
         answer = Effect.catchCause(handler, (cause) => answerFailure(cause, state.requestId, request))
       }
     }
-    const program = Effect.onExit(
-      Effect.flatMap(answer, (response) => finish(request, state, facts, start, response)),
-      (exit) => Scope.close(scope, exit)
-    )
+    const program = Effect.flatMap(answer, (response) => finish(request, state, facts, start, response))
     // Only a request that may carry a body can leave one unread. Prepended so
     // it runs before Node's own `finish` listener drains or dumps the body.
     if (mayHaveBody(source)) node.prependListener("finish", () => teardownBody(source, node))
     const fiber = Effect.runForkWith(context as Context.Context<never>)(program as Effect.Effect<void>)
     fiber.addObserver((exit) => {
+      // The request's scope closes once its fiber has ended (the answer written, or the fiber interrupted);
+      // most requests leave no finalizer in it, and then nothing more runs.
+      const finalizers = Scope.closeUnsafe(scope, exit)
+      if (finalizers !== undefined) Effect.runForkWith(services)(Effect.uninterruptible(finalizers))
       if (exit._tag === "Success" || Cause.hasInterruptsOnly(exit.cause)) return
       abandonResponse(node)
       reportDefect(exit.cause, state.requestId)
