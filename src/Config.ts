@@ -49,6 +49,8 @@ export interface AppConfigShape {
   readonly ayrshareBaseUrl: string
   /** The `domain` Ayrshare assigned to this integration (generateJWT). */
   readonly ayrshareDomain: string
+  /** How long Ayrshare serves a long history page from its cache (seconds). */
+  readonly ayrshareHistoryCacheSeconds: number
   /** Seconds to wait after each failed publish try; its length is the number of retries. */
   readonly publishRetrySchedule: ReadonlyArray<number>
   /** How often the publisher looks for due posts. */
@@ -372,6 +374,8 @@ export const appConfig = Effect.gen(function*() {
       Config.withDefault("https://api.ayrshare.com")
     ),
     ayrshareDomain: yield* Config.String("AYRSHARE_DOMAIN").pipe(Config.withDefault("herald")),
+    // Ayrshare documents one minute for history pages over its default length.
+    ayrshareHistoryCacheSeconds: yield* intAtLeast("AYRSHARE_HISTORY_CACHE_SECONDS", 1, 60),
     publishRetrySchedule: yield* Config.schema(
       Schema.String.check(Schema.isPattern(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/)),
       "PUBLISH_RETRY_SCHEDULE"

@@ -6,24 +6,37 @@ import { ContentId, CustomerId } from "../src/domain/Ids.ts"
 import { SocialProvider } from "../src/features/social/providers/Provider.ts"
 import { type AyrshareFake, type FakePost, startAyrshareFake } from "./support/ayrshare-fake.ts"
 import { eventually, sleep } from "./support/eventually.ts"
-import { call, testApp, testDatabaseUrl } from "./support/harness.ts"
+import { call, testApp, testDatabaseUrl, TestServer } from "./support/harness.ts"
 import { assertError, bearer, provision, type Provisioned } from "./support/processes.ts"
 
 class Fake extends Context.Service<Fake, AyrshareFake>()("test/AyrshareFake") {}
 
-const FakeLive = Layer.effect(
-  Fake,
-  Effect.acquireRelease(Effect.promise(() => startAyrshareFake()), (fake) => Effect.promise(() => fake.close()))
-)
+/** A local Ayrshare whose history cache lasts `cacheSeconds`. */
+const fakeLive = (cacheSeconds: number) =>
+  Layer.effect(
+    Fake,
+    Effect.acquireRelease(
+      Effect.promise(() => startAyrshareFake(undefined, cacheSeconds * 1000)),
+      (fake) => Effect.promise(() => fake.close())
+    )
+  )
+
+/**
+ * The provider's history cache, shortened from Ayrshare's minute (the service is told the same): the cached-page
+ * cases wait for it to turn over, and what they show does not depend on its length, as long as it outlasts what
+ * each case needs it to (below).
+ */
+const historyCacheSeconds = 5
 
 const privateKey = "-----BEGIN RSA PRIVATE KEY-----\nMIIfake\n-----END RSA PRIVATE KEY-----"
 
-const settingsFor = (fake: AyrshareFake) => ({
+const settingsFor = (fake: AyrshareFake, cacheSeconds = historyCacheSeconds) => ({
   socialProvider: "ayrshare" as const,
   ayrshareApiKey: Option.some(Redacted.make(fake.apiKey)),
   ayrsharePrivateKey: Option.some(Redacted.make(privateKey)),
   ayrshareBaseUrl: fake.url,
   ayrshareDomain: "acme",
+  ayrshareHistoryCacheSeconds: cacheSeconds,
   publishRetrySchedule: [1, 1, 1, 1],
   publishPollIntervalMs: 50,
   metricsRefreshIntervalMs: 300,
@@ -33,7 +46,7 @@ const settingsFor = (fake: AyrshareFake) => ({
 })
 
 const AppOnFake = Layer.unwrap(Effect.map(Fake, (fake: AyrshareFake) => testApp(settingsFor(fake)))).pipe(
-  Layer.provideMerge(FakeLive)
+  Layer.provideMerge(fakeLive(historyCacheSeconds))
 )
 
 const pieceWhere = (owner: Provisioned, id: string, ok: (piece: any) => boolean) =>
@@ -48,7 +61,7 @@ const attemptsOf = (owner: Provisioned, id: string) =>
     (res) => res.json.attempts as Array<any>
   )
 
-/** Someone reads the long history page now: Ayrshare serves it from its cache for the next minute. */
+/** Someone reads the long history page now: the provider serves it from its cache until the cache turns over. */
 const cacheLongPage = (fake: AyrshareFake, profileKey: string) =>
   Effect.promise(async () => {
     const cached = await fetch(`${fake.url}/api/history?lastDays=0&limit=1000`, {
@@ -212,6 +225,36 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       assert.strictEqual(piece.publishedUrl, `https://social.example/twitter/${fake.postsFor(id)[0].id}`)
     }))
 
+  it.effect("a try recorded in the millisecond its claim was made is not taken for one still running", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* TestServer
+      const fake = yield* Fake
+      const owner = yield* provision()
+      yield* connectX(owner)
+      fake.mode = "up"
+      const id = `cnt_same_ms_${owner.customerId.slice(0, 8)}`
+      // Its first try was claimed 2 s ago at a time with microseconds (the database's clock) and recorded at
+      // that millisecond (the service's clock, read after the claim): a claim answered within a millisecond.
+      yield* sql`INSERT INTO content (id, customer_id, type, status, platform, body, metadata)
+        VALUES (${id}, ${owner.customerId}, 'social', 'approved', 'x', 'Claimed and recorded in one millisecond',
+          '{"media": []}'::jsonb)`
+      yield* sql`INSERT INTO publish_jobs (content_id, customer_id, platform, status, due_at, next_attempt_at, attempts,
+          last_try_at)
+        VALUES (${id}, ${owner.customerId}, 'x', 'queued', now(), now() + interval '1 hour', 1,
+          date_trunc('milliseconds', now() - interval '2 seconds') + interval '456 microseconds')`
+      yield* sql`INSERT INTO publish_attempts (id, content_id, customer_id, attempt, provider, status, error,
+          attempted_at)
+        SELECT ${`pat_${id}`}, content_id, customer_id, 1, 'ayrshare', 'failed',
+          'provider_unavailable: Ayrshare answered HTTP 502', date_trunc('milliseconds', last_try_at)
+        FROM publish_jobs WHERE content_id = ${id}`
+      yield* sql`UPDATE publish_jobs SET next_attempt_at = now() WHERE content_id = ${id}`
+      // The next claim looks the post up and sends it at once, rather than waiting out the provider's 20 s.
+      yield* pieceWhere(owner, id, (p) => p.status === "published")
+      const attempts = yield* attemptsOf(owner, id)
+      assert.deepStrictEqual(attempts.map((a) => a.status), ["failed", "sent"], JSON.stringify(attempts))
+      assert.strictEqual(fake.postsFor(id).length, 1)
+    }))
+
   it.effect(
     "a lost answer, then a busy profile and a cached history page older than the try: the retry waits for a page that can show the post, never posts twice",
     () =>
@@ -301,13 +344,20 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
     }))
 })
 
+/**
+ * Here the cache must outlast the wait for the slow try (the provider's 20 s request timeout), so that the page
+ * read after that wait is still the cached one and is not believed.
+ */
+const slowTryCacheSeconds = 25
+
 /** The shortest publish settings the configuration accepts: a retry at once, and a claim that lapses after 1 s. */
 const ShortestOnFake = Layer.unwrap(
   Effect.map(
     Fake,
-    (fake: AyrshareFake) => testApp({ ...settingsFor(fake), publishRetrySchedule: [0], publishLeaseSeconds: 1 })
+    (fake: AyrshareFake) =>
+      testApp({ ...settingsFor(fake, slowTryCacheSeconds), publishRetrySchedule: [0], publishLeaseSeconds: 1 })
   )
-).pipe(Layer.provideMerge(FakeLive))
+).pipe(Layer.provideMerge(fakeLive(slowTryCacheSeconds)))
 
 layer(ShortestOnFake, { timeout: 150_000 })("Ayrshare at the shortest accepted publish settings", (it) => {
   it.effect(
@@ -358,7 +408,7 @@ const AdapterOnFake = Layer.unwrap(Effect.gen(function*() {
     databaseUrl: Option.some(Redacted.make(databaseUrl)),
     redisUrl: Option.none()
   })))
-})).pipe(Layer.provideMerge(FakeLive))
+})).pipe(Layer.provideMerge(fakeLive(historyCacheSeconds)))
 
 layer(AdapterOnFake, { timeout: 60_000 })("Ayrshare adapter", (it) => {
   it.effect("schedule, delete, accounts, analytics and error bodies", () =>

@@ -79,7 +79,11 @@ const send = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body))
 }
 
-export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString("hex")}`): Promise<AyrshareFake> => {
+export const startAyrshareFake = async (
+  apiKey = `AYR-${randomBytes(8).toString("hex")}`,
+  // Ayrshare's one minute; a test may shorten it, telling the service the same (AYRSHARE_HISTORY_CACHE_SECONDS).
+  historyCacheMs = 60_000
+): Promise<AyrshareFake> => {
   const posts: Array<FakePost> = []
   const historyCache = new Map<string, { at: number; history: Array<unknown> }>()
   const profiles = new Map<string, { title: string; refId: string; linked: Set<string> }>()
@@ -271,7 +275,7 @@ export const startAyrshareFake = async (apiKey = `AYR-${randomBytes(8).toString(
         const limit = Number(url.searchParams.get("limit") ?? 25)
         // Ayrshare: "history results are cached for 1 minute if limit is greater than the default 25".
         const cached = historyCache.get(String(profileKey))
-        if (limit > 25 && cached !== undefined && Date.now() - cached.at < 60_000) {
+        if (limit > 25 && cached !== undefined && Date.now() - cached.at < historyCacheMs) {
           return send(res, 200, {
             history: cached.history,
             refId: profile!.refId,

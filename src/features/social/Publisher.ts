@@ -98,7 +98,11 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         EXISTS (SELECT 1 FROM social_connections s WHERE s.customer_id = c.customer_id AND s.platform = c.platform) AS connected,
         EXISTS (SELECT 1 FROM publish_attempts a WHERE a.content_id = c.content_id) AS tried_before,
         GREATEST(r.last_recorded, c.previous_try, c.lease_end - make_interval(secs => ${config.publishLeaseSeconds})) AS last_tried_at,
-        (c.previous_try IS NOT NULL AND (r.last_recorded IS NULL OR r.last_recorded < c.previous_try)) AS last_try_open
+        -- A try's record carries the time the service read after its claim, to the millisecond; the claim's own
+        -- time has microseconds. A record of the same millisecond is that try's: compared to the millisecond,
+        -- a claim answered within a millisecond does not leave its own recorded try looking open.
+        (c.previous_try IS NOT NULL
+          AND (r.last_recorded IS NULL OR r.last_recorded < date_trunc('milliseconds', c.previous_try))) AS last_try_open
       FROM claimed c JOIN recorded r ON r.content_id = c.content_id
         LEFT JOIN content p ON p.id = c.content_id AND p.customer_id = c.customer_id`.pipe(
       Effect.map((jobs) =>

@@ -21,7 +21,7 @@ export const noteFor = (contentId: ContentId) => `herald:${contentId}`
 
 /** Ayrshare's default history page; larger pages are served from a one-minute cache. */
 const historyFreshLimit = 25
-/** How old a cached history page can be. */
+/** How old a cached history page can be, by Ayrshare's documentation (AYRSHARE_HISTORY_CACHE_SECONDS's default). */
 export const historyCacheSeconds = 60
 /** How long one request may take: a post made by a try exists at the provider by the try's start plus this. */
 const requestTimeoutMs = 20_000
@@ -35,15 +35,16 @@ const requestTimeoutMs = 20_000
 export const stalePageWait = (
   lastUpdated: string | undefined,
   triedAt: Date | undefined,
-  now: number
+  now: number,
+  cacheSeconds = historyCacheSeconds
 ): number | undefined => {
   if (triedAt === undefined) return undefined
   const settled = triedAt.getTime() + requestTimeoutMs
   const snapshot = lastUpdated === undefined ? Number.NaN : Date.parse(lastUpdated)
   if (!Number.isNaN(snapshot) && snapshot >= settled) return undefined
   const turnover = Number.isNaN(snapshot)
-    ? settled + historyCacheSeconds * 1000
-    : Math.max(snapshot + historyCacheSeconds * 1000, settled)
+    ? settled + cacheSeconds * 1000
+    : Math.max(snapshot + cacheSeconds * 1000, settled)
   return Math.max(1, Math.ceil((turnover - now) / 1000))
 }
 
@@ -255,7 +256,7 @@ export const AyrshareProviderLive = Layer.effect(
         // A post that failed at the network was not published: it is not found, so the publisher tries again.
         const isOurs = (p: Record<string, unknown>) =>
           p.notes === noteFor(contentId) && p.status !== "deleted" && p.status !== "error"
-        // Ayrshare caches history for a minute when `limit` is over 25, so a long page can predate our post:
+        // Ayrshare caches history (for a minute) when `limit` is over 25, so a long page can predate our post:
         // the fresh default page first, the long one only when the fresh page is full, and its "not there"
         // believed only when its snapshot is younger than the earlier try.
         const fresh = yield* page(historyFreshLimit)
@@ -263,7 +264,9 @@ export const AyrshareProviderLive = Layer.effect(
         if (found === undefined && fresh.posts.length >= historyFreshLimit) {
           const long = yield* page(1000)
           found = long.posts.find(isOurs)
-          const wait = found === undefined ? stalePageWait(long.lastUpdated, triedAt, Date.now()) : undefined
+          const wait = found === undefined
+            ? stalePageWait(long.lastUpdated, triedAt, Date.now(), config.ayrshareHistoryCacheSeconds)
+            : undefined
           if (wait !== undefined) {
             return yield* new ProviderError({
               transient: true,
