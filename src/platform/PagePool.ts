@@ -293,9 +293,9 @@ export const makePool = (limits: PoolLimits) =>
       for (const slot of slots) {
         if (queue.length === 0) return
         if (!slot.ready || slot.current !== undefined) continue
-        // A worker whose channel has closed is dying: its exit, which may come later in the same turn of
-        // the loop, retires it; until then it is given nothing.
-        if (!slot.worker.connected) continue
+        // A worker whose channel has closed is dying (its exit may come later in the same turn of the loop, or,
+        // were it stuck, not at all): it is retired now, and retiring dispatches the queue again without it.
+        if (!slot.worker.connected) return retire(slot, "the worker processing the page went away")
         if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer)
         const pending = queue.shift()!
         slot.current = pending
