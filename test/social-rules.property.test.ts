@@ -15,7 +15,7 @@ import {
 } from "../src/domain/Social.ts"
 import { charLength } from "../src/domain/Text.ts"
 import { retryDelaySeconds } from "../src/domain/Webhooks.ts"
-import { historyCacheSeconds, stalePageWait } from "../src/features/social/providers/ayrshare.ts"
+import { stalePageWait } from "../src/features/social/providers/ayrshare.ts"
 import { html } from "../src/platform/http/Html.ts"
 
 const prefix = "https://herald.example/r/"
@@ -242,17 +242,18 @@ describe("a cached history page is believed only when it can show the earlier tr
         fc.integer({ min: -200_000, max: 200_000 }),
         fc.integer({ min: 0, max: 200_000 }),
         fc.boolean(),
-        (tried, offset, elapsed, dated) => {
+        fc.integer({ min: 1, max: 300 }),
+        (tried, offset, elapsed, dated, cacheSeconds) => {
           const lastUpdated = dated ? new Date(tried + offset).toISOString() : undefined
           const now = tried + elapsed
-          const wait = stalePageWait(lastUpdated, new Date(tried), now)
+          const wait = stalePageWait(lastUpdated, new Date(tried), now, cacheSeconds)
           const settled = tried + 20_000
           if (dated && tried + offset >= settled) return assert.isUndefined(wait)
           assert.isDefined(wait)
           assert.isAtLeast(wait!, 1)
           const turnover = dated
-            ? Math.max(tried + offset + historyCacheSeconds * 1000, settled)
-            : settled + historyCacheSeconds * 1000
+            ? Math.max(tried + offset + cacheSeconds * 1000, settled)
+            : settled + cacheSeconds * 1000
           assert.isAtLeast(now + wait! * 1000, turnover)
           assert.isBelow(now + (wait! - 1) * 1000, Math.max(turnover, now + 1000))
         }
@@ -264,7 +265,7 @@ describe("a cached history page is believed only when it can show the earlier tr
       fc.property(
         fc.option(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), { nil: undefined }),
         instant,
-        (lastUpdated, now) => assert.isUndefined(stalePageWait(lastUpdated, undefined, now))
+        (lastUpdated, now) => assert.isUndefined(stalePageWait(lastUpdated, undefined, now, 60))
       )
     ))
 })

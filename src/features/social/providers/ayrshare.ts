@@ -21,22 +21,21 @@ export const noteFor = (contentId: ContentId) => `herald:${contentId}`
 
 /** Ayrshare's default history page; larger pages are served from a one-minute cache. */
 const historyFreshLimit = 25
-/** How old a cached history page can be, by Ayrshare's documentation (AYRSHARE_HISTORY_CACHE_SECONDS's default). */
-export const historyCacheSeconds = 60
 /** How long one request may take: a post made by a try exists at the provider by the try's start plus this. */
 const requestTimeoutMs = 20_000
 
 /**
  * Whether a long (cached) history page can show every post of a try that began
  * at `triedAt`: its snapshot (`lastUpdated`) must be later than the try could
- * have lasted. Otherwise the seconds until the cache turns over. A page
- * without `lastUpdated` is taken as cached for the whole minute.
+ * have lasted. Otherwise the seconds until the cache (`cacheSeconds` long,
+ * AYRSHARE_HISTORY_CACHE_SECONDS) turns over. A page without `lastUpdated` is
+ * taken as cached for the cache's whole length.
  */
 export const stalePageWait = (
   lastUpdated: string | undefined,
   triedAt: Date | undefined,
   now: number,
-  cacheSeconds = historyCacheSeconds
+  cacheSeconds: number
 ): number | undefined => {
   if (triedAt === undefined) return undefined
   const settled = triedAt.getTime() + requestTimeoutMs
