@@ -147,11 +147,6 @@ const whereJsonFails = (
 export const infoEnabled = (level: AppConfigShape["logLevel"]) =>
   level === "all" || level === "trace" || level === "debug" || level === "info"
 
-const hasKeys = (record: Record<string, string>) => {
-  for (const _ in record) return true
-  return false
-}
-
 /**
  * What every request goes through, in place of effect's Node adapter, router
  * and a middleware: request id, client address, early 404/405/413, the route,
@@ -209,15 +204,18 @@ const makeDispatch = Effect.gen(function*() {
       response = toHtmlError(response, state.requestId)
     }
     response = compress(response, request.source.headers["accept-encoding"])
-    // Laid over the answer's own headers as the head is written (no copy of the response for them); the
-    // security defaults already leave out what a page set itself (its stricter CSP).
-    const added = securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method))
-    const extra = hasKeys(state.responseHeaders)
-      ? { ...added, ...state.responseHeaders, "x-request-id": state.requestId }
-      : { ...added, "x-request-id": state.requestId }
+    // The head's headers, made once (no copy of the response for them): the answer's own, then the
+    // security defaults (which leave out what a page set itself, its stricter CSP), then those the request's
+    // steps added, then the request id.
+    const headers = {
+      ...response.headers,
+      ...securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method)),
+      ...state.responseHeaders,
+      "x-request-id": state.requestId
+    }
     // Written now (the head, and the whole of an answer held in memory); a stream's body follows the line,
     // which says what the client was answered, whenever the stream ends.
-    const written = writeResponse(request.method, response, request.response, extra)
+    const written = writeResponse(request.method, response, request.response, headers)
     if (!logRequests) return written
     return Effect.andThen(requestLine(state.requestId, request.method, request.url, response.status, start), written)
   }

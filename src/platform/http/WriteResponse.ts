@@ -18,10 +18,10 @@ export const writeResponse = (
   method: string,
   response: HttpServerResponse.HttpServerResponse,
   node: ServerResponse,
-  extra?: Readonly<Record<string, string>>
+  head: OutgoingHttpHeaders = response.headers
 ): Effect.Effect<void> => {
   if (node.writableEnded || node.destroyed) return cancelBody(response.body)
-  const headers = headersOf(response, extra)
+  const headers = headersOf(response, head)
   const status = response.status
   if (method === "HEAD" || status === 204 || status === 205 || status === 304) {
     writeHead(node, status, response.statusText, headers, false)
@@ -72,12 +72,9 @@ export const writeResponse = (
   }
 }
 
-/** The answer's headers with `extra` laid over them (those win), as Node takes them. */
-const headersOf = (
-  response: HttpServerResponse.HttpServerResponse,
-  extra: Readonly<Record<string, string>> | undefined
-): OutgoingHttpHeaders => {
-  let headers: OutgoingHttpHeaders = extra === undefined ? response.headers : { ...response.headers, ...extra }
+/** The head's headers (the answer's own unless the caller made them) as Node takes them, with the answer's cookies. */
+const headersOf = (response: HttpServerResponse.HttpServerResponse, head: OutgoingHttpHeaders): OutgoingHttpHeaders => {
+  let headers = head
   if (response.status === 204 || response.status === 205) {
     const { "content-length": _, ...rest } = headers
     headers = rest
