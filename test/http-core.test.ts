@@ -2,6 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { request as httpRequest } from "node:http"
 import { connect } from "node:net"
+import { allRoutes } from "../src/platform/http/Routes.ts"
 import { call, type Reply, testApp, TestServer } from "./support/harness.ts"
 import { assertError, provision } from "./support/processes.ts"
 
@@ -275,6 +276,35 @@ layer(testApp({ trustProxy: true }), { timeout: 60_000, excludeTestServices: tru
       assertExactError(bad, 401, "E_INVALID_API_KEY")
       const adminless = yield* call("POST", "/api/admin/provision", { body: { email: "a@b.co" } })
       assertExactError(adminless, 401, "E_ADMIN_AUTH")
+    }))
+
+  it.effect("a literal path answers as the router answers it: every spec path without parameters, every method", () =>
+    Effect.gen(function*() {
+      // A literal path's route is found once at start-up; with a query the same path goes through the
+      // router and the route facts on every request. Both must give the same status and error code.
+      const literal = allRoutes().filter(([, path]) => !path.includes(":") && !path.includes("*"))
+      assert.isAbove(literal.length, 20)
+      const methods = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]
+      let compared = 0
+      for (const [, path] of literal) {
+        // Only those answered without side effects: anonymous, with an empty JSON body where one is taken.
+        for (const method of methods) {
+          // Each pair from an address of its own, so that no rate limit turns between its two requests.
+          const headers = { "x-forwarded-for": `198.51.100.${compared % 250}` }
+          const options = method === "GET" || method === "HEAD" || method === "OPTIONS"
+            ? { headers }
+            : { headers, body: {} }
+          const direct = yield* call(method, path, options)
+          const routed = yield* call(method, `${path}?`, options)
+          const codeOf = (reply: typeof direct) =>
+            reply.text.startsWith("{") && reply.status >= 400 ? String(reply.json.code) : ""
+          assert.strictEqual(direct.status, routed.status, `${method} ${path}`)
+          assert.strictEqual(codeOf(direct), codeOf(routed), `${method} ${path}`)
+          assert.strictEqual(direct.headers.get("allow"), routed.headers.get("allow"), `${method} ${path}`)
+          compared++
+        }
+      }
+      assert.isAbove(compared, 100)
     }))
 
   it.effect("a trailing slash is tolerated", () =>

@@ -16,6 +16,8 @@ export interface TableRoute {
  */
 export class RouteTable extends Context.Service<RouteTable, {
   readonly find: (method: string, url: string) => FindMyWay.FindResult<TableRoute> | undefined
+  /** The paths of the routes added so far that take no parameter (no `:name`, no wildcard). */
+  readonly literalPaths: () => ReadonlyArray<string>
 }>()("herald/platform/http/RouteTable") {}
 
 /** The brand effect's router carries (not exported; the same string). */
@@ -41,12 +43,14 @@ const toEffect = (
 export const RouteTableLive: Layer.Layer<RouteTable | HttpRouter.HttpRouter> = Layer.effectContext(
   Effect.sync(() => {
     const router = FindMyWay.make<TableRoute>({ ignoreTrailingSlash: true })
+    const literalPaths = new Set<string>()
     const addAll = (routes: ReadonlyArray<HttpRouter.Route<any, any>>) =>
       Effect.sync(() => {
         for (const route of routes) {
           if (route.prefix._tag === "Some") unsupported("a prefixed route")()
           const entry: TableRoute = { route }
           const paths = route.path.endsWith("/*") ? [route.path, route.path.slice(0, -2)] : [route.path]
+          if (!route.path.includes(":") && !route.path.includes("*")) literalPaths.add(route.path)
           for (const path of paths) {
             if (route.method === "*") router.all(path as FindMyWay.PathInput, entry)
             else router.on(route.method, path as FindMyWay.PathInput, entry)
@@ -65,7 +69,10 @@ export const RouteTableLive: Layer.Layer<RouteTable | HttpRouter.HttpRouter> = L
       asHttpEffect: unsupported("HttpRouter.asHttpEffect")
     } as unknown as HttpRouter.HttpRouter)
     return Context.make(HttpRouter.HttpRouter, httpRouter).pipe(
-      Context.add(RouteTable, RouteTable.of({ find: (method, url) => router.find(method, url) }))
+      Context.add(
+        RouteTable,
+        RouteTable.of({ find: (method, url) => router.find(method, url), literalPaths: () => [...literalPaths] })
+      )
     )
   })
 )

@@ -26,7 +26,7 @@ import { OpenApiRoutes } from "./OpenApiDocument.ts"
 import { makeOutageLog, outageCheckMs, outageLogIntervalMs } from "./OutageLog.ts"
 import { CurrentRequest, pickRequestId, type RequestState } from "./RequestContext.ts"
 import { type RouteFacts, routeFacts } from "./Routes.ts"
-import { RouteTable, RouteTableLive } from "./RouteTable.ts"
+import { RouteTable, RouteTableLive, type TableRoute } from "./RouteTable.ts"
 import { abandonResponse, teardownBody, writeResponse } from "./WriteResponse.ts"
 
 export const maxBodyBytes = 1024 * 1024
@@ -65,7 +65,7 @@ const unknownRoute: RouteFacts = { allowed: [], noStore: [] }
 
 const precheck = (request: NodeRequest, requestId: string, facts: RouteFacts) => {
   const allowed = facts.allowed
-  const method = request.method.toUpperCase()
+  const method = request.method
   if (allowed.length === 0) {
     const [code, error] = statusCodes[404]
     return errorResponse(404, { error, code, requestId })
@@ -132,6 +132,34 @@ const securityHeaders = (
   }
 }
 
+/**
+ * The head's headers as Node's flat list, each name once: the answer's own,
+ * then the security defaults (which leave out what a page set itself, its
+ * stricter CSP), then those the request's steps added, then the request id;
+ * a later one replaces an earlier one of the same name. Built by hand rather
+ * than by spreading records: the answer's headers are a record of effect's
+ * own kind, which a spread copies on V8's slow path.
+ */
+const headOf = (
+  response: HttpServerResponse.HttpServerResponse,
+  security: Readonly<Record<string, string>>,
+  state: RequestState
+): Array<string> => {
+  const head: Array<string> = []
+  const own = response.headers
+  const added = state.responseHeaders
+  // effect's Headers record has no enumerable field of its own but the headers.
+  for (const name in own) {
+    if (name !== "x-request-id" && !Object.hasOwn(security, name) && !Object.hasOwn(added, name)) {
+      head.push(name, own[name]!)
+    }
+  }
+  for (const name in security) if (!Object.hasOwn(added, name)) head.push(name, security[name]!)
+  for (const name in added) if (name !== "x-request-id") head.push(name, added[name]!)
+  head.push("x-request-id", state.requestId)
+  return head
+}
+
 /** A malformed JSON body's 400, saying where the text goes wrong (the body was read already, so this reads the cache). */
 const whereJsonFails = (
   request: HttpServerRequest.HttpServerRequest,
@@ -175,7 +203,12 @@ const makeDispatch = Effect.gen(function*() {
       (rows) => rows[0]?.ro === "off" && refusal.current() === undefined
     )
   })
-  const services = requestServices(yield* Effect.context<never>())
+  const services = Context.add(
+    requestServices(yield* Effect.context<never>()),
+    HttpIncomingMessage.MaxBodySize,
+    bodyLimit
+  )
+  const literals = literalRoutes(table, hidden)
   const answerFailure = (
     cause: Cause.Cause<unknown>,
     requestId: string,
@@ -204,18 +237,14 @@ const makeDispatch = Effect.gen(function*() {
       response = toHtmlError(response, state.requestId)
     }
     response = compress(response, request.source.headers["accept-encoding"])
-    // The head's headers, made once (no copy of the response for them): the answer's own, then the
-    // security defaults (which leave out what a page set itself, its stricter CSP), then those the request's
-    // steps added, then the request id.
-    const headers = {
-      ...response.headers,
-      ...securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method)),
-      ...state.responseHeaders,
-      "x-request-id": state.requestId
-    }
+    const head = headOf(
+      response,
+      securityHeaders(response, facts.noStore.length > 0 && facts.noStore.includes(request.method)),
+      state
+    )
     // Written now (the head, and the whole of an answer held in memory); a stream's body follows the line,
     // which says what the client was answered, whenever the stream ends.
-    const written = writeResponse(request.method, response, request.response, headers)
+    const written = writeResponse(request.method, response, request.response, head)
     if (!logRequests) return written
     return Effect.andThen(requestLine(state.requestId, request.method, request.url, response.status, start), written)
   }
@@ -236,7 +265,13 @@ const makeDispatch = Effect.gen(function*() {
       responseHeaders: {}
     }
     const url = request.url
-    const facts = hidden.some((prefix) => url.startsWith(prefix)) ? unknownRoute : routeFacts(url)
+    // A path the routes name literally, without a query: its facts and routes were found when the server started.
+    const literal = literals.get(url)
+    const facts = literal !== undefined
+      ? literal.facts
+      : hidden.some((prefix) => url.startsWith(prefix))
+      ? unknownRoute
+      : routeFacts(url)
     const early = precheck(request, state.requestId, facts)
     const scope = Scope.makeUnsafe()
     let context = Context.add(services, Scope.Scope, scope)
@@ -245,7 +280,10 @@ const makeDispatch = Effect.gen(function*() {
       answer = Effect.succeed(early)
     } else {
       const method = request.method
-      const found = table.find(method, url) ?? (method === "HEAD" ? table.find("GET", url) : undefined)
+      const route = literal?.routes.get(method)
+      const found = route !== undefined
+        ? { handler: route, params: {}, searchParams: {} }
+        : table.find(method, url) ?? (method === "HEAD" ? table.find("GET", url) : undefined)
       if (found === undefined) {
         answer = answerFailure(Cause.fail(routeNotFound(request)), state.requestId, request)
       } else {
@@ -254,7 +292,6 @@ const makeDispatch = Effect.gen(function*() {
         context = Context.add(context, HttpServerRequest.ParsedSearchParams, found.searchParams)
         context = Context.add(context, HttpRouter.RouteContext, { route, params: found.params })
         context = Context.add(context, CurrentRequest, state)
-        context = Context.add(context, HttpIncomingMessage.MaxBodySize, bodyLimit)
         let handler = route.handler as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
         // A body of unannounced length is read (and cached) before anything else
         // runs, so that one over the limit is 413 ahead of 429/401, as a
@@ -287,6 +324,38 @@ const makeDispatch = Effect.gen(function*() {
     }
   }
 })
+
+/** What a literal path leads to: its facts, and per method the route it finds when that route takes no parameter. */
+interface LiteralRoute {
+  readonly facts: RouteFacts
+  readonly routes: ReadonlyMap<string, TableRoute>
+}
+
+/**
+ * The route table's literal paths, each looked up once: a request for one of
+ * them (the exact text, no query) then needs neither the route facts nor the
+ * router. A method whose route on that path takes parameters (a literal
+ * segment filling `:id`) is left to the router, as is every other path.
+ */
+const literalRoutes = (
+  table: RouteTable["Service"],
+  hidden: ReadonlyArray<string>
+): ReadonlyMap<string, LiteralRoute> => {
+  const known = new Map<string, LiteralRoute>()
+  for (const path of table.literalPaths()) {
+    const facts = hidden.some((prefix) => path.startsWith(prefix)) ? unknownRoute : routeFacts(path)
+    const routes = new Map<string, TableRoute>()
+    for (const method of facts.allowed) {
+      const found = table.find(method, path) ?? (method === "HEAD" ? table.find("GET", path) : undefined)
+      if (found === undefined || Object.keys(found.params).length > 0 || Object.keys(found.searchParams).length > 0) {
+        continue
+      }
+      routes.set(method, found.handler)
+    }
+    known.set(path, { facts, routes })
+  }
+  return known
+}
 
 /** A body follows the head: announced with a length above zero, or chunked. */
 const mayHaveBody = (source: IncomingMessage): boolean => {

@@ -1,6 +1,6 @@
 import { Effect, Latch, Stream } from "effect"
 import { Cookies, type HttpServerResponse } from "effect/http"
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http"
+import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Socket } from "node:net"
 import { Readable } from "node:stream"
 import { pipeline } from "node:stream/promises"
@@ -11,6 +11,10 @@ import { pipeline } from "node:stream/promises"
  * small JSON answer leaves in a single socket write. Streams are written
  * chunk by chunk, waiting for the socket to drain.
  *
+ * `head` holds the head's headers as Node's flat list (name, value, name,
+ * value…), each name once but `set-cookie`: Node writes such a list as it
+ * is, where a record costs an enumeration and a lookup per field.
+ *
  * Fails only with defects (a header Node rejects, a stream that breaks
  * midway); the server then ends or destroys the response.
  */
@@ -18,7 +22,7 @@ export const writeResponse = (
   method: string,
   response: HttpServerResponse.HttpServerResponse,
   node: ServerResponse,
-  head: OutgoingHttpHeaders = response.headers
+  head: Array<string>
 ): Effect.Effect<void> => {
   if (node.writableEnded || node.destroyed) return cancelBody(response.body)
   const headers = headersOf(response, head)
@@ -72,18 +76,17 @@ export const writeResponse = (
   }
 }
 
-/** The head's headers (the answer's own unless the caller made them) as Node takes them, with the answer's cookies. */
-const headersOf = (response: HttpServerResponse.HttpServerResponse, head: OutgoingHttpHeaders): OutgoingHttpHeaders => {
+/** The head's headers as Node takes them: without a length on 204 and 205, with the answer's cookies. */
+const headersOf = (response: HttpServerResponse.HttpServerResponse, head: Array<string>): Array<string> => {
   let headers = head
   if (response.status === 204 || response.status === 205) {
-    const { "content-length": _, ...rest } = headers
-    headers = rest
+    headers = []
+    for (let i = 0; i < head.length; i += 2) {
+      if (head[i] !== "content-length") headers.push(head[i]!, head[i + 1]!)
+    }
   }
   if (!Cookies.isEmpty(response.cookies)) {
-    const set = Cookies.toSetCookieHeaders(response.cookies)
-    const own = headers["set-cookie"]
-    if (typeof own === "string") set.push(own)
-    headers = { ...headers, "set-cookie": set }
+    for (const cookie of Cookies.toSetCookieHeaders(response.cookies)) headers.push("set-cookie", cookie)
   }
   return headers
 }
@@ -92,15 +95,12 @@ const writeHead = (
   node: ServerResponse,
   status: number,
   statusText: string | undefined,
-  headers: OutgoingHttpHeaders,
+  headers: Array<string>,
   streaming: boolean
 ) => {
   if (status < 200 || status > 599) throw new RangeError(`Invalid final response status: ${status}`)
-  node.writeHead(
-    status,
-    statusText,
-    closesConnection(node.req, streaming) ? { ...headers, connection: "close" } : headers
-  )
+  if (closesConnection(node.req, streaming)) headers.push("connection", "close")
+  node.writeHead(status, statusText, headers)
 }
 
 const cancelBody = (body: HttpServerResponse.HttpServerResponse["body"]): Effect.Effect<void> => {
