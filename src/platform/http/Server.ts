@@ -11,7 +11,7 @@ import {
 } from "effect/http"
 import { NetAddress } from "effect/net"
 import { SqlClient } from "effect/sql"
-import { createServer, type IncomingMessage, ServerResponse, STATUS_CODES } from "node:http"
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http"
 import type { Duplex } from "node:stream"
 import { AppConfig, type AppConfigShape } from "../../Config.ts"
 import { statusCodes } from "../../domain/Errors.ts"
@@ -258,12 +258,7 @@ const makeDispatch = Effect.gen(function*() {
     const start = logRequests ? performance.now() : 0
     const target = requestTarget(source)
     const request = new NodeRequest(source, node, target.url, target.headers)
-    const forwarded = source.headers["x-forwarded-for"]
-    const state: RequestState = {
-      requestId: pickRequestId(firstValue(source.headers["x-request-id"])),
-      clientIp: clientAddress(firstValue(forwarded), source.socket?.remoteAddress, hops),
-      responseHeaders: {}
-    }
+    const state = new DispatchState(pickRequestId(firstValue(source.headers["x-request-id"])), source, hops)
     const url = request.url
     // A path the routes name literally, without a query: its facts and routes were found when the server started.
     const literal = literals.get(url)
@@ -324,6 +319,29 @@ const makeDispatch = Effect.gen(function*() {
     }
   }
 })
+
+/** A request's state; its client address is worked out when first asked for (public routes mostly never ask). */
+class DispatchState implements RequestState {
+  readonly requestId: string
+  readonly responseHeaders: Record<string, string> = {}
+  private readonly source: IncomingMessage
+  private readonly hops: number
+  private address: string | undefined = undefined
+
+  constructor(requestId: string, source: IncomingMessage, hops: number) {
+    this.requestId = requestId
+    this.source = source
+    this.hops = hops
+  }
+
+  get clientIp(): string {
+    return this.address ??= clientAddress(
+      firstValue(this.source.headers["x-forwarded-for"]),
+      this.source.socket?.remoteAddress,
+      this.hops
+    )
+  }
+}
 
 /** What a literal path leads to: its facts, and per method the route it finds when that route takes no parameter. */
 interface LiteralRoute {
@@ -412,17 +430,6 @@ const answerUnavailable = (response: ServerResponse) => {
 }
 
 /**
- * Node's response with its Content-Length self-check left off. Effect's
- * adapter turns the check on for every response, and Node then sends each one
- * as a two-buffer writev (the second empty) rather than one write: about a
- * twentieth of the cost of a small JSON answer. Every length Herald sends is
- * the byte length of the body it goes with, computed by effect, so the check
- * has nothing to catch here.
- */
-class UncheckedResponse extends ServerResponse {}
-Object.defineProperty(UncheckedResponse.prototype, "strictContentLength", { get: () => false, set: () => {} })
-
-/**
  * Answers a request before effect's adapter sees it, or returns false to
  * leave it to the router. For the hottest public path only (the tracked-link
  * redirect of a code already in memory): a lane must send exactly what the
@@ -459,7 +466,7 @@ export const RoutingLive = Layer.mergeAll(
  * SSE, chat).
  */
 const makeNodeServer = (lanes: ReadonlyArray<FastLane>, dispatcher: Dispatcher, graceMs: number) => {
-  const server = createServer({ ServerResponse: UncheckedResponse }).on("clientError", answerClientError)
+  const server = createServer().on("clientError", answerClientError)
   let closing = false
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     if (closing) response.shouldKeepAlive = false
