@@ -262,11 +262,7 @@ const makeDispatch = Effect.gen(function*() {
     const url = request.url
     // A path the routes name literally, without a query: its facts and routes were found when the server started.
     const literal = literals.get(url)
-    const facts = literal !== undefined
-      ? literal.facts
-      : hidden.some((prefix) => url.startsWith(prefix))
-      ? unknownRoute
-      : routeFacts(url)
+    const facts = literal !== undefined ? literal.facts : pathFacts(url, hidden)
     const early = precheck(request, state.requestId, facts)
     const scope = Scope.makeUnsafe()
     let context = Context.add(services, Scope.Scope, scope)
@@ -278,7 +274,7 @@ const makeDispatch = Effect.gen(function*() {
       const route = literal?.routes.get(method)
       const found = route !== undefined
         ? { handler: route, params: {}, searchParams: {} }
-        : table.find(method, url) ?? (method === "HEAD" ? table.find("GET", url) : undefined)
+        : findRoute(table, method, url)
       if (found === undefined) {
         answer = answerFailure(Cause.fail(routeNotFound(request)), state.requestId, request)
       } else {
@@ -343,6 +339,14 @@ class DispatchState implements RequestState {
   }
 }
 
+/** The methods a path answers and which are `no-store`; paths under a `hidden` prefix answer none. */
+const pathFacts = (url: string, hidden: ReadonlyArray<string>): RouteFacts =>
+  hidden.some((prefix) => url.startsWith(prefix)) ? unknownRoute : routeFacts(url)
+
+/** The route a method finds on a path; HEAD falls back to GET's. */
+const findRoute = (table: RouteTable["Service"], method: string, url: string) =>
+  table.find(method, url) ?? (method === "HEAD" ? table.find("GET", url) : undefined)
+
 /** What a literal path leads to: its facts, and per method the route it finds when that route takes no parameter. */
 interface LiteralRoute {
   readonly facts: RouteFacts
@@ -361,10 +365,10 @@ const literalRoutes = (
 ): ReadonlyMap<string, LiteralRoute> => {
   const known = new Map<string, LiteralRoute>()
   for (const path of table.literalPaths()) {
-    const facts = hidden.some((prefix) => path.startsWith(prefix)) ? unknownRoute : routeFacts(path)
+    const facts = pathFacts(path, hidden)
     const routes = new Map<string, TableRoute>()
     for (const method of facts.allowed) {
-      const found = table.find(method, path) ?? (method === "HEAD" ? table.find("GET", path) : undefined)
+      const found = findRoute(table, method, path)
       if (found === undefined || Object.keys(found.params).length > 0 || Object.keys(found.searchParams).length > 0) {
         continue
       }
