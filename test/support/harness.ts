@@ -44,17 +44,25 @@ export const freshSchemaUrl = (baseUrl: string) =>
     return url.toString()
   })
 
-/** A free loopback TCP port (listen on 0, read it, close). */
-export const freePort = (): Promise<number> =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
+/**
+ * A free loopback TCP port for a server that binds it later (a child process, a restart on the
+ * same port). Drawn below the kernel's ephemeral range (32768 and up on Linux): a port the kernel
+ * handed out by `listen(0)` and took back could be handed out again, to another test's server or
+ * to an outgoing connection, in the seconds before the child binds it. Below the range only
+ * another pick from this function can collide, and the probe's bind rules out one already bound.
+ */
+export const freePort = async (): Promise<number> => {
+  for (let attempt = 0; ; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    const bound = await new Promise<boolean>((resolve) => {
+      const probe = createServer()
+      probe.once("error", () => resolve(false))
+      probe.listen(port, "127.0.0.1", () => probe.close(() => resolve(true)))
     })
-  })
+    if (bound) return port
+    if (attempt >= 50) throw new Error("no free loopback port found in 50 tries")
+  }
+}
 
 /** The database a test app should use: a fresh PG schema, or an in-memory PGlite. */
 

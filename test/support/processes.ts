@@ -59,9 +59,24 @@ const exited = (child: ChildProcess) =>
     child.once("exit", () => resolve())
   })
 
-/** Starts the service as a child process and waits until `/api/health` answers 200. */
+/**
+ * Starts the service as a child process and waits until `/api/health` answers 200. When the port
+ * was picked here and another process took it before the child bound it, starts again on another.
+ */
 export const startServer = async (options: SpawnOptions = {}): Promise<ServerProcess> => {
-  const port = Number(options.env?.PORT ?? await freePort())
+  if (options.env?.PORT !== undefined) return startOn(Number(options.env.PORT), options)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(await freePort(), options)
+    } catch (error) {
+      if (attempt >= 3 || !(error instanceof PortTaken)) throw error
+    }
+  }
+}
+
+class PortTaken extends Error {}
+
+const startOn = async (port: number, options: SpawnOptions): Promise<ServerProcess> => {
   const url = `http://127.0.0.1:${port}`
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value
@@ -98,7 +113,8 @@ export const startServer = async (options: SpawnOptions = {}): Promise<ServerPro
   const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000)
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`server exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`)
+      const Failure = output.includes(`Port ${port} is already in use`) ? PortTaken : Error
+      throw new Failure(`server exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`)
     }
     try {
       const res = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(1000) })
