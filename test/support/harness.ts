@@ -52,7 +52,7 @@ export const freshSchemaUrl = (baseUrl: string) =>
  * another pick from this function can collide, and the probe's bind rules out one already bound.
  */
 export const freePort = async (): Promise<number> => {
-  for (let attempt = 0; ; attempt++) {
+  for (let attempt = 0;; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000)
     const bound = await new Promise<boolean>((resolve) => {
       const probe = createServer()

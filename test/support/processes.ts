@@ -65,7 +65,7 @@ const exited = (child: ChildProcess) =>
  */
 export const startServer = async (options: SpawnOptions = {}): Promise<ServerProcess> => {
   if (options.env?.PORT !== undefined) return startOn(Number(options.env.PORT), options)
-  for (let attempt = 1; ; attempt++) {
+  for (let attempt = 1;; attempt++) {
     try {
       return await startOn(await freePort(), options)
     } catch (error) {
