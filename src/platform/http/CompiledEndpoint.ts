@@ -295,10 +295,10 @@ export const compileEndpoint = (
       const step = Effect.map(HttpApiSchemaError.wrap("Payload", decoded), (v) => void (request.payload = v))
       ready = ready === undefined ? step : Effect.andThen(ready, step)
     }
-    const called = ready === undefined
-      ? Effect.flatMap(handler(request), answer)
-      : Effect.flatMap(ready, () => Effect.flatMap(handler(request), answer))
-    return called
+    // Eager: a handler that answers at once (an Exit) is encoded here, with no continuation for the run loop.
+    return ready === undefined
+      ? Effect.flatMapEager(handler(request), answer)
+      : Effect.flatMap(ready, () => Effect.flatMapEager(handler(request), answer))
   })
   for (const apply of security) run = apply(run)
   const route = Effect.catch(run, (error: unknown) => {

@@ -266,9 +266,11 @@ const makeDispatch = Effect.gen(function*() {
     const early = precheck(request, state.requestId, facts)
     const scope = Scope.makeUnsafe()
     let context = Context.add(services, Scope.Scope, scope)
-    let answer: Effect.Effect<HttpServerResponse.HttpServerResponse, never, never>
+    const respond = (response: HttpServerResponse.HttpServerResponse) => finish(request, state, facts, start, response)
+    let program: Effect.Effect<void, unknown, unknown>
     if (early !== undefined) {
-      answer = Effect.succeed(early)
+      // Written inside the fiber, as every answer is: a write that throws is a defect the fiber reports.
+      program = Effect.flatMap(Effect.succeed(early), respond)
     } else {
       const method = request.method
       const route = literal?.routes.get(method)
@@ -276,7 +278,7 @@ const makeDispatch = Effect.gen(function*() {
         ? { handler: route, params: {}, searchParams: {} }
         : findRoute(table, method, url)
       if (found === undefined) {
-        answer = answerFailure(Cause.fail(routeNotFound(request)), state.requestId, request)
+        program = Effect.flatMap(answerFailure(Cause.fail(routeNotFound(request)), state.requestId, request), respond)
       } else {
         const route = found.handler.route
         context = Context.add(context, HttpServerRequest.HttpServerRequest, request)
@@ -291,10 +293,13 @@ const makeDispatch = Effect.gen(function*() {
           handler = Effect.andThen(request.arrayBuffer, handler)
         }
         if (route.uninterruptible) handler = Effect.uninterruptible(handler)
-        answer = Effect.catchCause(handler, (cause) => answerFailure(cause, state.requestId, request))
+        // One frame for both outcomes: the answer, or the failure's answer, is written by `finish`.
+        program = Effect.matchCauseEffect(handler, {
+          onSuccess: respond,
+          onFailure: (cause) => Effect.flatMapEager(answerFailure(cause, state.requestId, request), respond)
+        })
       }
     }
-    const program = Effect.flatMap(answer, (response) => finish(request, state, facts, start, response))
     // Only a request that may carry a body can leave one unread. Prepended so
     // it runs before Node's own `finish` listener drains or dumps the body.
     if (mayHaveBody(source)) node.prependListener("finish", () => teardownBody(source, node))
