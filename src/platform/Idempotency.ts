@@ -31,7 +31,9 @@ const invalidKey = () =>
 export class Idempotency extends Context.Service<Idempotency, {
   readonly wrap: <E, R>(
     scope: string,
-    effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+    /** The request, when the caller holds it already (else read from the context). */
+    request?: HttpServerRequest.HttpServerRequest
   ) => Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     E | Conflict | ValidationError,
@@ -67,12 +69,23 @@ export class Idempotency extends Context.Service<Idempotency, {
           })
         })
 
-      const wrap = <E, R>(scope: string, effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>) =>
-        Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-          const key = request.headers["idempotency-key"]
-          // Every authenticated request comes through here; most carry no key.
-          return request.method !== "POST" || key === undefined ? effect : keyed(scope, key, request, effect)
-        })
+      const wrapFor = <E, R>(
+        scope: string,
+        effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+        request: HttpServerRequest.HttpServerRequest
+      ) => {
+        const key = request.headers["idempotency-key"]
+        // Every authenticated request comes through here; most carry no key.
+        return request.method !== "POST" || key === undefined ? effect : keyed(scope, key, request, effect)
+      }
+      const wrap = <E, R>(
+        scope: string,
+        effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+        request?: HttpServerRequest.HttpServerRequest
+      ) =>
+        request !== undefined
+          ? wrapFor(scope, effect, request)
+          : Effect.flatMap(HttpServerRequest.HttpServerRequest, (current) => wrapFor(scope, effect, current))
 
       const keyed = <E, R>(
         scope: string,

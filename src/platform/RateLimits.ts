@@ -1,7 +1,7 @@
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig, rateLimitDefaults, type RateLimitSettings } from "../Config.ts"
 import { RateLimited } from "../domain/Errors.ts"
-import { addResponseHeaders, CurrentRequest } from "./http/RequestContext.ts"
+import { addResponseHeaders, CurrentRequest, type RequestState } from "./http/RequestContext.ts"
 
 /** Fixed-window counters: `hit` adds `cost` (0 peeks) and returns the new count. */
 export class RateLimitStore extends Context.Service<RateLimitStore, {
@@ -180,29 +180,31 @@ export class RateLimits extends Context.Service<RateLimits, {
         const windowMs = policy.windowSeconds * 1000
         const window = Math.floor(now / windowMs)
         const resetSeconds = Math.max(1, Math.ceil(((window + 1) * windowMs - now) / 1000))
-        // An unreachable store must not take the API down with it: fail open.
-        const used = yield* store.hit(`${policy.name}:${key}:${window}`, cost, windowMs).pipe(
-          Effect.tapError((error) => {
-            // Once per 10 s at most: an outage under load would otherwise log a line per request.
-            if (now - lastWarnedAt < 10_000) return Effect.void
-            lastWarnedAt = now
-            return Effect.logWarning("rate limit store unavailable; failing open").pipe(
+        // An unreachable store must not take the API down with it: fail open (one frame for the warning and the 0).
+        const used = yield* Effect.catch(store.hit(`${policy.name}:${key}:${window}`, cost, windowMs), (error) => {
+          // Once per 10 s at most: an outage under load would otherwise log a line per request.
+          if (now - lastWarnedAt < 10_000) return Effect.succeed(0)
+          lastWarnedAt = now
+          return Effect.as(
+            Effect.logWarning("rate limit store unavailable; failing open").pipe(
               Effect.annotateLogs({ reason: String(error.cause ?? error.message) })
-            )
-          }),
-          Effect.orElseSucceed(() => 0)
-        )
+            ),
+            0
+          )
+        })
         return { policy, count: used, remaining: Math.max(0, policy.limit - used), resetSeconds } satisfies Usage
       })
 
-      const show = (usage: Usage) =>
-        Effect.flatMap(Effect.serviceOption(CurrentRequest), (state) => {
-          if (Option.isNone(state)) return Effect.void
-          const previous = shown.get(state.value)
-          if (previous !== undefined && usage.remaining > previous) return Effect.void
-          shown.set(state.value, usage.remaining)
-          return addResponseHeaders(rateLimitHeaders(usage))
-        })
+      /** Shows a usage on the request's state unless a tighter one shows already (what addResponseHeaders does, on the state in hand). */
+      const display = (state: Option.Option<RequestState>, usage: Usage): void => {
+        if (Option.isNone(state)) return
+        const previous = shown.get(state.value)
+        if (previous !== undefined && usage.remaining > previous) return
+        shown.set(state.value, usage.remaining)
+        Object.assign(state.value.responseHeaders, rateLimitHeaders(usage))
+      }
+
+      const show = (usage: Usage) => Effect.map(Effect.serviceOption(CurrentRequest), (state) => display(state, usage))
 
       const refuse = (usage: Usage) =>
         show(usage).pipe(
@@ -213,7 +215,13 @@ export class RateLimits extends Context.Service<RateLimits, {
       const enforce = (policy: Policy, key: string) =>
         Effect.flatMap(
           count(policy, key),
-          (usage) => usage.count > usage.policy.limit ? refuse(usage) : Effect.as(show(usage), usage)
+          (usage) =>
+            usage.count > usage.policy.limit
+              ? refuse(usage)
+              : Effect.map(Effect.serviceOption(CurrentRequest), (state) => {
+                display(state, usage)
+                return usage
+              })
         )
 
       const check = (policy: Policy, key: string) =>

@@ -1,4 +1,4 @@
-import { Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import type { HttpApiEndpoint } from "effect/http-api"
 import { AdminAuthentication } from "../api/Admin.ts"
@@ -22,7 +22,7 @@ import {
 import { type Role, roleAllows } from "../domain/Identity.ts"
 import { matchesAdminSecret } from "./AdminSecret.ts"
 import { requireUtf8Json } from "./http/JsonBody.ts"
-import { addResponseHeaders, currentRequest } from "./http/RequestContext.ts"
+import { addResponseHeaders, currentRequest, requestStateIn } from "./http/RequestContext.ts"
 import { Idempotency } from "./Idempotency.ts"
 import { Keys } from "./Keys.ts"
 import { policies, RateLimits } from "./RateLimits.ts"
@@ -75,8 +75,10 @@ export const AuthenticationLive = Layer.effect(
 
     return Authentication.of({
       bearer: Effect.fnUntraced(function*(httpEffect, { endpoint }) {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const { clientIp } = yield* currentRequest
+        // The request's own services read in one step (each `yield*` of a service is a run-loop step of its own).
+        const context = yield* Effect.context<HttpServerRequest.HttpServerRequest | HttpRouter.RouteContext>()
+        const request = Context.get(context, HttpServerRequest.HttpServerRequest)
+        const { clientIp } = requestStateIn(context)
         const preAuth = yield* limits.check(policies.preAuth, clientIp)
 
         const failed = <E>(error: E) =>
@@ -103,7 +105,7 @@ export const AuthenticationLive = Layer.effect(
         }
 
         yield* limits.enforce(policies.rest, principal.customerId)
-        const route = yield* HttpRouter.RouteContext
+        const route = Context.get(context, HttpRouter.RouteContext)
         const pathCustomer = route.params.customerId
         if (pathCustomer !== undefined && pathCustomer.toLowerCase() !== principal.customerId) {
           return yield* new Forbidden({ error: "This key does not belong to that customer" })
@@ -115,7 +117,8 @@ export const AuthenticationLive = Layer.effect(
         // member's, say) never receives the replay of a reply meant for this one.
         return yield* idempotency.wrap(
           idempotencyScope(principal),
-          requireUtf8Json(Effect.provideService(httpEffect, CurrentPrincipal, principal))
+          requireUtf8Json(Effect.provideService(httpEffect, CurrentPrincipal, principal), request),
+          request
         )
       })
     })

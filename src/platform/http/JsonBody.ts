@@ -21,14 +21,23 @@ const readsAsJson = (contentType: string | undefined): boolean => {
  * Runs inside the authentication middlewares: 401 and 403 come first.
  */
 export const requireUtf8Json = <E, R>(
-  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  /** The request, when the caller holds it already (else read from the context). */
+  request?: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    if (!bodyMethods.has(request.method) || !readsAsJson(request.headers["content-type"])) return effect
-    // A body that cannot be read fails the same way when the handler reads it.
-    return Effect.flatMap(Effect.result(request.arrayBuffer), (read) => {
-      if (read._tag === "Failure" || isUtf8(read.success)) return effect
-      const { error, code } = new MalformedJson()
-      return Effect.map(currentRequest, ({ requestId }) => errorResponse(400, { error, code, requestId }))
-    })
+  request !== undefined
+    ? utf8JsonFor(effect, request)
+    : Effect.flatMap(HttpServerRequest.HttpServerRequest, (current) => utf8JsonFor(effect, current))
+
+const utf8JsonFor = <E, R>(
+  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
+  if (!bodyMethods.has(request.method) || !readsAsJson(request.headers["content-type"])) return effect
+  // A body that cannot be read fails the same way when the handler reads it.
+  return Effect.flatMap(Effect.result(request.arrayBuffer), (read) => {
+    if (read._tag === "Failure" || isUtf8(read.success)) return effect
+    const { error, code } = new MalformedJson()
+    return Effect.map(currentRequest, ({ requestId }) => errorResponse(400, { error, code, requestId }))
   })
+}

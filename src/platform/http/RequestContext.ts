@@ -51,11 +51,18 @@ const freshRequestId = () => {
  */
 export const currentRequest: Effect.Effect<RequestState> = Effect.map(
   Effect.serviceOption(CurrentRequest),
-  (state) =>
-    state._tag === "Some"
-      ? state.value
-      : { requestId: pickRequestId(undefined), clientIp: "unknown", responseHeaders: {} }
+  (state) => state._tag === "Some" ? state.value : throwawayState()
 )
+
+/** The request's state in a context already read (a throwaway outside a request), as `currentRequest` answers it. */
+export const requestStateIn = (context: Context.Context<never>): RequestState =>
+  Context.getOrUndefined(context, CurrentRequest) ?? throwawayState()
+
+const throwawayState = (): RequestState => ({
+  requestId: pickRequestId(undefined),
+  clientIp: "unknown",
+  responseHeaders: {}
+})
 
 export const addResponseHeaders = (headers: Record<string, string>) =>
   Effect.serviceOption(CurrentRequest).pipe(
