@@ -6,6 +6,7 @@ import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import { HttpApiPayloadTooLarge, HttpApiSchemaError } from "effect/http-api/HttpApiError"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import { plainEncoder, unplain } from "./PlainEncoder.ts"
 
 /**
  * An API endpoint's route made directly from its definition and handler, for
@@ -231,6 +232,8 @@ export const compileEndpoint = (
   const status = internals.getStatusSuccess(success.ast)
   const noContent = HttpApiSchema.isNoContent(success.ast)
   const encodeBody = Schema.encodeUnknownExit(success as Schema.Codec<unknown, unknown>, options.success)
+  // Only under the default parse options, which the shortcut's answers are checked against.
+  const plain = options.success === undefined ? plainEncoder(success.ast) : undefined
   const encodeError = Schema.encodeUnknownEffect(
     errors.length === 0
       ? Schema.Never
@@ -255,11 +258,16 @@ export const compileEndpoint = (
   const answer = (value: unknown): AnyEffect => {
     if (HttpServerResponse.isHttpServerResponse(value)) return Effect.succeed(value)
     if (value === undefined || noContent) return Effect.succeed(HttpServerResponse.empty({ status }))
-    // The encoding is synchronous: its exit is read here rather than chained as more effects.
-    const encoded = encodeBody(value)
-    if (encoded._tag === "Failure") return HttpApiSchemaError.wrap("Body", encoded)
-    if (encoded.value === undefined) return Effect.succeed(HttpServerResponse.empty({ status }))
-    const response = jsonResponse(encoded.value, status, encoding.contentType)
+    const shortcut = plain === undefined ? unplain : plain(value)
+    let body: unknown = shortcut
+    if (shortcut === unplain) {
+      // The encoding is synchronous: its exit is read here rather than chained as more effects.
+      const encoded = encodeBody(value)
+      if (encoded._tag === "Failure") return HttpApiSchemaError.wrap("Body", encoded)
+      if (encoded.value === undefined) return Effect.succeed(HttpServerResponse.empty({ status }))
+      body = encoded.value
+    }
+    const response = jsonResponse(body, status, encoding.contentType)
     return response !== undefined
       ? Effect.succeed(response)
       : Effect.die(new Error("the response body is not JSON-serializable"))
