@@ -232,8 +232,8 @@ export const compileEndpoint = (
   const status = internals.getStatusSuccess(success.ast)
   const noContent = HttpApiSchema.isNoContent(success.ast)
   const encodeBody = Schema.encodeUnknownExit(success as Schema.Codec<unknown, unknown>, options.success)
-  // Only under the default parse options, which the shortcut's answers are checked against.
-  const plain = options.success === undefined ? plainEncoder(success.ast) : undefined
+  // Not when excess fields are refused: the shortcut drops them, as the default ("ignore") does.
+  const plain = options.success?.onExcessProperty === "error" ? undefined : plainEncoder(success.ast)
   const encodeError = Schema.encodeUnknownEffect(
     errors.length === 0
       ? Schema.Never
