@@ -188,7 +188,8 @@ const ProbeLive = Layer.effect(
                   { call: calls, body, ...(body.secret === true ? { secret: "whsec_x" } : {}) },
                   { status: 200 }
                 )
-              })
+              }),
+              request
             )
           }).pipe(
             Effect.catch((error: { code: string; error: string }) =>

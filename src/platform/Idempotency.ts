@@ -32,8 +32,8 @@ export class Idempotency extends Context.Service<Idempotency, {
   readonly wrap: <E, R>(
     scope: string,
     effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
-    /** The request, when the caller holds it already (else read from the context). */
-    request?: HttpServerRequest.HttpServerRequest
+    /** The request being answered: its callers, the authentication middlewares, hold it already. */
+    request: HttpServerRequest.HttpServerRequest
   ) => Effect.Effect<
     HttpServerResponse.HttpServerResponse,
     E | Conflict | ValidationError,
@@ -69,7 +69,7 @@ export class Idempotency extends Context.Service<Idempotency, {
           })
         })
 
-      const wrapFor = <E, R>(
+      const wrap = <E, R>(
         scope: string,
         effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
         request: HttpServerRequest.HttpServerRequest
@@ -78,14 +78,6 @@ export class Idempotency extends Context.Service<Idempotency, {
         // Every authenticated request comes through here; most carry no key.
         return request.method !== "POST" || key === undefined ? effect : keyed(scope, key, request, effect)
       }
-      const wrap = <E, R>(
-        scope: string,
-        effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
-        request?: HttpServerRequest.HttpServerRequest
-      ) =>
-        request !== undefined
-          ? wrapFor(scope, effect, request)
-          : Effect.flatMap(HttpServerRequest.HttpServerRequest, (current) => wrapFor(scope, effect, current))
 
       const keyed = <E, R>(
         scope: string,

@@ -1,7 +1,7 @@
 import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { AppConfig, rateLimitDefaults, type RateLimitSettings } from "../Config.ts"
 import { RateLimited } from "../domain/Errors.ts"
-import { addResponseHeaders, CurrentRequest, type RequestState } from "./http/RequestContext.ts"
+import { addResponseHeaders, CurrentRequest } from "./http/RequestContext.ts"
 
 /** Fixed-window counters: `hit` adds `cost` (0 peeks) and returns the new count. */
 export class RateLimitStore extends Context.Service<RateLimitStore, {
@@ -195,16 +195,22 @@ export class RateLimits extends Context.Service<RateLimits, {
         return { policy, count: used, remaining: Math.max(0, policy.limit - used), resetSeconds } satisfies Usage
       })
 
-      /** Shows a usage on the request's state unless a tighter one shows already (what addResponseHeaders does, on the state in hand). */
-      const display = (state: Option.Option<RequestState>, usage: Usage): void => {
-        if (Option.isNone(state)) return
-        const previous = shown.get(state.value)
-        if (previous !== undefined && usage.remaining > previous) return
-        shown.set(state.value, usage.remaining)
-        Object.assign(state.value.responseHeaders, rateLimitHeaders(usage))
-      }
+      /**
+       * Shows a usage on the request's state unless a tighter one shows
+       * already, then answers `value`: one step that reads the state and
+       * writes the headers on it (what addResponseHeaders does).
+       */
+      const showing = <A>(usage: Usage, value: A) =>
+        Effect.map(Effect.serviceOption(CurrentRequest), (state) => {
+          if (Option.isNone(state)) return value
+          const previous = shown.get(state.value)
+          if (previous !== undefined && usage.remaining > previous) return value
+          shown.set(state.value, usage.remaining)
+          Object.assign(state.value.responseHeaders, rateLimitHeaders(usage))
+          return value
+        })
 
-      const show = (usage: Usage) => Effect.map(Effect.serviceOption(CurrentRequest), (state) => display(state, usage))
+      const show = (usage: Usage) => showing(usage, undefined)
 
       const refuse = (usage: Usage) =>
         show(usage).pipe(
@@ -215,13 +221,7 @@ export class RateLimits extends Context.Service<RateLimits, {
       const enforce = (policy: Policy, key: string) =>
         Effect.flatMap(
           count(policy, key),
-          (usage) =>
-            usage.count > usage.policy.limit
-              ? refuse(usage)
-              : Effect.map(Effect.serviceOption(CurrentRequest), (state) => {
-                display(state, usage)
-                return usage
-              })
+          (usage) => usage.count > usage.policy.limit ? refuse(usage) : showing(usage, usage)
         )
 
       const check = (policy: Policy, key: string) =>

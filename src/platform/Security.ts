@@ -70,7 +70,7 @@ export const AuthenticationLive = Layer.effect(
         const route = yield* HttpRouter.RouteContext
         if (route.params.customerId?.toLowerCase() !== principal.value.customerId) return undefined
         yield* limits.enforce(policies.rest, principal.value.customerId)
-        return idempotency.wrap(idempotencyScope(principal.value), Effect.fail(new InvalidApiKey()))
+        return idempotency.wrap(idempotencyScope(principal.value), Effect.fail(new InvalidApiKey()), request)
       })
 
     return Authentication.of({
@@ -140,7 +140,7 @@ export const AdminAuthenticationLive = Layer.effect(
         if (
           !matchesAdminSecret(config.adminSecret, request.headers["x-admin-secret"])
         ) return yield* new AdminAuthRequired()
-        return yield* idempotency.wrap("admin", requireUtf8Json(httpEffect))
+        return yield* idempotency.wrap("admin", requireUtf8Json(httpEffect, request), request)
       })
     })
   })

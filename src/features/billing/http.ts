@@ -41,7 +41,8 @@ export const SignupLimitsLive = Layer.effect(
       const { clientIp } = yield* currentRequest
       if (endpoint.identifier === "checkout") {
         yield* enforceAll(limits, [[policies.checkout, clientIp], [policies.preAuth, clientIp]])
-        return yield* idempotency.wrap(`checkout ${clientIp}`, requireUtf8Json(httpEffect))
+        const request = yield* HttpServerRequest.HttpServerRequest
+        return yield* idempotency.wrap(`checkout ${clientIp}`, requireUtf8Json(httpEffect, request), request)
       }
       yield* limits.enforce(policies.preAuth, clientIp)
       return yield* httpEffect
@@ -93,7 +94,7 @@ export const PaymentSignatureLive = Layer.effect(
         return yield* new PaymentSignatureInvalid()
       }
       yield* limits.enforce(policies.paymentWebhook, "global")
-      return yield* requireUtf8Json(httpEffect)
+      return yield* requireUtf8Json(httpEffect, request)
     }))
   })
 )

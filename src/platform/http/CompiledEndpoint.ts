@@ -258,9 +258,8 @@ export const compileEndpoint = (
   const answer = (value: unknown): AnyEffect => {
     if (HttpServerResponse.isHttpServerResponse(value)) return Effect.succeed(value)
     if (value === undefined || noContent) return Effect.succeed(HttpServerResponse.empty({ status }))
-    const shortcut = plain === undefined ? unplain : plain(value)
-    let body: unknown = shortcut
-    if (shortcut === unplain) {
+    let body = plain === undefined ? unplain : plain(value)
+    if (body === unplain) {
       // The encoding is synchronous: its exit is read here rather than chained as more effects.
       const encoded = encodeBody(value)
       if (encoded._tag === "Failure") return HttpApiSchemaError.wrap("Body", encoded)

@@ -22,15 +22,7 @@ const readsAsJson = (contentType: string | undefined): boolean => {
  */
 export const requireUtf8Json = <E, R>(
   effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
-  /** The request, when the caller holds it already (else read from the context). */
-  request?: HttpServerRequest.HttpServerRequest
-): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | HttpServerRequest.HttpServerRequest> =>
-  request !== undefined
-    ? utf8JsonFor(effect, request)
-    : Effect.flatMap(HttpServerRequest.HttpServerRequest, (current) => utf8JsonFor(effect, current))
-
-const utf8JsonFor = <E, R>(
-  effect: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  /** The request being answered: its callers, the authentication middlewares, hold it already. */
   request: HttpServerRequest.HttpServerRequest
 ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, R> => {
   if (!bodyMethods.has(request.method) || !readsAsJson(request.headers["content-type"])) return effect

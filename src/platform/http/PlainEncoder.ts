@@ -59,29 +59,22 @@ const leaf = (ast: SchemaAST.AST): Accepts | undefined => {
   }
 }
 
-interface Field {
-  readonly name: string
-  readonly accepts?: Accepts
-  readonly nested?: PlainEncoder
-}
+/** A leaf's shortcut: the value as it is when the leaf takes it, else `unplain`. */
+const leafEncoder = (accepts: Accepts): PlainEncoder => (value) => accepts(value) ? value : unplain
 
 /** The shortcut for a schema's AST, or undefined when the schema is not a plain struct. */
 export const plainEncoder = (ast: SchemaAST.AST): PlainEncoder | undefined => {
   // An empty struct is the schema of any object (or array), which its encoder answers as it is.
   if (ast._tag !== "Objects" || !isBare(ast) || ast.indexSignatures.length > 0) return undefined
   if (ast.propertySignatures.length === 0) return undefined
-  const fields: Array<Field> = []
+  const fields: Array<{ readonly name: string; readonly encode: PlainEncoder }> = []
   for (const property of ast.propertySignatures) {
     const name = property.name
     if (typeof name !== "string" || name === "__proto__") return undefined
     const accepts = leaf(property.type)
-    if (accepts !== undefined) {
-      fields.push({ name, accepts })
-      continue
-    }
-    const nested = plainEncoder(property.type)
-    if (nested === undefined) return undefined
-    fields.push({ name, nested })
+    const encode = accepts !== undefined ? leafEncoder(accepts) : plainEncoder(property.type)
+    if (encode === undefined) return undefined
+    fields.push({ name, encode })
   }
   return (value) => {
     if (typeof value !== "object" || value === null || Array.isArray(value)) return unplain
@@ -90,15 +83,9 @@ export const plainEncoder = (ast: SchemaAST.AST): PlainEncoder | undefined => {
     for (const field of fields) {
       // `in`, as the schema's own encoder looks a field up (inherited and getter fields count).
       if (!(field.name in record)) return unplain
-      const item = record[field.name]
-      if (field.accepts !== undefined) {
-        if (!field.accepts(item)) return unplain
-        out[field.name] = item
-      } else {
-        const encoded = field.nested!(item)
-        if (encoded === unplain) return unplain
-        out[field.name] = encoded
-      }
+      const encoded = field.encode(record[field.name])
+      if (encoded === unplain) return unplain
+      out[field.name] = encoded
     }
     return out
   }
