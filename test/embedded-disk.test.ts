@@ -129,7 +129,10 @@ describe.skipIf(!onTmpfs)("a full DATA_DIR", () => {
             DATABASE_URL: undefined,
             DATA_DIR_RESERVE_MB: "24",
             ADMIN_SECRET: adminSecret,
-            STATUS_PROBE_INTERVAL_MS: "200"
+            STATUS_PROBE_INTERVAL_MS: "200",
+            // The test polls provisioning until the disk refuses and then accepts writes; each poll is an admin
+            // request, and the default limit (10 a minute) would answer 429 to the readiness check that follows.
+            RATE_LIMIT_ADMIN_PER_MIN: "10000"
           }
         })
         const owner = yield* Effect.promise(() => provisionAt(server))
