@@ -22,7 +22,8 @@ import { PublishQueueLive } from "./features/social/Queue.ts"
 import { TeamLive, TeamServices } from "./features/team/Live.ts"
 import { WebhooksLive, WebhooksServices } from "./features/webhooks/Live.ts"
 import { WorkflowsLive } from "./features/workflows/Live.ts"
-import { httpServer, RoutingLive } from "./platform/http/Server.ts"
+import { RouteTableLive } from "./platform/http/RouteTable.ts"
+import { httpServer } from "./platform/http/Server.ts"
 import { consoleJson } from "./platform/Logging.ts"
 import { PlatformLive, PlatformServices } from "./platform/Platform.ts"
 import { ProcessPolicyLive } from "./platform/ProcessPolicy.ts"
@@ -99,7 +100,7 @@ export const Services = Layer.mergeAll(
 export const AppLive = httpServer(ApiRoutes).pipe(
   Layer.provideMerge(Features),
   Layer.provideMerge(Ports),
-  Layer.provideMerge(RoutingLive),
+  Layer.provideMerge(RouteTableLive),
   Layer.provideMerge(LoggingLive),
   Layer.provideMerge(ProcessPolicyLive)
 )

@@ -481,7 +481,7 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       )
     }))
 
-  it.effect("a code answered from memory (before the router) answers exactly as the routed first answer did", () =>
+  it.effect("a code answered from memory answers exactly as its first answer (read from the database) did", () =>
     Effect.gen(function*() {
       const { sql } = yield* TestServer
       const owner = yield* provision()
@@ -500,7 +500,7 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
       assert.strictEqual(again.headers.get("x-content-type-options"), "nosniff")
       assert.strictEqual(again.text, "")
       for (const reply of [first, again]) assert.match(reply.headers.get("x-request-id") ?? "", /^req_[0-9a-f]{32}$/)
-      // A caller's own valid request id is echoed, an invalid one replaced, on either path.
+      // A caller's own valid request id is echoed, an invalid one replaced.
       const echoed = yield* call("GET", `/r/${code}`, {
         headers: { "x-request-id": "trace-123_abc", "user-agent": "curl/8" }
       })
@@ -509,7 +509,7 @@ layer(testApp({ publishPollIntervalMs: 50, clickFlushMs: 100, rateLimits: { ...r
         headers: { "x-request-id": "bad id!", "user-agent": "Mozilla/5.0" }
       })
       assert.match(replaced.headers.get("x-request-id") ?? "", /^req_[0-9a-f]{32}$/)
-      // Not the lane's: other methods, a trailing slash, a query, an unknown code.
+      // Other methods, a trailing slash, a query, an unknown code.
       const post = yield* call("POST", `/r/${code}`, { body: {} })
       assert.strictEqual(post.status, 405)
       assert.strictEqual((yield* call("GET", `/r/${code}/`)).headers.get("location"), target)

@@ -13,8 +13,7 @@ import {
   layout,
   linkify
 } from "../../platform/http/Html.ts"
-import { currentRequest, pickRequestId } from "../../platform/http/RequestContext.ts"
-import { baseSecurityHeaders, FastLanes, infoEnabled, requestLine } from "../../platform/http/Server.ts"
+import { currentRequest } from "../../platform/http/RequestContext.ts"
 import { Links } from "./Links.ts"
 import { consentProof } from "./providers/sandbox.ts"
 import { Social } from "./Social.ts"
@@ -162,29 +161,6 @@ export const SocialPageRoutes = HttpRouter.use((router) =>
 
     // Tracked links: 302 to the target, one click counted (bots apart).
     const redirectHeaders = { "cache-control": "no-store", "referrer-policy": "no-referrer" }
-    // A code already in memory is answered before the router (the busiest public path): the same 302,
-    // headers and request line as the routed answer below, which serves every other request.
-    const logRequests = infoEnabled(config.logLevel)
-    const services = yield* Effect.context<never>()
-    const logLine = Effect.runForkWith(services)
-    yield* (yield* FastLanes).add((request, response) => {
-      const url = request.url
-      if (request.method !== "GET" || url === undefined || !url.startsWith("/r/")) return false
-      const target = links.followKnown(url.slice(3), request.headers["user-agent"])
-      if (target === undefined) return false
-      const start = logRequests ? performance.now() : 0
-      const given = request.headers["x-request-id"]
-      const requestId = pickRequestId(typeof given === "string" ? given : undefined)
-      response.writeHead(302, {
-        location: target,
-        ...redirectHeaders,
-        ...baseSecurityHeaders,
-        "x-request-id": requestId
-      })
-      response.end()
-      if (logRequests) logLine(requestLine(requestId, "GET", url, 302, start))
-      return true
-    })
     yield* router.add(
       "GET",
       "/r/:code",

@@ -26,7 +26,7 @@ import { OpenApiRoutes } from "./OpenApiDocument.ts"
 import { makeOutageLog, outageCheckMs, outageLogIntervalMs } from "./OutageLog.ts"
 import { CurrentRequest, pickRequestId, type RequestState } from "./RequestContext.ts"
 import { type RouteFacts, routeFacts } from "./Routes.ts"
-import { RouteTable, RouteTableLive, type TableRoute } from "./RouteTable.ts"
+import { RouteTable, type TableRoute } from "./RouteTable.ts"
 import { abandonResponse, teardownBody, writeResponse } from "./WriteResponse.ts"
 
 export const maxBodyBytes = 1024 * 1024
@@ -439,34 +439,6 @@ const answerUnavailable = (response: ServerResponse) => {
 }
 
 /**
- * Answers a request before effect's adapter sees it, or returns false to
- * leave it to the router. For the hottest public path only (the tracked-link
- * redirect of a code already in memory): a lane must send exactly what the
- * routed answer would (status, headers, the `x-request-id` rule) and log the
- * same request line.
- */
-export type FastLane = (request: IncomingMessage, response: ServerResponse) => boolean
-
-/** Where features register their fast lanes while their routes are built. */
-export class FastLanes extends Context.Service<FastLanes, {
-  readonly add: (lane: FastLane) => Effect.Effect<void>
-  /** The lanes added so far; the server reads them per request, so lanes added before it listens all count. */
-  readonly all: ReadonlyArray<FastLane>
-}>()("herald/platform/http/FastLanes") {}
-
-/**
- * The router and the fast lanes that features add their routes to when their
- * layers are built, which is before the server listens (`httpServer`).
- */
-export const RoutingLive = Layer.mergeAll(
-  RouteTableLive,
-  Layer.sync(FastLanes, () => {
-    const all: Array<FastLane> = []
-    return FastLanes.of({ add: (lane) => Effect.sync(() => void all.push(lane)), all })
-  })
-)
-
-/**
  * Node's server, stopping the way a stop (SIGTERM) should: once closing it
  * accepts no connection, closes the idle keep-alive ones at once, answers the
  * requests already sent on open ones with `Connection: close` (so under load
@@ -474,14 +446,11 @@ export const RoutingLive = Layer.mergeAll(
  * ones), and after `graceMs` closes whatever is still open (long streams:
  * SSE, chat).
  */
-const makeNodeServer = (lanes: ReadonlyArray<FastLane>, dispatcher: Dispatcher, graceMs: number) => {
+const makeNodeServer = (dispatcher: Dispatcher, graceMs: number) => {
   const server = createServer().on("clientError", answerClientError)
   let closing = false
   server.on("request", (request: IncomingMessage, response: ServerResponse) => {
     if (closing) response.shouldKeepAlive = false
-    if (lanes.length > 0) {
-      for (const lane of lanes) if (lane(request, response)) return
-    }
     const dispatch = dispatcher.current
     if (dispatch !== undefined) return dispatch(request, response)
     // Listening starts a moment before the routes are handed over, and a stop ends with them gone.
@@ -554,17 +523,16 @@ const listening = Layer.effectDiscard(Effect.gen(function*() {
 
 /**
  * The HTTP server for the given routes (the REST API) and those the features
- * added to the router (`RoutingLive`) while they were built, with the OpenAPI
+ * added to the router (`RouteTableLive`) while they were built, with the OpenAPI
  * document and the core middleware every route goes through. Everything it is
  * given is built before it listens.
  */
 export const httpServer = <E, R>(routes: Layer.Layer<never, E, R>) =>
   Layer.unwrap(Effect.gen(function*() {
     const config = yield* AppConfig
-    const lanes = yield* FastLanes
     const dispatcher: Dispatcher = { current: undefined }
     return Layer.merge(serve(Layer.mergeAll(routes, OpenApiRoutes), dispatcher), listening).pipe(
-      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(lanes.all, dispatcher, config.shutdownGraceMs), {
+      Layer.provideMerge(NodeHttpServer.layer(() => makeNodeServer(dispatcher, config.shutdownGraceMs), {
         port: config.port,
         host: config.host,
         // The server closes every connection at the grace's end; this only bounds a close that still hangs.
