@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { vi } from "vitest"
 import { Services } from "../src/App.ts"
 import { AppConfig, appConfig, rateLimitDefaults } from "../src/Config.ts"
 import { ContentId, CustomerId } from "../src/domain/Ids.ts"
@@ -254,6 +255,32 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       assert.deepStrictEqual(attempts.map((a) => a.status), ["failed", "sent"], JSON.stringify(attempts))
       assert.strictEqual(fake.postsFor(id).length, 1)
     }))
+
+  it.effect("the service's clock 5 s behind the database's: a failed try is retried on schedule, not held as running", () =>
+    Effect.gen(function*() {
+      const fake = yield* Fake
+      const owner = yield* provision()
+      yield* connectX(owner)
+      // Only Date is faked: timers stay real, and the database keeps its own clock.
+      yield* Effect.acquireRelease(
+        Effect.sync(() => vi.useFakeTimers({ toFake: ["Date"], now: Date.now() - 5_000, shouldAdvanceTime: true })),
+        () => Effect.sync(() => vi.useRealTimers())
+      )
+      fake.mode = "down"
+      const id = yield* publishX(owner, "Clock behind")
+      yield* eventually(Effect.map(attemptsOf(owner, id), (a) => (a.length >= 2 ? a : undefined)))
+      fake.mode = "up"
+      yield* pieceWhere(owner, id, (p) => p.status === "published")
+      const attempts = yield* attemptsOf(owner, id)
+      // Recorded in the service's clock, the first try looked unrecorded to the next claim (in the database's),
+      // which then waited out the provider's 20 s and 5 s more.
+      assert.isFalse(
+        attempts.some((a: { error: string | null }) => a.error?.startsWith("try_in_flight")),
+        JSON.stringify(attempts)
+      )
+      assert.strictEqual(attempts[attempts.length - 1].status, "sent")
+      assert.strictEqual(fake.postsFor(id).length, 1)
+    }).pipe(Effect.scoped))
 
   it.effect(
     "a lost answer, then a busy profile and a cached history page older than the try: the retry waits for a page that can show the post, never posts twice",

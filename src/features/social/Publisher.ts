@@ -36,7 +36,13 @@ interface Job {
   readonly lastTryOpen: boolean
 }
 
-type Claimed = Job & { readonly token: string }
+/**
+ * A claimed job. `claimedAt` is the database's time of the claim: every time
+ * the publisher records or compares is the database's, so instances whose
+ * clocks disagree with it (or with each other) still agree on which try came
+ * when, and on whether one may still be running.
+ */
+type Claimed = Job & { readonly token: string; readonly claimedAt: Date }
 
 /** Causes of a look-up that could not tell whether an earlier try posted (and so neither sent nor failed). */
 const deferredCauses = ["history_stale", "try_in_flight"] as const
@@ -70,7 +76,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
 
   const claim = (limit: number) => {
     const token = randomUUID()
-    return sql<Job>`
+    return sql<Job & { readonly claimedAt: Date }>`
       WITH picked AS (
         SELECT content_id, locked_until AS lease_end, last_try_at AS previous_try FROM publish_jobs
         WHERE status = 'queued' AND next_attempt_at <= now()
@@ -83,7 +89,8 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         UPDATE publish_jobs j SET attempts = j.attempts + 1, claim_token = ${token},
           locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds}), last_try_at = now()
         FROM picked WHERE j.content_id = picked.content_id
-        RETURNING j.content_id, j.customer_id, j.platform, j.attempts, picked.lease_end, picked.previous_try
+        RETURNING j.content_id, j.customer_id, j.platform, j.attempts, picked.lease_end, picked.previous_try,
+          j.last_try_at AS claimed_at
       )
       , recorded AS (
         -- Deferred look-ups are recorded for the reader, but they were not tries.
@@ -93,23 +100,23 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
     })) AS last_recorded
         FROM claimed c
       )
-      SELECT c.content_id, c.customer_id, c.platform, c.attempts AS attempt,
+      SELECT c.content_id, c.customer_id, c.platform, c.attempts AS attempt, c.claimed_at,
         p.status AS piece_status, p.body, (p.metadata -> 'media')::text AS media,
         EXISTS (SELECT 1 FROM social_connections s WHERE s.customer_id = c.customer_id AND s.platform = c.platform) AS connected,
         EXISTS (SELECT 1 FROM publish_attempts a WHERE a.content_id = c.content_id) AS tried_before,
         GREATEST(r.last_recorded, c.previous_try, c.lease_end - make_interval(secs => ${config.publishLeaseSeconds})) AS last_tried_at,
-        -- A try's record carries the time the service read after its claim, to the millisecond; the claim's own
-        -- time has microseconds. A record of the same millisecond is that try's: compared to the millisecond,
-        -- a claim answered within a millisecond does not leave its own recorded try looking open.
+        -- A try's record carries its claim's time to the millisecond (it went through a JavaScript Date); the
+        -- claim's own time has microseconds. A record of the same millisecond is that try's.
         (c.previous_try IS NOT NULL
           AND (r.last_recorded IS NULL OR r.last_recorded < date_trunc('milliseconds', c.previous_try))) AS last_try_open
       FROM claimed c JOIN recorded r ON r.content_id = c.content_id
         LEFT JOIN content p ON p.id = c.content_id AND p.customer_id = c.customer_id`.pipe(
       Effect.map((jobs) =>
-        jobs.map((job): Claimed => ({
+        jobs.map(({ claimedAt, ...job }): Claimed => ({
           ...job,
           lastTriedAt: job.lastTriedAt === null ? null : new Date(job.lastTriedAt),
-          token
+          token,
+          claimedAt: new Date(claimedAt)
         }))
       )
     )
@@ -122,9 +129,11 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
     readonly error: string | null
   }
 
-  const recordAttempts = (attempts: ReadonlyArray<AttemptRecord>, attemptedAt: Date) =>
+  /** Each try is recorded at its claim's time (the database's clock). */
+  const recordAttempts = (attempts: ReadonlyArray<AttemptRecord>) =>
     sql`INSERT INTO publish_attempts (id, content_id, customer_id, attempt, provider, status, provider_post_id, error, attempted_at)
-      SELECT a.id, a.content_id, a.customer_id, a.attempt, ${provider.name}, a.status, a.provider_post_id, a.error, ${attemptedAt}
+      SELECT a.id, a.content_id, a.customer_id, a.attempt, ${provider.name}, a.status, a.provider_post_id, a.error,
+        a.attempted_at
       FROM json_to_recordset(${
       JSON.stringify(attempts.map((a) => ({
         id: `pat_${randomUUID().replaceAll("-", "")}`,
@@ -133,21 +142,21 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         attempt: a.job.attempt,
         status: a.status,
         provider_post_id: a.providerPostId,
-        error: a.error
+        error: a.error,
+        attempted_at: a.job.claimedAt.toISOString()
       })))
-    }::json) AS a(id text, content_id text, customer_id uuid, attempt int, status text, provider_post_id text, error text)`
+    }::json) AS a(id text, content_id text, customer_id uuid, attempt int, status text, provider_post_id text, error text,
+        attempted_at timestamptz)`
 
   /** Posts the provider has: their tries, their queue rows and their pieces, in one transaction whatever their count. */
   const succeedMany = (
     posts: ReadonlyArray<{ readonly job: Claimed; readonly post: PublishedPost }>,
-    how: "sent" | "reconciled",
-    attemptedAt: Date
+    how: "sent" | "reconciled"
   ) =>
     Effect.gen(function*() {
       if (posts.length === 0) return
       yield* recordAttempts(
-        posts.map(({ job, post }) => ({ job, status: how, providerPostId: post.providerPostId, error: null })),
-        attemptedAt
+        posts.map(({ job, post }) => ({ job, status: how, providerPostId: post.providerPostId, error: null }))
       )
       // The token fences the outcome: a worker whose lease lapsed records its attempt but no longer decides.
       const owned = yield* sql<
@@ -167,17 +176,16 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       )
     }).pipe(recording)
 
-  const succeed = (job: Claimed, post: PublishedPost, how: "sent" | "reconciled", attemptedAt: Date) =>
-    succeedMany([{ job, post }], how, attemptedAt)
+  const succeed = (job: Claimed, post: PublishedPost, how: "sent" | "reconciled") => succeedMany([{ job, post }], how)
 
-  const fail = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
+  const fail = (job: Claimed, error: ProviderError) =>
     Effect.gen(function*() {
       yield* recordAttempts([{
         job,
         status: "failed",
         providerPostId: null,
         error: `${error.cause}: ${error.message}`
-      }], attemptedAt)
+      }])
       const delay = error.transient
         ? retryDelaySeconds(job.attempt, config.publishRetrySchedule, error.retryAfterSeconds)
         : undefined
@@ -211,14 +219,14 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
    * answer is merely unknown), due when the provider can tell, still waiting
    * for the same earlier try.
    */
-  const defer = (job: Claimed, error: ProviderError, attemptedAt: Date) =>
+  const defer = (job: Claimed, error: ProviderError) =>
     Effect.gen(function*() {
       yield* recordAttempts([{
         job,
         status: "failed",
         providerPostId: null,
         error: `${error.cause}: ${error.message}`
-      }], attemptedAt)
+      }])
       // Cancelled meanwhile, the row is claimed no more; its claim stays open, due when the provider can tell,
       // for the sweep of abandoned tries to look the earlier try up then.
       const wait = error.retryAfterSeconds ?? 1
@@ -239,7 +247,6 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
     Effect.gen(function*() {
       if (job.pieceStatus === "published") return yield* settle(job, "published")
       if (job.pieceStatus !== "approved") return yield* settle(job, "cancelled")
-      const attemptedAt = new Date()
       if (!job.connected) {
         return yield* fail(
           job,
@@ -247,8 +254,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
             transient: false,
             cause: "not_connected",
             message: `Platform ${job.platform} is not connected`
-          }),
-          attemptedAt
+          })
         )
       }
       const violation = violationOf(job)
@@ -259,15 +265,15 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
             transient: false,
             cause: "invalid_post",
             message: `${violation.path}: ${violation.message}`
-          }),
-          attemptedAt
+          })
         )
       }
       // A try still open is a try before, recorded or not: queueing the piece again (a retry after a cancel)
       // while it is in flight ends its claim, and sending at once could post it twice.
+      // Timed from this claim, which came before now: a wait can come out longer, never shorter.
       if (job.attempt > 1 || job.triedBefore || job.lastTryOpen) {
         const running = job.lastTryOpen && job.lastTriedAt !== null
-          ? Math.ceil((job.lastTriedAt.getTime() + provider.trySeconds * 1000 - attemptedAt.getTime()) / 1000)
+          ? Math.ceil((job.lastTriedAt.getTime() + provider.trySeconds * 1000 - job.claimedAt.getTime()) / 1000)
           : 0
         if (running > 0) {
           return yield* defer(
@@ -278,8 +284,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
               message:
                 `The previous try may still be running: asking the provider again in ${running} s instead of posting twice`,
               retryAfterSeconds: running
-            }),
-            attemptedAt
+            })
           )
         }
         const existing = yield* Effect.exit(
@@ -289,13 +294,13 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
           const error = Cause.findErrorOption(existing.cause)
           if (
             Option.isSome(error) && (deferredCauses as ReadonlyArray<string>).includes(error.value.cause)
-          ) return yield* defer(job, error.value, attemptedAt)
-          if (Option.isSome(error)) return yield* fail(job, error.value, attemptedAt)
+          ) return yield* defer(job, error.value)
+          if (Option.isSome(error)) return yield* fail(job, error.value)
           return yield* Effect.failCause(existing.cause as Cause.Cause<never>)
         }
-        if (Option.isSome(existing.value)) return yield* succeed(job, existing.value.value, "reconciled", attemptedAt)
+        if (Option.isSome(existing.value)) return yield* succeed(job, existing.value.value, "reconciled")
       }
-      return yield* sendAll([job], attemptedAt)
+      return yield* sendAll([job])
     }).pipe(
       // An unrecorded try is claimed again once its lease lapses (and reconciled first): never lost, never doubled.
       Effect.catchCause((cause) =>
@@ -304,7 +309,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
     )
 
   /** First tries: links tracked, posts sent and outcomes recorded for the whole batch at once. */
-  const sendAll = (jobs: ReadonlyArray<Claimed>, attemptedAt: Date) =>
+  const sendAll = (jobs: ReadonlyArray<Claimed>) =>
     Effect.gen(function*() {
       if (jobs.length === 0) return
       const bodies = yield* links.trackBodies(jobs.map((job) => ({
@@ -335,8 +340,8 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
             cause: Cause.pretty(outcome.cause)
           })}
       }
-      yield* succeedMany(sent, "sent", attemptedAt)
-      yield* Effect.forEach(refused, ({ error, job }) => fail(job, error, attemptedAt), {
+      yield* succeedMany(sent, "sent")
+      yield* Effect.forEach(refused, ({ error, job }) => fail(job, error), {
         concurrency: 16,
         discard: true
       })
@@ -349,7 +354,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
   /** A claimed batch: first tries together, the rest (settled, refused or reconciled first) one by one. */
   const runBatch = (jobs: ReadonlyArray<Claimed>) =>
     Effect.all([
-      sendAll(jobs.filter(isFirstTry), new Date()).pipe(
+      sendAll(jobs.filter(isFirstTry)).pipe(
         Effect.catchCause((cause) =>
           Effect.logError("publish batch failed unexpectedly", { posts: jobs.length, cause: Cause.pretty(cause) })
         )
@@ -378,10 +383,10 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         if (Option.isNone(found)) return
         const token = randomUUID()
         const taken = yield* sql<
-          { attempts: number }
+          { attempts: number; claimedAt: Date }
         >`UPDATE publish_jobs SET claim_token = ${token}, attempts = attempts + 1
           WHERE content_id = ${row.contentId} AND claim_token = ${row.claimToken}
-            AND status IN ('queued', 'cancelled') RETURNING attempts`
+            AND status IN ('queued', 'cancelled') RETURNING attempts, now() AS claimed_at`
         if (taken.length === 0) return
         const job: Claimed = {
           contentId: row.contentId,
@@ -395,9 +400,10 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
           triedBefore: true,
           lastTriedAt: null,
           lastTryOpen: false,
-          token
+          token,
+          claimedAt: new Date(taken[0]!.claimedAt)
         }
-        yield* succeed(job, found.value, "reconciled", new Date())
+        yield* succeed(job, found.value, "reconciled")
       }).pipe(Effect.catchCause((cause) =>
         Effect.logWarning("start-up reconciliation of a held claim failed; it waits for its lease", {
           contentId: row.contentId,
@@ -430,6 +436,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         platform: SocialPlatform
         attempt: number
         lastTryAt: Date | null
+        claimedAt: Date
       }
     >`
       WITH picked AS (
@@ -442,7 +449,8 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       UPDATE publish_jobs j SET claim_token = ${token},
         locked_until = now() + make_interval(secs => ${config.publishLeaseSeconds})
       FROM picked WHERE j.content_id = picked.content_id
-      RETURNING j.content_id, j.customer_id, j.platform, j.attempts + 1 AS attempt, j.last_try_at`.pipe(
+      RETURNING j.content_id, j.customer_id, j.platform, j.attempts + 1 AS attempt, j.last_try_at,
+        now() AS claimed_at`.pipe(
       Effect.map((rows) => rows.map((row) => ({ ...row, token })))
     )
   }
@@ -454,6 +462,7 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
       platform: SocialPlatform
       attempt: number
       lastTryAt: Date | null
+      claimedAt: Date
       token: string
     }
   ) =>
@@ -471,7 +480,8 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         triedBefore: true,
         lastTriedAt,
         lastTryOpen: true,
-        token: row.token
+        token: row.token,
+        claimedAt: new Date(row.claimedAt)
       }
       /** The claim stays open, looked at again in `seconds`. */
       const later = (seconds: number) =>
@@ -485,11 +495,11 @@ export const SocialPublisherLive = Layer.effectDiscard(Effect.gen(function*() {
         if (Option.isNone(error)) return yield* Effect.failCause(found.cause as Cause.Cause<never>)
         return yield* later(Math.max(1, error.value.retryAfterSeconds ?? provider.trySeconds))
       }
-      const now = new Date()
-      if (Option.isSome(found.value)) return yield* succeed(job, found.value.value, "reconciled", now)
+      if (Option.isSome(found.value)) return yield* succeed(job, found.value.value, "reconciled")
+      // Timed from the claim, before the look-up: a wait can come out longer, never shorter.
       const running = lastTriedAt === null
         ? 0
-        : Math.ceil((lastTriedAt.getTime() + provider.trySeconds * 1000 - now.getTime()) / 1000)
+        : Math.ceil((lastTriedAt.getTime() + provider.trySeconds * 1000 - job.claimedAt.getTime()) / 1000)
       if (running > 0) return yield* later(running)
       // The try could no longer be running and the provider has no post: it never went out.
       yield* sql`UPDATE publish_jobs SET locked_until = NULL, claim_token = NULL
