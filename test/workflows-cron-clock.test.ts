@@ -116,5 +116,52 @@ layer(testApp({ workflowPollIntervalMs: 3_600_000 }), { timeout: 180_000, exclud
           assert.strictEqual(yield* onClock(workflows.fireDue), 0, scenario.title)
         }
       }))
+
+    it.effect("clocks seconds apart: an edit neither brings a fired tick back nor skips a pending one, and a tick fires once", () =>
+      Effect.gen(function*() {
+        const { services, sql } = yield* TestServer
+        const workflows = Context.get(services, Workflows)
+        const time = manualClock()
+        const onClock = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, Clock.Clock, time.clock)
+        const res = yield* call("POST", "/api/admin/provision", {
+          headers: { "x-admin-secret": "test-admin-secret" },
+          body: { email: "skew@example.com" }
+        })
+        assert.strictEqual(res.status, 200, res.text)
+        const customerId: CustomerId = res.json.customerId
+        const id = "performance-report"
+        time.set("2026-12-01T08:50:00Z")
+        yield* onClock(workflows.update(customerId, id, { schedule: "0 * * * *", timezone: "UTC" }))
+        assert.strictEqual(
+          (yield* onClock(workflows.toggle(customerId, id, true))).nextRunAt,
+          "2026-12-01T09:00:00.000Z"
+        )
+
+        // Three seconds before the tick, through a process whose clock is five seconds ahead.
+        time.set("2026-12-01T09:00:02Z")
+        const renamed = yield* onClock(workflows.update(customerId, id, { name: "Renamed" }))
+        assert.strictEqual(renamed.nextRunAt, "2026-12-01T09:00:00.000Z", "a pending tick is kept")
+
+        time.set("2026-12-01T09:00:00Z")
+        assert.strictEqual(yield* onClock(workflows.fireDue), 1)
+
+        // Two seconds after it, through a process whose clock is five seconds behind.
+        time.set("2026-12-01T08:59:57Z")
+        const described = yield* onClock(workflows.update(customerId, id, { description: "Edited" }))
+        assert.strictEqual(described.nextRunAt, "2026-12-01T10:00:00.000Z", "a fired tick is not brought back")
+        yield* onClock(workflows.resync)
+        const rescheduled = yield* onClock(workflows.update(customerId, id, { schedule: "*/30 * * * *" }))
+        assert.strictEqual(
+          rescheduled.nextRunAt,
+          "2026-12-01T09:30:00.000Z",
+          "a new schedule starts after the last tick"
+        )
+        time.set("2026-12-01T09:00:03Z")
+        assert.strictEqual(yield* onClock(workflows.fireDue), 0)
+
+        const runs = yield* sql<{ triggeredBy: string }>`SELECT triggered_by FROM workflow_runs
+          WHERE customer_id = ${customerId} AND workflow_id = ${id}`
+        assert.deepStrictEqual(runs.map((r) => r.triggeredBy), ["cron"])
+      }))
   }
 )

@@ -13,6 +13,8 @@ export interface WorkflowRow {
   readonly timezone: string
   readonly config: unknown
   readonly nextRunAt: Date | null
+  /** The tick fired last (claimed by `claimTick`), null before the first. */
+  readonly lastTickAt: Date | null
 }
 
 export interface RunRow {
@@ -76,7 +78,8 @@ export const toStep = (row: StepRow): RunStep => ({
 
 const catalogOrder = `ARRAY[${catalogIds.map((id) => `'${id}'`).join(", ")}]::text[]`
 
-const workflowColumns = "customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at"
+export const workflowColumns =
+  "customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at, last_tick_at"
 const runColumns =
   "id, customer_id, workflow_id, status, triggered_by, input, output, error, waiting_for, created_at, started_at, completed_at"
 
@@ -88,11 +91,12 @@ export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
   /** Enabled workflows whose tick is due by `now`, in tick order, after `after` (keyset) when given. */
   readonly due: (now: Date, limit: number, after?: WorkflowRow | undefined) => Effect.Effect<ReadonlyArray<WorkflowRow>>
   /**
-   * Moves a due tick (at or before `now`) on to `next`; true for the one
-   * process that wins it (a concurrent claimer waits on the row lock, then
-   * finds the tick no longer due).
+   * Moves the tick `row` was read with on to `next`, recording it as the last
+   * fired; true for the one process that wins it. The claim names the tick
+   * itself rather than "due by now": a concurrent claimer (waiting on the row
+   * lock) finds it gone whatever its own clock reads.
    */
-  readonly claimTick: (row: WorkflowRow, now: Date, next: Date | null) => Effect.Effect<boolean>
+  readonly claimTick: (row: WorkflowRow, next: Date | null) => Effect.Effect<boolean>
   readonly insertRun: (run: {
     readonly id: string
     readonly customerId: CustomerId
@@ -146,9 +150,13 @@ export class WorkflowsRepo extends Context.Service<WorkflowsRepo, {
               : sql`AND (next_run_at, customer_id, id) > (${after.nextRunAt}, ${after.customerId}, ${after.id})`
           }
           ORDER BY next_run_at, customer_id, id LIMIT ${limit}`.pipe(Effect.orDie),
-        claimTick: (row, now, next) =>
-          sql`UPDATE workflows SET next_run_at = ${next}
-          WHERE customer_id = ${row.customerId} AND id = ${row.id} AND enabled AND next_run_at <= ${now}
+        claimTick: (row, next) =>
+          sql`UPDATE workflows SET next_run_at = ${next}, last_tick_at = next_run_at
+          WHERE customer_id = ${row.customerId} AND id = ${row.id} AND enabled
+            -- The tick as read, to the millisecond a JavaScript Date keeps (a tick set in SQL has microseconds);
+            -- ticks of a cron schedule are a minute apart at least, so this names one tick.
+            AND next_run_at > ${row.nextRunAt}::timestamptz - interval '1 millisecond'
+            AND next_run_at < ${row.nextRunAt}::timestamptz + interval '1 millisecond'
           RETURNING id`.pipe(Effect.map((rows) => rows.length === 1), Effect.orDie),
         insertRun: (run) =>
           sql<

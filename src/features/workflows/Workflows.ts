@@ -21,7 +21,7 @@ import { Customers } from "../customers/Customers.ts"
 import { checkOptions } from "./Catalog.ts"
 import { deleteEngineRows, engineRunners } from "./Engine.ts"
 import { RunLifecycle } from "./Lifecycle.ts"
-import { type RunRow, toRun, toWorkflow, type WorkflowRow, WorkflowsRepo } from "./Repo.ts"
+import { type RunRow, toRun, toWorkflow, workflowColumns, type WorkflowRow, WorkflowsRepo } from "./Repo.ts"
 import { HeraldRun } from "./Run.ts"
 
 /** What started a run: a person (REST), cron, the orchestrator, or an agent (an MCP or chat tool call). */
@@ -56,9 +56,23 @@ const runNotFound = () => new NotFound({ error: "Run not found" })
 /** The review note of a piece rejected because its run was cancelled. */
 export const cancelledNote = "run cancelled"
 
-/** The next tick of a workflow from `now`: null when disabled or unscheduled. */
-export const nextRunFor = (row: Pick<WorkflowRow, "enabled" | "schedule" | "timezone">, now: Date): Date | null =>
-  row.enabled && row.schedule !== null ? nextFire(row.schedule, row.timezone, now) ?? null : null
+/**
+ * The next tick of a workflow from `now`, and always after the tick it fired
+ * last: a process whose clock runs behind the one that fired it cannot bring
+ * that tick back. Null when disabled or unscheduled.
+ */
+export const nextRunFor = (
+  row: Pick<WorkflowRow, "enabled" | "schedule" | "timezone" | "lastTickAt">,
+  now: Date
+): Date | null => {
+  if (!row.enabled || row.schedule === null) return null
+  const last = row.lastTickAt === null ? undefined : new Date(row.lastTickAt)
+  return nextFire(row.schedule, row.timezone, last !== undefined && last > now ? last : now) ?? null
+}
+
+/** Whether an edit leaves the schedule as it was: then its next tick stays, whatever this process's clock reads. */
+const sameSchedule = (before: WorkflowRow, after: WorkflowRow) =>
+  before.enabled === after.enabled && before.schedule === after.schedule && before.timezone === after.timezone
 
 /**
  * Each customer's workflows and their runs: configuration, schedules (cron in
@@ -122,9 +136,12 @@ export class Workflows extends Context.Service<Workflows, {
           })
         )
 
-      const save = (row: WorkflowRow, change: Record<string, unknown>) =>
+      const save = (before: WorkflowRow, row: WorkflowRow, change: Record<string, unknown>) =>
         Effect.gen(function*() {
-          const next = { ...row, nextRunAt: nextRunFor(row, yield* now) }
+          // An edit of the name or options keeps the pending tick: recomputed on a clock ahead of the one that
+          // set it, a tick due in a moment would be skipped.
+          const keep = sameSchedule(before, row) && row.nextRunAt !== null
+          const next = { ...row, nextRunAt: keep ? row.nextRunAt : nextRunFor(row, yield* now) }
           const saved = yield* repo.save(next).pipe(
             Effect.tap((s) => events.record(s.customerId, "workflow.updated", { workflow: s.id, ...change })),
             sql.withTransaction,
@@ -141,7 +158,7 @@ export class Workflows extends Context.Service<Workflows, {
           if (patch.config !== undefined && isCatalogId(workflowId)) {
             yield* checkOptions(workflowId, patch.config, "body.config")
           }
-          return yield* save({
+          return yield* save(row, {
             ...row,
             ...(patch.name === undefined ? {} : { name: patch.name }),
             ...(patch.description === undefined ? {} : { description: patch.description }),
@@ -155,7 +172,7 @@ export class Workflows extends Context.Service<Workflows, {
       const toggle = Effect.fn("Workflows.toggle")(
         function*(customerId: CustomerId, workflowId: string, enabled: boolean) {
           const row = yield* find(customerId, workflowId)
-          return yield* save({ ...row, enabled }, { enabled })
+          return yield* save(row, { ...row, enabled }, { enabled })
         }
       )
 
@@ -247,8 +264,9 @@ export class Workflows extends Context.Service<Workflows, {
         const at = yield* now
         const rows = yield* sql<
           WorkflowRow
-        >`SELECT customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at
-        FROM workflows WHERE enabled AND schedule IS NOT NULL`.pipe(Effect.orDie)
+        >`SELECT ${sql.literal(workflowColumns)} FROM workflows WHERE enabled AND schedule IS NOT NULL`.pipe(
+          Effect.orDie
+        )
         let changed = 0
         for (const row of rows) {
           const next = nextRunFor(row, at)
@@ -268,8 +286,9 @@ export class Workflows extends Context.Service<Workflows, {
       const registrations = Effect.gen(function*() {
         const rows = yield* sql<
           WorkflowRow
-        >`SELECT customer_id, id, name, description, enabled, schedule, timezone, config, next_run_at
-        FROM workflows WHERE next_run_at IS NOT NULL ORDER BY next_run_at LIMIT 1000`.pipe(Effect.orDie)
+        >`SELECT ${
+          sql.literal(workflowColumns)
+        } FROM workflows WHERE next_run_at IS NOT NULL ORDER BY next_run_at LIMIT 1000`.pipe(Effect.orDie)
         const found = yield* engineRunners(sql, config.workflowEngine)
         const runners = found.length > 0
           ? found.map((r) => ({
@@ -313,7 +332,7 @@ export class Workflows extends Context.Service<Workflows, {
             if (status === "suspended") continue
             const next = status === "onboarding" || status === "active" ? nextRunFor(row, at) : null
             const run = yield* Effect.gen(function*() {
-              if (!(yield* repo.claimTick(row, at, next))) return Option.none<RunRow>()
+              if (!(yield* repo.claimTick(row, next))) return Option.none<RunRow>()
               if (next === null && status !== "onboarding" && status !== "active") return Option.none<RunRow>()
               return Option.some(yield* insertRun(row.customerId, row.id, {}, "cron"))
             }).pipe(sql.withTransaction, Effect.orDie)
