@@ -70,6 +70,25 @@ const assertLimited = (res: Reply, policy: string) => {
 }
 
 layer(ClusterLive, { timeout: 90_000 })("rate limits across processes", (it) => {
+  it.effect("a window's counter outlives its window, so a process whose clock runs ahead cannot restart a count", () =>
+    Effect.gen(function*() {
+      const { shared: [p1] } = yield* Cluster
+      const customer = yield* Effect.promise(() => provisionAt(p1))
+      const res = yield* get(p1, `/api/customer/${customer.customerId}`, bearer(customer.apiKey))
+      assert.strictEqual(res.status, 200, res.text)
+      const ttls = yield* Effect.promise(async () => {
+        const client = createClient({ url: redisUrl })
+        await client.connect()
+        const keys = await client.keys(`${keyPrefix}rest:${customer.customerId}:*`)
+        const found = await Promise.all(keys.map((key) => client.pTTL(key)))
+        await client.close()
+        return found
+      })
+      assert.strictEqual(ttls.length, 1)
+      assert.isAbove(ttls[0], 60_000)
+      assert.isAtMost(ttls[0], 120_000)
+    }))
+
   it.effect("with Redis, 60 REST requests split across two processes pass and the 61st is 429 on either", () =>
     Effect.gen(function*() {
       const { shared: [p1, p2] } = yield* Cluster

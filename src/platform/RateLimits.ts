@@ -82,7 +82,10 @@ return c`
         return RateLimitStore.of({
           hit: (key, cost, windowMs) =>
             command(() =>
-              client.eval(script, { keys: [`${keyPrefix}${key}`], arguments: [String(cost), String(windowMs)] })
+              // The key names its window, so it may outlive it: kept two windows, a process whose clock runs
+              // ahead (and opened the window early) cannot make it expire while others still count in it, which
+              // would start that window's count again from zero.
+              client.eval(script, { keys: [`${keyPrefix}${key}`], arguments: [String(cost), String(windowMs * 2)] })
             )
               .pipe(Effect.map(Number)),
           ping: Effect.asVoid(command(() => client.ping()))
