@@ -1,5 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { vi } from "vitest"
 import { call, testApp } from "./support/harness.ts"
 import { customerApi } from "./support/processes.ts"
 import { startReceiver, waitFor } from "./support/webhook-receiver.ts"
@@ -105,6 +106,29 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
         assert.strictEqual(list[1].error, "HTTP 302")
         assert.isTrue(list.every((x) => x.eventId === a.webhookId))
       }))
+
+    it.effect("attempts are dated by the database: a retry from a process whose clock is an hour behind still lists last", () =>
+      Effect.gen(function*() {
+        const { api, invite } = yield* customerWithInvite
+        const receiver = yield* startReceiver
+        const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
+        receiver.state.secret = hook.secret
+        receiver.state.script.push({ status: 500 })
+        yield* invite
+        assert.strictEqual((yield* attemptsWhen(api, hook.id, 1)).length, 1)
+        // Only Date is faked: timers stay real, and the database keeps its own clock.
+        yield* Effect.acquireRelease(
+          Effect.sync(() =>
+            vi.useFakeTimers({ toFake: ["Date"], now: Date.now() - 3_600_000, shouldAdvanceTime: true })
+          ),
+          () => Effect.sync(() => vi.useRealTimers())
+        )
+        const list = yield* attemptsWhen(api, hook.id, 2)
+        assert.deepStrictEqual(list.map((x) => [x.attempt, x.statusCode]), [[2, 200], [1, 500]])
+        const [second, first] = list.map((x) => Date.parse(x.attemptedAt))
+        assert.isAbove(second, first)
+        assert.isBelow(second - first, 60_000)
+      }).pipe(Effect.scoped))
 
     it.effect("honours Retry-After on 503 and gives up after the schedule", () =>
       Effect.gen(function*() {

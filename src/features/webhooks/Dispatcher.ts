@@ -172,12 +172,13 @@ export const WebhookDispatcherLive = Layer.effectDiscard(Effect.gen(function*() 
       }
     })
 
-  const record = (job: Job & { token: string }, result: Result, attemptedAt: Date, durationMs: number) =>
+  const record = (job: Job & { token: string }, result: Result, durationMs: number) =>
     Effect.gen(function*() {
       yield* sql`INSERT INTO webhook_attempts
           (id, delivery_id, webhook_id, event_id, event_type, attempt, status_code, duration_ms, error, attempted_at)
         VALUES (${`att_${randomUUID().replaceAll("-", "")}`}, ${job.id}, ${job.webhookId}, ${job.eventId},
-          ${job.type}, ${job.attempt}, ${result.statusCode}, ${durationMs}, ${result.error}, ${attemptedAt})`
+          ${job.type}, ${job.attempt}, ${result.statusCode}, ${durationMs}, ${result.error},
+          clock_timestamp() - make_interval(secs => ${durationMs / 1000}))`
       const delay = result.outcome === "retry"
         ? retryDelaySeconds(job.attempt, config.webhookRetrySchedule, result.retryAfterSeconds)
         : undefined
@@ -204,11 +205,11 @@ export const WebhookDispatcherLive = Layer.effectDiscard(Effect.gen(function*() 
 
   const deliver = (job: Job & { token: string }) =>
     Effect.gen(function*() {
-      // An attempt is dated when it was sent, not when its answer (or its timeout) came.
-      const attemptedAt = new Date()
+      // An attempt is dated when it was sent, not when its answer (or its timeout) came, and in the database's
+      // clock: attempts of one delivery made by processes whose clocks disagree still list in their order.
       const start = performance.now()
       const result = yield* send(job)
-      yield* record(job, result, attemptedAt, Math.round(performance.now() - start))
+      yield* record(job, result, Math.round(performance.now() - start))
       yield* Effect.logDebug("webhook attempt", { delivery: job.id, attempt: job.attempt, outcome: result.outcome })
     }).pipe(
       // An unrecorded attempt is retried once its lease lapses: at least once, never lost.
