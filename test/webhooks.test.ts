@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { vi } from "vitest"
 import { call, testApp } from "./support/harness.ts"
 import { customerApi } from "./support/processes.ts"
-import { startReceiver, waitFor } from "./support/webhook-receiver.ts"
+import { type Behaviour, startReceiver, waitFor } from "./support/webhook-receiver.ts"
 
 // Admin provisioning is limited per client IP; each customer comes from its own address.
 const customerWithInvite = Effect.map(customerApi, (customer) => ({
@@ -13,6 +13,17 @@ const customerWithInvite = Effect.map(customerApi, (customer) => ({
     role: "viewer"
   })
 }))
+
+/** A customer subscribed to `team.invited` on a fresh receiver that verifies its signatures and answers as `script` says. */
+const invitedHook = (...script: Array<Behaviour>) =>
+  Effect.gen(function*() {
+    const customer = yield* customerWithInvite
+    const receiver = yield* startReceiver
+    const hook = (yield* customer.api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
+    receiver.state.secret = hook.secret
+    receiver.state.script.push(...script)
+    return { ...customer, hook, receiver }
+  })
 
 const attempts = <R>(api: (m: string, p: string) => Effect.Effect<{ json: any }, never, R>, hookId: string) =>
   Effect.map(api("GET", `/api/hooks/{c}/${hookId}/deliveries`), (r) => r.json.deliveries as Array<any>)
@@ -88,11 +99,10 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
     it.effect("retries a failing endpoint with the same webhook-id; 3xx is a failure", () =>
       Effect.gen(function*() {
-        const { api, invite } = yield* customerWithInvite
-        const receiver = yield* startReceiver
-        const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
-        receiver.state.secret = hook.secret
-        receiver.state.script.push("drop", { status: 302, headers: { location: "http://127.0.0.1:1/" } })
+        const { api, invite, hook, receiver } = yield* invitedHook("drop", {
+          status: 302,
+          headers: { location: "http://127.0.0.1:1/" }
+        })
         yield* invite
         yield* waitFor(receiver.state.received, (r) => r.length >= 3, 10_000)
         const ids = new Set(receiver.state.received.map((r) => r.webhookId))
@@ -109,11 +119,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
     it.effect("attempts are dated by the database: a retry from a process whose clock is an hour behind still lists last", () =>
       Effect.gen(function*() {
-        const { api, invite } = yield* customerWithInvite
-        const receiver = yield* startReceiver
-        const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
-        receiver.state.secret = hook.secret
-        receiver.state.script.push({ status: 500 })
+        const { api, hook, invite } = yield* invitedHook({ status: 500 })
         yield* invite
         assert.strictEqual((yield* attemptsWhen(api, hook.id, 1)).length, 1)
         // Only Date is faked: timers stay real, and the database keeps its own clock.
@@ -132,13 +138,14 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
     it.effect("honours Retry-After on 503 and gives up after the schedule", () =>
       Effect.gen(function*() {
-        const { api, invite } = yield* customerWithInvite
-        const receiver = yield* startReceiver
-        const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
-        receiver.state.secret = hook.secret
-        receiver.state.script.push({ status: 503, headers: { "retry-after": "3" } }, { status: 500 }, { status: 500 }, {
-          status: 500
-        })
+        const { api, invite, hook, receiver } = yield* invitedHook(
+          { status: 503, headers: { "retry-after": "3" } },
+          { status: 500 },
+          { status: 500 },
+          {
+            status: 500
+          }
+        )
         yield* invite
         yield* waitFor(receiver.state.received, (r) => r.length >= 2, 10_000)
         const [first, second] = receiver.state.received
@@ -152,11 +159,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
 
     it.effect("410 disables the subscription", () =>
       Effect.gen(function*() {
-        const { api, invite } = yield* customerWithInvite
-        const receiver = yield* startReceiver
-        const hook = (yield* api("POST", "/api/hooks/{c}", { url: receiver.url, events: ["team.invited"] })).json
-        receiver.state.secret = hook.secret
-        receiver.state.script.push({ status: 410 })
+        const { api, invite, hook, receiver } = yield* invitedHook({ status: 410 })
         yield* invite
         yield* waitFor(receiver.state.received, (r) => r.length >= 1)
         let listed: Array<any> = []

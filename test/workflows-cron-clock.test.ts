@@ -71,24 +71,36 @@ const scenarios: ReadonlyArray<Scenario> = [
 /** Five minutes: every tick of these schedules is on a five-minute boundary, so each fires at its own instant. */
 const step = 5 * 60_000
 
+/** The workflows service and the test database, a manual clock the service's calls run on, and a fresh customer. */
+const onManualClock = Effect.gen(function*() {
+  const { services, sql } = yield* TestServer
+  const time = manualClock()
+  return {
+    workflows: Context.get(services, Workflows),
+    sql,
+    time,
+    onClock: <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, Clock.Clock, time.clock),
+    provisioned: (email: string) =>
+      Effect.map(
+        call("POST", "/api/admin/provision", { headers: { "x-admin-secret": "test-admin-secret" }, body: { email } }),
+        (res) => {
+          assert.strictEqual(res.status, 200, res.text)
+          return res.json.customerId as CustomerId
+        }
+      )
+  }
+})
+
 // The app's own loop polls hourly here, so only the test's calls fire ticks, each at the manual clock's time.
 layer(testApp({ workflowPollIntervalMs: 3_600_000 }), { timeout: 180_000, excludeTestServices: true })(
   "cron driven by a manual clock",
   (it) => {
     it.effect("across both daylight-saving changes in Europe/Berlin and America/New_York: each wall time once, none skipped", () =>
       Effect.gen(function*() {
-        const { services, sql } = yield* TestServer
-        const workflows = Context.get(services, Workflows)
-        const time = manualClock()
-        const onClock = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, Clock.Clock, time.clock)
+        const { onClock, provisioned, sql, time, workflows } = yield* onManualClock
 
         for (const [i, scenario] of scenarios.entries()) {
-          const res = yield* call("POST", "/api/admin/provision", {
-            headers: { "x-admin-secret": "test-admin-secret" },
-            body: { email: `dst-${i}@example.com` }
-          })
-          assert.strictEqual(res.status, 200, res.text)
-          const customerId: CustomerId = res.json.customerId
+          const customerId = yield* provisioned(`dst-${i}@example.com`)
           time.set(scenario.from)
           yield* onClock(
             workflows.update(customerId, "performance-report", {
@@ -119,16 +131,8 @@ layer(testApp({ workflowPollIntervalMs: 3_600_000 }), { timeout: 180_000, exclud
 
     it.effect("clocks seconds apart: an edit neither brings a fired tick back nor skips a pending one, and a tick fires once", () =>
       Effect.gen(function*() {
-        const { services, sql } = yield* TestServer
-        const workflows = Context.get(services, Workflows)
-        const time = manualClock()
-        const onClock = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(effect, Clock.Clock, time.clock)
-        const res = yield* call("POST", "/api/admin/provision", {
-          headers: { "x-admin-secret": "test-admin-secret" },
-          body: { email: "skew@example.com" }
-        })
-        assert.strictEqual(res.status, 200, res.text)
-        const customerId: CustomerId = res.json.customerId
+        const { onClock, provisioned, sql, time, workflows } = yield* onManualClock
+        const customerId = yield* provisioned("skew@example.com")
         const id = "performance-report"
         time.set("2026-12-01T08:50:00Z")
         yield* onClock(workflows.update(customerId, id, { schedule: "0 * * * *", timezone: "UTC" }))
