@@ -1,6 +1,5 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Exit, Layer, Option, Redacted } from "effect"
-import { vi } from "vitest"
 import { Services } from "../src/App.ts"
 import { AppConfig, appConfig, rateLimitDefaults } from "../src/Config.ts"
 import { ContentId, CustomerId } from "../src/domain/Ids.ts"
@@ -9,6 +8,7 @@ import { type AyrshareFake, type FakePost, startAyrshareFake } from "./support/a
 import { eventually, sleep } from "./support/eventually.ts"
 import { call, testApp, testDatabaseUrl, TestServer } from "./support/harness.ts"
 import { assertError, bearer, provision, type Provisioned } from "./support/processes.ts"
+import { clockBehind } from "./support/skewed-clock.ts"
 
 class Fake extends Context.Service<Fake, AyrshareFake>()("test/AyrshareFake") {}
 
@@ -261,11 +261,7 @@ layer(AppOnFake, { timeout: 120_000 })("Ayrshare provider through the API", (it)
       const fake = yield* Fake
       const owner = yield* provision()
       yield* connectX(owner)
-      // Only Date is faked: timers stay real, and the database keeps its own clock.
-      yield* Effect.acquireRelease(
-        Effect.sync(() => vi.useFakeTimers({ toFake: ["Date"], now: Date.now() - 5_000, shouldAdvanceTime: true })),
-        () => Effect.sync(() => vi.useRealTimers())
-      )
+      yield* clockBehind(5_000)
       fake.mode = "down"
       const id = yield* publishX(owner, "Clock behind")
       yield* eventually(Effect.map(attemptsOf(owner, id), (a) => (a.length >= 2 ? a : undefined)))

@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { vi } from "vitest"
 import { call, testApp } from "./support/harness.ts"
 import { customerApi } from "./support/processes.ts"
+import { clockBehind } from "./support/skewed-clock.ts"
 import { type Behaviour, startReceiver, waitFor } from "./support/webhook-receiver.ts"
 
 // Admin provisioning is limited per client IP; each customer comes from its own address.
@@ -122,13 +122,7 @@ layer(testApp({ webhookRetrySchedule: [1, 1, 1], webhookPollIntervalMs: 100, tru
         const { api, hook, invite } = yield* invitedHook({ status: 500 })
         yield* invite
         assert.strictEqual((yield* attemptsWhen(api, hook.id, 1)).length, 1)
-        // Only Date is faked: timers stay real, and the database keeps its own clock.
-        yield* Effect.acquireRelease(
-          Effect.sync(() =>
-            vi.useFakeTimers({ toFake: ["Date"], now: Date.now() - 3_600_000, shouldAdvanceTime: true })
-          ),
-          () => Effect.sync(() => vi.useRealTimers())
-        )
+        yield* clockBehind(3_600_000)
         const list = yield* attemptsWhen(api, hook.id, 2)
         assert.deepStrictEqual(list.map((x) => [x.attempt, x.statusCode]), [[2, 200], [1, 500]])
         const [second, first] = list.map((x) => Date.parse(x.attemptedAt))
